@@ -1,0 +1,54 @@
+// swift-tools-version: 6.0
+// Switchboard: a realtime WebSocket gateway on its own epoll event loop (no SwiftNIO).
+// Dependency direction (leaves first):
+//   CLinux, COpenSSL, CZlib, WebSocketCodec, HTTP1, SwitchboardConfig
+//   <- EventLoop, TLS, WebSocketDeflate
+//   <- Server <- switchboard (executable)
+import PackageDescription
+
+let package = Package(
+    name: "Switchboard",
+    platforms: [.macOS(.v14)],
+    products: [
+        .executable(name: "switchboard", targets: ["switchboard"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
+        .package(url: "https://github.com/apple/swift-log", from: "1.6.0"),
+    ],
+    targets: [
+        // C shims: Glibc does not export epoll/eventfd/timerfd, and OpenSSL/zlib expose macros Swift cannot call.
+        .target(name: "CLinux"),
+        .target(name: "COpenSSL", linkerSettings: [.linkedLibrary("ssl"), .linkedLibrary("crypto")]),
+        .target(name: "CZlib", linkerSettings: [.linkedLibrary("z")]),
+
+        // Pure protocol code: no I/O, no clocks; unit-testable and fuzzable.
+        .target(name: "WebSocketCodec"),
+        .target(name: "HTTP1"),
+        .target(name: "SwitchboardConfig"),
+
+        // Adapters over the C libraries.
+        .target(name: "WebSocketDeflate", dependencies: ["WebSocketCodec", "CZlib"]),
+        .target(name: "EventLoop", dependencies: ["CLinux"]),
+        .target(name: "TLS", dependencies: ["COpenSSL"]),
+
+        // Composition root: listeners, upgrade, per-connection glue, HTTP endpoints, metrics.
+        .target(name: "Server", dependencies: [
+            "EventLoop", "TLS", "HTTP1", "WebSocketCodec", "WebSocketDeflate", "SwitchboardConfig",
+            .product(name: "Logging", package: "swift-log"),
+        ]),
+        .executableTarget(name: "switchboard", dependencies: [
+            "Server", "SwitchboardConfig",
+            .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            .product(name: "Logging", package: "swift-log"),
+        ]),
+
+        .testTarget(name: "WebSocketCodecTests", dependencies: ["WebSocketCodec"]),
+        .testTarget(name: "HTTP1Tests", dependencies: ["HTTP1"]),
+        .testTarget(name: "SwitchboardConfigTests", dependencies: ["SwitchboardConfig"]),
+        .testTarget(name: "WebSocketDeflateTests", dependencies: ["WebSocketDeflate", "WebSocketCodec"]),
+        .testTarget(name: "EventLoopTests", dependencies: ["EventLoop"]),
+        .testTarget(name: "TLSTests", dependencies: ["TLS"]),
+        .testTarget(name: "ServerTests", dependencies: ["Server", "WebSocketCodec", "HTTP1", "TLS", "EventLoop"]),
+    ]
+)

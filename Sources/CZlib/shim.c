@@ -1,0 +1,1 @@
+// Header-only shim; this file exists so SwiftPM builds the target.

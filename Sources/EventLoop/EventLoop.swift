@@ -1,0 +1,2 @@
+import CLinux
+// Placeholder until the EventLoop module lands.

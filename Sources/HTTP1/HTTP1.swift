@@ -1,0 +1,1 @@
+// Placeholder until the HTTP1 module lands.

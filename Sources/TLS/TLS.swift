@@ -1,0 +1,2 @@
+import COpenSSL
+// Placeholder until the TLS module lands.

@@ -1,0 +1,10 @@
+/// The decoder's hook for a compression extension (RFC 7692 permessage-deflate lives in WebSocketDeflate).
+/// The codec stays free of zlib: it calls this for the payload of every frame of a message whose first frame had RSV1 set.
+/// Owned by one connection; not thread-safe.
+public protocol WebSocketMessageInflater: AnyObject {
+    /// Inflates one frame's payload of a compressed message and appends the output to `output`.
+    /// - `isFinal`: this is the message's last frame (the inflater appends the 0x00 0x00 0xff 0xff tail, RFC 7692 §7.2.2).
+    /// - `limit`: the most bytes `output` may hold for this message; exceeding it throws close code 1009.
+    /// Corrupt compressed data throws close code 1007.
+    func inflate(_ input: UnsafeRawBufferPointer, isFinal: Bool, into output: inout [UInt8], limit: Int) throws(WebSocketProtocolError)
+}

@@ -1,0 +1,3 @@
+import CZlib
+import WebSocketCodec
+// Placeholder until the WebSocketDeflate module lands.

@@ -17,6 +17,10 @@
 
 static inline int clinux_errno(void) { return errno; }
 
+// accept4 is only declared with _GNU_SOURCE, which must not leak into Swift's Glibc module.
+extern int accept4(int sockfd, struct sockaddr *addr, socklen_t *addrlen, int flags);
+static inline int clinux_accept4(int fd, int flags) { return accept4(fd, 0, 0, flags); }
+
 // fcntl is variadic, which Swift cannot call directly.
 static inline int clinux_set_nonblocking(int fd) {
     int flags = fcntl(fd, F_GETFL, 0);

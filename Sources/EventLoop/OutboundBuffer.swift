@@ -1,0 +1,99 @@
+import CLinux
+import Glibc
+
+/// Bytes queued for one socket, sent with `writev`. Small writes are packed into the tail chunk so many frames
+/// leave in one system call; nothing is allocated while the queue is empty, so idle connections cost nothing here.
+/// Owned by one loop thread.
+struct OutboundBuffer: ~Copyable {
+    private struct Chunk {
+        var storage: UnsafeMutableRawBufferPointer
+        var start: Int
+        var end: Int
+    }
+
+    private static let chunkSize = 16 * 1024
+    private static let maxIOVecs = 64
+
+    private var chunks: [Chunk] = []
+    private var head = 0
+    /// Bytes queued and not yet written.
+    private(set) var count = 0
+
+    var isEmpty: Bool { count == 0 }
+
+    deinit {
+        for i in head..<chunks.count { chunks[i].storage.deallocate() }
+    }
+
+    mutating func append(_ bytes: UnsafeRawBufferPointer) {
+        guard !bytes.isEmpty else { return }
+        count += bytes.count
+        var remaining = bytes
+        if head < chunks.count {
+            let last = chunks.count - 1
+            let room = chunks[last].storage.count - chunks[last].end
+            if room > 0 {
+                let n = min(room, remaining.count)
+                UnsafeMutableRawBufferPointer(rebasing: chunks[last].storage[chunks[last].end..<chunks[last].end + n])
+                    .copyMemory(from: UnsafeRawBufferPointer(rebasing: remaining[0..<n]))
+                chunks[last].end += n
+                remaining = UnsafeRawBufferPointer(rebasing: remaining[n...])
+            }
+        }
+        guard !remaining.isEmpty else { return }
+        let storage = UnsafeMutableRawBufferPointer.allocate(byteCount: max(Self.chunkSize, remaining.count), alignment: 16)
+        storage.copyMemory(from: remaining)
+        chunks.append(Chunk(storage: storage, start: 0, end: remaining.count))
+    }
+
+    enum FlushResult: Equatable {
+        case drained
+        case wouldBlock
+        case failed(Int32)
+    }
+
+    /// Writes as much as the socket takes.
+    mutating func flush(to fd: Int32) -> FlushResult {
+        while count > 0 {
+            let n = min(Self.maxIOVecs, chunks.count - head)
+            let written = withUnsafeTemporaryAllocation(of: iovec.self, capacity: n) { iov -> Int in
+                for i in 0..<n {
+                    let chunk = chunks[head + i]
+                    iov[i] = iovec(iov_base: chunk.storage.baseAddress! + chunk.start, iov_len: chunk.end - chunk.start)
+                }
+                return writev(fd, iov.baseAddress, Int32(n))
+            }
+            if written < 0 {
+                let err = clinux_errno()
+                if err == EINTR { continue }
+                if err == EAGAIN || err == EWOULDBLOCK { return .wouldBlock }
+                return .failed(err)
+            }
+            consume(written)
+        }
+        return .drained
+    }
+
+    private mutating func consume(_ written: Int) {
+        count -= written
+        var left = written
+        while left > 0 {
+            let available = chunks[head].end - chunks[head].start
+            if left >= available {
+                chunks[head].storage.deallocate()
+                head += 1
+                left -= available
+            } else {
+                chunks[head].start += left
+                left = 0
+            }
+        }
+        if head == chunks.count {
+            chunks.removeAll()
+            head = 0
+        } else if head > 32 {
+            chunks.removeFirst(head)
+            head = 0
+        }
+    }
+}

@@ -34,6 +34,9 @@ public final class SocketConnection: EventHandler, FlushHandler, @unchecked Send
     private var waitingForWritable = false
     private var readingPaused = false
     private var closeAfterFlush = false
+    private var shutdownAfterFlush = false
+    /// The write side was shut down (FIN sent); reads continue until the peer closes.
+    public private(set) var isWriteShutdown = false
     private var connectCompletion: ((SystemError?) -> Void)?
     public private(set) var isClosed = false
 
@@ -70,7 +73,7 @@ public final class SocketConnection: EventHandler, FlushHandler, @unchecked Send
 
     /// Queues bytes; they are sent before the loop sleeps.
     public func write(_ bytes: UnsafeRawBufferPointer) {
-        guard !isClosed, !closeAfterFlush else { return }
+        guard !isClosed, !closeAfterFlush, !isWriteShutdown else { return }
         outbound.append(bytes)
         scheduleFlush()
     }
@@ -83,6 +86,14 @@ public final class SocketConnection: EventHandler, FlushHandler, @unchecked Send
     public func closeWhenFlushed() {
         guard !isClosed else { return }
         closeAfterFlush = true
+        scheduleFlush()
+    }
+
+    /// Sends what is queued, then shuts down the write side only (FIN) and keeps reading until the peer closes:
+    /// a lingering close, so a peer still sending does not get a RST that could destroy our last frames in its buffer.
+    public func shutdownWriteWhenFlushed() {
+        guard !isClosed, !isWriteShutdown else { return }
+        shutdownAfterFlush = true
         scheduleFlush()
     }
 
@@ -117,6 +128,11 @@ public final class SocketConnection: EventHandler, FlushHandler, @unchecked Send
                 shutdown(fd, Int32(SHUT_WR))
                 close(error: nil)
                 return
+            }
+            if shutdownAfterFlush {
+                shutdownAfterFlush = false
+                isWriteShutdown = true
+                shutdown(fd, Int32(SHUT_WR))
             }
             if hadBacklog { delegate?.connectionDidDrain(self) }
         case .wouldBlock:

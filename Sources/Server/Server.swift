@@ -1,1 +1,157 @@
-// Placeholder until the Server module lands.
+import Dispatch
+import EventLoop
+import Glibc
+import Logging
+import TLS
+
+/// The running gateway process: event loops, a listener per loop for each endpoint (SO_REUSEPORT), and the
+/// connections they accept. Start with `start()`, stop with `shutdown()`.
+public final class Server: @unchecked Sendable {
+    // @unchecked: `listeners` and `states` are written once in start() before any loop sees them, then only read.
+    private let shared: ServerShared
+    private var group: EventLoopGroup?
+    private var states: [LoopState] = []
+    private var listeners: [Listener] = []
+    /// The bound plain and TLS addresses (useful with port 0).
+    public private(set) var plainAddress: SocketAddress?
+    public private(set) var tlsAddress: SocketAddress?
+
+    public init(settings: ServerSettings, application: WebSocketApplication?, logger: Logger) throws {
+        var tlsContext: TLSContext?
+        if settings.tlsListen != nil {
+            guard let cert = settings.tlsCertificateFile, let key = settings.tlsPrivateKeyFile else {
+                throw ServerError.configuration("TLS listener needs a certificate and a private key")
+            }
+            do {
+                tlsContext = try TLSContext.server(certificateChainFile: cert, privateKeyFile: key)
+            } catch {
+                throw ServerError.configuration("TLS: \(error)")
+            }
+        }
+        shared = ServerShared(settings: settings, application: application, tlsContext: tlsContext, logger: logger)
+    }
+
+    /// Binds the listeners and starts serving. Throws when a port cannot be bound.
+    public func start() throws {
+        // writev has no MSG_NOSIGNAL: a peer that vanished must cost an EPIPE, not the process.
+        signal(SIGPIPE, SIG_IGN)
+        let settings = shared.settings
+        let group = try EventLoopGroup(count: settings.eventLoops)
+        self.group = group
+        states = group.loops.map { LoopState(loop: $0, shared: shared) }
+        shared.metricsSource.withLock { $0 = MetricsRenderer(loops: states.map { ($0.loop, $0.metrics) }) }
+        do {
+            if let endpoint = settings.listen {
+                plainAddress = try bind(endpoint, tls: false)
+            }
+            if let endpoint = settings.tlsListen {
+                tlsAddress = try bind(endpoint, tls: true)
+            }
+        } catch {
+            group.shutdown()
+            throw error
+        }
+        for listener in listeners {
+            try runOnLoop(listener.loop) { try listener.start() }
+        }
+        if let plainAddress { shared.logger.info("listening on \(plainAddress) (ws://)") }
+        if let tlsAddress { shared.logger.info("listening on \(tlsAddress) (wss://)") }
+        shared.logger.info("\(group.loops.count) event loop(s), echo endpoint \(settings.echo ? "on" : "off")")
+    }
+
+    /// One listener per loop on the same port; with port 0 the first bind picks the port and the rest reuse it.
+    private func bind(_ endpoint: ServerSettings.Endpoint, tls: Bool) throws -> SocketAddress {
+        var port = endpoint.port
+        var bound: SocketAddress?
+        for state in states {
+            let address = try SocketAddress.resolve(host: endpoint.host, port: port)
+            let listener = try Listener(address: address, loop: state.loop, reusePort: true,
+                                        onAccept: { [shared] fd in Server.accept(fd, state: state, shared: shared, tls: tls) },
+                                        onError: { [shared] error in
+                                            state.metrics.add(state.metrics.acceptErrors)
+                                            shared.logger.warning("accept failed, pausing \(Listener.backoffMilliseconds) ms: \(error)")
+                                        })
+            port = listener.localAddress.port
+            bound = bound ?? listener.localAddress
+            listeners.append(listener)
+        }
+        return bound!
+    }
+
+    private static func accept(_ fd: Int32, state: LoopState, shared: ServerShared, tls: Bool) {
+        state.metrics.add(state.metrics.connectionsAccepted)
+        if shared.openConnections.load(ordering: .relaxed) >= shared.settings.maxConnections
+            || shared.draining.load(ordering: .relaxed) {
+            close(fd)
+            return
+        }
+        do {
+            let socket = try SocketConnection(fd: fd, loop: state.loop)
+            let engine = tls ? try shared.tlsContext.map { try TLSEngine(context: $0) } : nil
+            let connection = ServerConnection(socket: socket, state: state, tls: engine)
+            socket.delegate = connection
+            socket.context = connection // the socket keeps its protocol handler alive
+            shared.openConnections.add(1, ordering: .relaxed)
+            state.metrics.add(state.metrics.connectionsOpen, 1)
+            state.add(connection)
+        } catch {
+            shared.logger.warning("cannot adopt accepted socket: \(error)")
+            close(fd)
+        }
+    }
+
+    /// Number of open client connections across all loops.
+    public var openConnections: Int { shared.openConnections.load(ordering: .relaxed) }
+
+    /// Stops accepting, sends close 1001 to every WebSocket, waits up to the drain timeout for clients to go, then stops the loops.
+    public func shutdown() {
+        guard let group else { return }
+        shared.draining.store(true, ordering: .relaxed)
+        for listener in listeners { try? runOnLoop(listener.loop) { listener.close() } }
+        listeners = []
+        for state in states { try? runOnLoop(state.loop) { state.drain() } }
+        let deadline = DispatchTime.now() + .milliseconds(Int(shared.settings.drainTimeoutMs))
+        while openConnections > 0 && DispatchTime.now() < deadline { usleep(10_000) }
+        if openConnections > 0 {
+            shared.logger.warning("drain timeout: dropping \(openConnections) connection(s)")
+            for state in states {
+                try? runOnLoop(state.loop) { for connection in state.connections { connection.close() } }
+            }
+        }
+        group.shutdown()
+        self.group = nil
+        shared.logger.info("stopped")
+    }
+
+    private func runOnLoop(_ loop: EventLoop, _ body: @escaping () throws -> Void) throws {
+        let semaphore = DispatchSemaphore(value: 0)
+        let result = ResultBox()
+        let task = UncheckedTask(body)
+        loop.execute {
+            do { try task.body() } catch { result.error = error }
+            semaphore.signal()
+        }
+        semaphore.wait()
+        if let error = result.error { throw error }
+    }
+}
+
+public enum ServerError: Error, CustomStringConvertible {
+    case configuration(String)
+    public var description: String {
+        switch self {
+        case .configuration(let message): return message
+        }
+    }
+}
+
+/// Carries a closure that captures loop-owned objects to their own loop; the semaphore orders the hand-over.
+private struct UncheckedTask: @unchecked Sendable {
+    let body: () throws -> Void
+    init(_ body: @escaping () throws -> Void) { self.body = body }
+}
+
+private final class ResultBox: @unchecked Sendable {
+    // Written on the loop before the semaphore signals, read after the wait.
+    var error: Error?
+}

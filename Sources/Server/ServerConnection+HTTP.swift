@@ -1,0 +1,107 @@
+import EventLoop
+import HTTP1
+import WebSocketCodec
+import WebSocketDeflate
+
+/// The HTTP phase: plain endpoints (`/healthz`, `/metrics`) and the WebSocket upgrade (RFC 6455 §4.2).
+extension ServerConnection {
+    func handle(_ request: HTTPRequest) {
+        metrics.add(metrics.httpRequests)
+        requestsServed += 1
+        let head = request.head
+        if WebSocketHandshake.isUpgradeAttempt(head) {
+            upgrade(head)
+            return
+        }
+        let keepAlive = head.keepAlive && !state.shared.draining.load(ordering: .relaxed)
+        respond(route(head), keepAlive: keepAlive)
+    }
+
+    private func route(_ head: HTTPRequestHead) -> HTTPResponse {
+        switch head.path {
+        case "/healthz":
+            guard head.method == "GET" || head.method == "HEAD" else { return methodNotAllowed(head) }
+            if state.shared.draining.load(ordering: .relaxed) {
+                return HTTPResponse.json(status: 503, #"{"status":"draining"}"#)
+            }
+            return HTTPResponse.json(status: 200, #"{"status":"ok"}"#)
+        case "/metrics" where settings.metricsEnabled:
+            guard head.method == "GET" else { return methodNotAllowed(head) }
+            let text = state.shared.metricsSource.withLock { $0?.render() } ?? ""
+            return HTTPResponse.text(status: 200, text, contentType: "text/plain; version=0.0.4; charset=utf-8")
+        default:
+            if state.shared.application?.handler(forUpgrade: head) != nil {
+                return HTTPResponse.jsonError(status: 426, code: "upgrade_required",
+                                              message: "this endpoint speaks WebSocket only",
+                                              extraHeaders: HTTPHeaders([("Upgrade", "websocket"), ("Sec-WebSocket-Version", "13")]))
+            }
+            return HTTPResponse.jsonError(status: 404, code: "not_found", message: "nothing is served at \(head.path)")
+        }
+    }
+
+    private func methodNotAllowed(_ head: HTTPRequestHead) -> HTTPResponse {
+        HTTPResponse.jsonError(status: 405, code: "method_not_allowed", message: "\(head.method) is not allowed on \(head.path)",
+                               extraHeaders: HTTPHeaders([("Allow", "GET")]))
+    }
+
+    func respond(_ response: HTTPResponse, keepAlive: Bool) {
+        metrics.increment("switchboard_http_responses_total", label: String(response.status))
+        send(response.serialize(keepAlive: keepAlive))
+        if !keepAlive { closeAfterFlush() ; phase = .lingering }
+    }
+
+    func respondToParseError(_ error: HTTPParseError) {
+        let code: String
+        switch error.status {
+        case 413: code = "body_too_large"
+        case 414: code = "uri_too_long"
+        case 431: code = "headers_too_large"
+        case 501: code = "not_implemented"
+        case 505: code = "http_version_not_supported"
+        default: code = "bad_request"
+        }
+        metrics.increment("switchboard_handshake_failures_total", label: "http_\(code)")
+        respond(HTTPResponse.jsonError(status: error.status, code: code, message: error.message), keepAlive: false)
+    }
+
+    private func upgrade(_ head: HTTPRequestHead) {
+        guard !state.shared.draining.load(ordering: .relaxed) else {
+            respond(HTTPResponse.jsonError(status: 503, code: "draining", message: "the server is shutting down"), keepAlive: false)
+            return
+        }
+        guard let handler = state.shared.application?.handler(forUpgrade: head) else {
+            metrics.increment("switchboard_handshake_failures_total", label: "no_endpoint")
+            respond(HTTPResponse.jsonError(status: 404, code: "not_found", message: "no WebSocket endpoint at \(head.path)"), keepAlive: false)
+            return
+        }
+        let ws = settings.webSocket
+        let policy = WebSocketUpgradePolicy(allowedOrigins: ws.allowedOrigins, supportedSubprotocols: ws.subprotocols)
+        let request: WebSocketUpgradeRequest
+        switch WebSocketHandshake.validate(head, policy: policy) {
+        case .failure(let error):
+            metrics.increment("switchboard_handshake_failures_total", label: error.code)
+            respond(error.response(), keepAlive: false)
+            return
+        case .success(let accepted):
+            request = accepted
+        }
+
+        var negotiated: (responseHeader: String, parameters: PerMessageDeflateParameters)?
+        if ws.compression.enabled {
+            negotiated = PerMessageDeflateNegotiation.negotiate(offers: request.extensionOffers, settings: ws.compression)
+        }
+        send(WebSocketHandshake.switchingProtocolsResponse(for: request, extensionsHeader: negotiated?.responseHeader))
+        metrics.add(metrics.upgrades)
+        metrics.increment("switchboard_http_responses_total", label: "101")
+        let webSocket = WebSocket(connection: self, handler: handler, path: head.path,
+                                  subprotocol: request.selectedSubprotocol, deflate: negotiated?.parameters)
+        phase = .webSocket(webSocket)
+        handler.webSocketDidOpen(webSocket)
+    }
+}
+
+extension HTTPResponse {
+    static func json(status: Int, _ body: String) -> HTTPResponse {
+        HTTPResponse(status: status, headers: HTTPHeaders([("Content-Type", "application/json")]), body: Array(body.utf8))
+    }
+}

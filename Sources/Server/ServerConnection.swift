@@ -1,0 +1,192 @@
+import EventLoop
+import HTTP1
+import TLS
+import WebSocketCodec
+
+/// One accepted socket from accept to close: the transport (plain or TLS) and the protocol phase on top of it
+/// (HTTP requests, then possibly a WebSocket). Owned by one loop; never touched from another thread.
+final class ServerConnection: SocketConnectionDelegate {
+    enum Phase {
+        case http(HTTPRequestParser)
+        case webSocket(WebSocket)
+        /// We have said our last word (an HTTP error, or a close frame after a protocol failure) and only wait
+        /// for the peer to close; anything it still sends is discarded.
+        case lingering
+    }
+
+    let state: LoopState
+    let socket: SocketConnection
+    private var tls: TLSEngine?
+    private var plaintext: [UInt8] = []
+    var phase: Phase
+    var registryIndex = -1
+    let openedAt: UInt64
+    var lastActivity: UInt64
+    private var lingerSince: UInt64 = 0
+    /// Requests completed on this connection (0 = still within the handshake deadline).
+    var requestsServed = 0
+
+    init(socket: SocketConnection, state: LoopState, tls: TLSEngine?) {
+        self.socket = socket
+        self.state = state
+        self.tls = tls
+        phase = .http(HTTPRequestParser(limits: state.shared.settings.httpLimits))
+        openedAt = state.loop.now
+        lastActivity = openedAt
+    }
+
+    var settings: ServerSettings { state.shared.settings }
+    var metrics: LoopMetrics { state.metrics }
+
+    // MARK: Reading
+
+    func connectionDidRead(_ connection: SocketConnection, _ bytes: UnsafeMutableRawBufferPointer) -> Int {
+        metrics.add(metrics.bytesIn, bytes.count)
+        lastActivity = state.loop.now
+        guard let tls else { return process(bytes) }
+
+        tls.receiveCiphertext(UnsafeRawBufferPointer(bytes))
+        do {
+            let status = try tls.readPlaintext(into: &plaintext)
+            flushTLS()
+            if !plaintext.isEmpty {
+                let consumed = plaintext.withUnsafeMutableBytes { process($0) }
+                if socket.isClosed { return bytes.count }
+                plaintext.removeFirst(consumed)
+            }
+            if status == .closed { close() }
+        } catch {
+            if !tls.isHandshakeComplete { metrics.add(metrics.tlsHandshakeFailures) }
+            state.shared.logger.debug("TLS error: \(error)")
+            flushTLS()
+            socket.closeWhenFlushed()
+        }
+        return bytes.count
+    }
+
+    /// Feeds plaintext to the current phase; returns how much was consumed (the rest waits for more bytes).
+    private func process(_ buffer: UnsafeMutableRawBufferPointer) -> Int {
+        var offset = 0
+        while offset < buffer.count && !socket.isClosed {
+            let rest = UnsafeMutableRawBufferPointer(rebasing: buffer[offset...])
+            switch phase {
+            case .http(var parser):
+                let result: (consumed: Int, request: HTTPRequest?)
+                do {
+                    result = try parser.parse(UnsafeRawBufferPointer(rest))
+                } catch {
+                    respondToParseError(error)
+                    return buffer.count
+                }
+                offset += result.consumed
+                phase = .http(parser)
+                guard let request = result.request else { return offset }
+                handle(request)
+            case .webSocket(let webSocket):
+                offset += webSocket.decode(rest)
+                if case .webSocket = phase { return offset }
+            case .lingering:
+                return buffer.count
+            }
+        }
+        return offset
+    }
+
+    func connectionDidClose(_ connection: SocketConnection, error: SystemError?) {
+        state.remove(self)
+        state.shared.openConnections.subtract(1, ordering: .relaxed)
+        metrics.add(metrics.connectionsOpen, -1)
+        if case .webSocket(let webSocket) = phase { webSocket.transportClosed() }
+        phase = .lingering
+        tls = nil
+    }
+
+    func connectionDidDrain(_ connection: SocketConnection) {
+        if case .webSocket(let webSocket) = phase { webSocket.outboundDrained() }
+    }
+
+    // MARK: Writing
+
+    /// Queues bytes for the peer, through TLS when the connection has it.
+    func send(_ bytes: UnsafeRawBufferPointer) {
+        guard let tls else {
+            metrics.add(metrics.bytesOut, bytes.count)
+            socket.write(bytes)
+            return
+        }
+        do {
+            try tls.writePlaintext(bytes)
+        } catch {
+            state.shared.logger.debug("TLS write failed: \(error)")
+            socket.close()
+            return
+        }
+        flushTLS()
+    }
+
+    func send(_ bytes: [UInt8]) { bytes.withUnsafeBytes { send($0) } }
+
+    private func flushTLS() {
+        guard let tls, tls.hasPendingCiphertext else { return }
+        state.tlsScratch.removeAll(keepingCapacity: true)
+        tls.takePendingCiphertext(into: &state.tlsScratch)
+        metrics.add(metrics.bytesOut, state.tlsScratch.count)
+        state.tlsScratch.withUnsafeBytes { socket.write($0) }
+        if state.tlsScratch.count > 256 * 1024 { state.tlsScratch = [] }
+    }
+
+    // MARK: Closing
+
+    /// Closes the TCP connection once queued output is written (TLS: after close_notify).
+    func closeAfterFlush() {
+        if let tls {
+            tls.shutdown()
+            flushTLS()
+        }
+        socket.closeWhenFlushed()
+    }
+
+    /// Sends what is queued, half-closes, and discards input until the peer closes or the close timeout passes.
+    func linger() {
+        phase = .lingering
+        lingerSince = state.loop.now
+        socket.shutdownWriteWhenFlushed()
+    }
+
+    func close() {
+        socket.close()
+    }
+
+    /// Called by the loop's sweep with the loop's clock.
+    func checkDeadlines(now: UInt64) {
+        switch phase {
+        case .http:
+            if requestsServed == 0 {
+                let limit = settings.webSocket.handshakeTimeoutMs
+                if limit > 0 && now &- openedAt >= limit {
+                    metrics.increment("switchboard_handshake_failures_total", label: "handshake_timeout")
+                    respond(HTTPResponse.jsonError(status: 408, code: "request_timeout",
+                                                   message: "the request did not arrive within \(limit) ms"), keepAlive: false)
+                }
+            } else if settings.keepAliveTimeoutMs > 0 && now &- lastActivity >= settings.keepAliveTimeoutMs {
+                close()
+            }
+        case .webSocket(let webSocket):
+            webSocket.checkDeadlines(now: now)
+        case .lingering:
+            if now &- lingerSince >= settings.webSocket.closeTimeoutMs { close() }
+        }
+    }
+
+    /// Server shutdown: WebSockets get close 1001, idle HTTP connections are closed.
+    func drain() {
+        switch phase {
+        case .webSocket(let webSocket):
+            webSocket.close(code: WebSocketCloseCode.goingAway, reason: "server shutting down")
+        case .http:
+            close()
+        case .lingering:
+            break
+        }
+    }
+}

@@ -1,0 +1,22 @@
+import Logging
+import Synchronization
+import TLS
+
+/// What every loop of one server shares: immutable settings and collaborators plus a few atomics.
+final class ServerShared: Sendable {
+    let settings: ServerSettings
+    let application: WebSocketApplication?
+    let tlsContext: TLSContext?
+    let logger: Logger
+    let openConnections = Atomic<Int>(0)
+    let draining = Atomic<Bool>(false)
+    /// Set once the loops exist; read by `/metrics`.
+    let metricsSource = Mutex<MetricsRenderer?>(nil)
+
+    init(settings: ServerSettings, application: WebSocketApplication?, tlsContext: TLSContext?, logger: Logger) {
+        self.settings = settings
+        self.application = application
+        self.tlsContext = tlsContext
+        self.logger = logger
+    }
+}

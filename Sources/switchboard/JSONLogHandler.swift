@@ -1,0 +1,45 @@
+import Glibc
+import Logging
+
+/// One JSON object per line on stderr, for log shippers (log.format = "json").
+struct JSONLogHandler: LogHandler {
+    let label: String
+    var logLevel: Logger.Level = .info
+    var metadata: Logger.Metadata = [:]
+
+    subscript(metadataKey key: String) -> Logger.Metadata.Value? {
+        get { metadata[key] }
+        set { metadata[key] = newValue }
+    }
+
+    func log(level: Logger.Level, message: Logger.Message, metadata extra: Logger.Metadata?, source: String,
+             file: String, function: String, line: UInt) {
+        var ts = timespec()
+        clock_gettime(CLOCK_REALTIME, &ts)
+        let millis = Int(ts.tv_sec) * 1000 + Int(ts.tv_nsec) / 1_000_000
+        var fields = ["\"ts\":\(millis)", "\"level\":\(quote(level.rawValue))", "\"logger\":\(quote(label))",
+                      "\"msg\":\(quote(message.description))"]
+        for (key, value) in metadata.merging(extra ?? [:], uniquingKeysWith: { $1 }) {
+            fields.append("\(quote(key)):\(quote(value.description))")
+        }
+        fputs("{" + fields.joined(separator: ",") + "}\n", stderr)
+    }
+
+    private func quote(_ s: String) -> String {
+        var out = "\""
+        for scalar in s.unicodeScalars {
+            switch scalar {
+            case "\"": out += "\\\""
+            case "\\": out += "\\\\"
+            case "\n": out += "\\n"
+            case "\r": out += "\\r"
+            case "\t": out += "\\t"
+            case _ where scalar.value < 0x20:
+                let hex = String(scalar.value, radix: 16)
+                out += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
+            default: out.unicodeScalars.append(scalar)
+            }
+        }
+        return out + "\""
+    }
+}

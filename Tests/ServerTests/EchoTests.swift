@@ -1,0 +1,62 @@
+import Dispatch
+import Synchronization
+import Testing
+import WebSocketCodec
+@testable import Server
+
+@Suite struct EchoTests {
+    @Test func echoesTextAndBinaryIncludingFragmentedMessages() throws {
+        let server = try TestServer()
+        let ws = try TestWebSocketClient(port: server.port)
+        ws.send(text: "héllo")
+        #expect(try ws.receive() == .text("héllo"))
+        let blob = (0..<70_000).map { UInt8(truncatingIfNeeded: $0) }
+        ws.sendFrame(.binary, blob)
+        #expect(try ws.receive() == .binary(blob))
+        ws.sendFrame(.text, Array("frag".utf8), fin: false)
+        ws.sendFrame(.ping, [1, 2])                       // control frames may interleave
+        ws.sendFrame(.continuation, Array("mented".utf8))
+        #expect(try ws.receive() == .pong([1, 2]))
+        #expect(try ws.receive() == .text("fragmented"))
+    }
+
+    @Test func closeHandshakeEchoesTheCodeAndTheServerClosesTCP() throws {
+        let server = try TestServer()
+        let ws = try TestWebSocketClient(port: server.port)
+        ws.sendFrame(.close, WebSocketFrameEncoder.closePayload(code: 4001, reason: "bye"))
+        #expect(try ws.receive() == .close(4001, ""))
+        #expect(ws.raw.isClosedByPeer())
+    }
+
+    @Test func manyMessagesInOneWriteAllComeBackInOrder() throws {
+        let server = try TestServer()
+        let ws = try TestWebSocketClient(port: server.port)
+        var batch: [UInt8] = []
+        for i in 0..<500 {
+            batch += WebSocketFrameEncoder.frame(opcode: .text, payload: Array("m\(i)".utf8), maskKey: 0x0102_0304)
+        }
+        ws.raw.send(batch)
+        for i in 0..<500 { #expect(try ws.receive() == .text("m\(i)")) }
+    }
+
+    @Test func shutdownSendsGoingAwayToEveryClient() throws {
+        let server = try TestServer()
+        let a = try TestWebSocketClient(port: server.port)
+        let b = try TestWebSocketClient(port: server.port)
+        // Answer the close from another thread while shutdown waits for the drain.
+        let hits = Mutex(0)
+        let done = DispatchSemaphore(value: 0)
+        let clients = UncheckedBox([a, b])
+        DispatchQueue.global().async {
+            for ws in clients.value {
+                if case .close(let code, _)? = try? ws.receive(), code == 1001 { hits.withLock { $0 += 1 } }
+                ws.sendFrame(.close, WebSocketFrameEncoder.closePayload(code: 1001, reason: ""))
+            }
+            done.signal()
+        }
+        server.server.shutdown()
+        done.wait()
+        #expect(hits.withLock { $0 } == 2)
+        #expect(server.server.openConnections == 0)
+    }
+}

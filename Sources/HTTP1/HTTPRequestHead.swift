@@ -2,7 +2,7 @@
 ///
 /// Value type, `Sendable`. The parser fills every field; `init` lets callers build one
 /// directly (tests, the server's internal routing).
-public struct HTTPRequestHead: Sendable {
+public struct HTTPRequestHead: Sendable, Equatable {
     /// Method token exactly as received, e.g. "GET" (methods are case-sensitive, RFC 9110 §9.1).
     public var method: String
     /// The raw request-target, e.g. "/rooms/1?since=5".
@@ -55,7 +55,7 @@ public struct HTTPRequestHead: Sendable {
 }
 
 /// A complete request: head plus the decoded body (de-chunked when it was chunked).
-public struct HTTPRequest: Sendable {
+public struct HTTPRequest: Sendable, Equatable {
     /// Request line and headers.
     public var head: HTTPRequestHead
     /// Body bytes; empty when the request had none. At most `HTTPLimits.maxBodyBytes`.

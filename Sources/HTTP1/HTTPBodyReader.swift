@@ -109,6 +109,8 @@ struct HTTPBodyReader {
                 guard Int(value) <= room, chunkSize <= (room - Int(value)) / 16 else { throw tooLarge() }
                 chunkSize = chunkSize * 16 + Int(value)
                 state = .chunkSize(digits: digits + 1)
+            } else if byte == ASCII.lf {
+                throw .badRequest("chunk size line ends with a bare LF instead of CRLF")
             } else if digits == 0 {
                 throw .badRequest("chunk size is not hexadecimal")
             } else if byte == ASCII.cr {
@@ -122,6 +124,8 @@ struct HTTPBodyReader {
             try countLineByte()
             if byte == ASCII.cr {
                 state = .chunkSizeLF
+            } else if byte == ASCII.lf {
+                throw .badRequest("chunk size line ends with a bare LF instead of CRLF")
             } else if !ASCII.isFieldValueChar(byte) {
                 throw .badRequest("invalid character in chunk extension")
             }

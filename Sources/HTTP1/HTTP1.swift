@@ -1,1 +1,0 @@
-// Placeholder until the HTTP1 module lands.

@@ -1,0 +1,95 @@
+/// The request line and headers of one request (RFC 9112 §3).
+///
+/// Value type, `Sendable`. The parser fills every field; `init` lets callers build one
+/// directly (tests, the server's internal routing).
+public struct HTTPRequestHead: Sendable, Equatable {
+    /// Method token exactly as received, e.g. "GET" (methods are case-sensitive, RFC 9110 §9.1).
+    public var method: String
+    /// The raw request-target, e.g. "/rooms/1?since=5".
+    public var target: String
+    /// `target` before the first '?', not percent-decoded.
+    public var path: String
+    /// `target` after the first '?', not decoded; nil when there is no '?'.
+    public var query: String?
+    /// 0 for HTTP/1.0, 1 for HTTP/1.1 (the only versions the parser accepts).
+    public var versionMinor: Int
+    /// Header fields in arrival order.
+    public var headers: HTTPHeaders
+
+    /// Creates a head, splitting `target` into `path` and `query` at the first '?'.
+    public init(method: String, target: String, versionMinor: Int = 1, headers: HTTPHeaders = .init()) {
+        self.method = method
+        self.target = target
+        self.versionMinor = versionMinor
+        self.headers = headers
+        if let mark = target.utf8.firstIndex(of: UInt8(ascii: "?")) {
+            path = String(target[..<mark])
+            query = String(target[target.utf8.index(after: mark)...])
+        } else {
+            path = target
+            query = nil
+        }
+    }
+
+    /// RFC 9112 §9.3: HTTP/1.1 stays open unless "Connection: close"; HTTP/1.0 only with
+    /// "Connection: keep-alive".
+    public var keepAlive: Bool {
+        if versionMinor >= 1 {
+            return !headers.containsToken("close", in: "Connection")
+        }
+        return headers.containsToken("keep-alive", in: "Connection")
+    }
+
+    /// The first value of query parameter `name`, percent-decoded (and '+' read as a space,
+    /// as HTML forms encode it); "" for a bare `name` without '='; nil when absent.
+    /// Names are compared after decoding. Malformed %-escapes are kept literally.
+    public func queryItem(_ name: String) -> String? {
+        guard let query else { return nil }
+        for item in query.utf8.split(separator: UInt8(ascii: "&")) {
+            let pair = item.split(separator: UInt8(ascii: "="), maxSplits: 1, omittingEmptySubsequences: false)
+            guard PercentDecoding.decode(pair[0]) == name else { continue }
+            return pair.count > 1 ? PercentDecoding.decode(pair[1]) : ""
+        }
+        return nil
+    }
+}
+
+/// A complete request: head plus the decoded body (de-chunked when it was chunked).
+public struct HTTPRequest: Sendable, Equatable {
+    /// Request line and headers.
+    public var head: HTTPRequestHead
+    /// Body bytes; empty when the request had none. At most `HTTPLimits.maxBodyBytes`.
+    public var body: [UInt8]
+
+    /// Creates a request from its parts.
+    public init(head: HTTPRequestHead, body: [UInt8] = []) {
+        self.head = head
+        self.body = body
+    }
+}
+
+/// RFC 3986 §2.1 percent-decoding for query components.
+enum PercentDecoding {
+    static func decode(_ bytes: some Collection<UInt8>) -> String {
+        var output: [UInt8] = []
+        output.reserveCapacity(bytes.count)
+        var index = bytes.startIndex
+        while index != bytes.endIndex {
+            let byte = bytes[index]
+            index = bytes.index(after: index)
+            if byte == UInt8(ascii: "+") {
+                output.append(UInt8(ascii: " "))
+            } else if byte == UInt8(ascii: "%"), index != bytes.endIndex,
+                      bytes.index(after: index) != bytes.endIndex,
+                      let high = ASCII.hexValue(bytes[index]),
+                      let low = ASCII.hexValue(bytes[bytes.index(after: index)]) {
+                output.append(high << 4 | low)
+                index = bytes.index(index, offsetBy: 2)
+            } else {
+                output.append(byte)
+            }
+        }
+        // Invalid UTF-8 becomes U+FFFD rather than failing: the caller just sees an odd value.
+        return String(decoding: output, as: UTF8.self)
+    }
+}

@@ -124,3 +124,10 @@ extension TLSEngine {
         return inet_pton(AF_INET, name, &scratch) == 1 || inet_pton(AF_INET6, name, &scratch) == 1
     }
 }
+
+extension TLSEngine {
+    /// Bytes allocated by the outbound memory BIO (diagnostics and tests).
+    var outboundBufferCapacity: Int { copenssl_bio_mem_capacity(outbound) }
+    /// Bytes allocated by the inbound memory BIO (diagnostics and tests).
+    var inboundBufferCapacity: Int { copenssl_bio_mem_capacity(inbound) }
+}

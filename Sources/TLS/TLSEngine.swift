@@ -135,17 +135,17 @@ public final class TLSEngine {
     public func takePendingCiphertext(into buffer: inout [UInt8]) {
         let pending = Int(copenssl_bio_pending(outbound))
         guard pending > 0 else { return }
-        let start = buffer.count
-        buffer.append(contentsOf: repeatElement(0, count: pending))
-        var taken = 0
-        buffer.withUnsafeMutableBytes { raw in
-            _ = BIO_read_ex(outbound, raw.baseAddress! + start, pending, &taken)
+        buffer.reserveCapacity(buffer.count + pending)
+        // Copied through a stack chunk: Array offers no way to fill uninitialised tail storage,
+        // and zero-filling first costs more than the second memcpy.
+        withUnsafeTemporaryAllocation(byteCount: Self.maximumRecordPlaintext, alignment: 1) { chunk in
+            var taken = 0
+            while BIO_read_ex(outbound, chunk.baseAddress, chunk.count, &taken) == 1, taken > 0 {
+                buffer.append(contentsOf: UnsafeRawBufferPointer(rebasing: chunk[..<taken]))
+            }
         }
-        buffer.removeLast(pending - taken)
-        if copenssl_bio_pending(outbound) == 0,
-           copenssl_bio_mem_capacity(outbound) > Self.bioShrinkThreshold,
-           let fresh = Self.makeMemoryBIO() {
-            SSL_set0_wbio(ssl, fresh)  // frees the old BIO
+        if copenssl_bio_mem_capacity(outbound) > Self.bioShrinkThreshold, let fresh = Self.makeMemoryBIO() {
+            SSL_set0_wbio(ssl, fresh)  // frees the old, now empty BIO
             outbound = fresh
         }
     }

@@ -1,4 +1,5 @@
 import COpenSSL
+import Glibc
 
 /// Access to OpenSSL's per-thread error queue.
 ///
@@ -27,12 +28,20 @@ enum OpenSSLErrorQueue {
             }
             if !lines.contains(line) { lines.append(line) }
         }
-        return lines
+        // "system lib", "PEM lib"…: markers of where an error passed through, noise next to
+        // the entry that says what actually went wrong.
+        let specific = lines.filter { !$0.hasSuffix(" lib") }
+        return specific.isEmpty ? lines : specific
     }
 
     /// OpenSSL's short reason string ("certificate verify failed"), or the long
     /// `error:0A000086:…` form when the library has no string for the code.
     private static func reasonText(_ code: UInt) -> String {
+        // OpenSSL 3 packs errno values as ERR_SYSTEM_FLAG (INT_MAX + 1) | errno.
+        let systemFlag: UInt = 0x8000_0000
+        if code & systemFlag != 0, let text = strerror(Int32(truncatingIfNeeded: code & (systemFlag - 1))) {
+            return String(cString: text)
+        }
         if let reason = ERR_reason_error_string(code) {
             return String(cString: reason)
         }

@@ -32,7 +32,8 @@ public final class TLSContext: @unchecked Sendable {
     /// Checks that the key matches the certificate. TLS 1.2 is the minimum version. ALPN: the
     /// server selects the first of `alpn` that the client offers; a client offering ALPN without
     /// any match gets no ALPN (the handshake does not fail). Encrypted keys are refused rather
-    /// than prompting on a terminal.
+    /// than prompting on a terminal. No server-side session cache: resumption uses stateless
+    /// tickets only.
     /// - Throws: ``TLSError`` naming the file and the problem: unreadable or unparsable
     ///   certificate, unreadable or unparsable key, key that does not match, bad ALPN name.
     public static func server(
@@ -44,6 +45,9 @@ public final class TLSContext: @unchecked Sendable {
         let ctx = context.pointer
         try context.limitVersions(minimum: .tls12, maximum: nil)
         _ = copenssl_ctx_set_options(ctx, COPENSSL_OP_CIPHER_SERVER_PREFERENCE)
+        // The shared session cache is a lock every loop thread takes per handshake and holds
+        // up to 20k sessions; stateless tickets (RFC 8446 §4.6.1, RFC 5077) still give resumption.
+        _ = copenssl_ctx_set_session_cache_mode(ctx, COPENSSL_SESS_CACHE_OFF)
 
         guard SSL_CTX_use_certificate_chain_file(ctx, certificateChainFile) == 1 else {
             throw TLSError.openSSL("cannot load certificate chain \(certificateChainFile)")

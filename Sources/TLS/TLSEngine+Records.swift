@@ -27,30 +27,43 @@ extension TLSEngine {
         return true
     }
 
-    /// Encrypts as much of `queuedPlaintext` as OpenSSL accepts (with memory BIOs: all of it,
-    /// unless OpenSSL first needs to read, which renegotiation being off makes near-impossible).
+    /// Encrypts as much of `queuedPlaintext` as OpenSSL accepts, dropping its storage once empty
+    /// (an early burst must not pin memory for the connection's lifetime).
     func flushQueuedPlaintext() throws(TLSError) {
         guard handshakeComplete, !queuedPlaintext.isEmpty else { return }
-        var offset = 0
-        var outcome: Int32 = SSL_ERROR_NONE
+        var written = 0
+        var failure: TLSError?
         queuedPlaintext.withUnsafeBytes { raw in
-            while offset < raw.count {
-                var written = 0
-                let result = SSL_write_ex(ssl, raw.baseAddress! + offset, raw.count - offset, &written)
-                if result != 1 {
-                    outcome = SSL_get_error(ssl, result)
-                    return
+            do throws(TLSError) { written = try encrypt(raw) } catch { failure = error }
+        }
+        if written == queuedPlaintext.count {
+            queuedPlaintext = []
+        } else {
+            queuedPlaintext.removeFirst(written)
+        }
+        if let failure { throw failure }
+    }
+
+    /// Encrypts `bytes` into the outbound BIO; returns how many were consumed. With memory BIOs
+    /// that is all of them, unless OpenSSL first needs to read — which renegotiation being
+    /// refused makes near-impossible; the caller queues the rest and retries after a read.
+    func encrypt(_ bytes: UnsafeRawBufferPointer) throws(TLSError) -> Int {
+        guard let base = bytes.baseAddress else { return 0 }
+        var offset = 0
+        while offset < bytes.count {
+            var written = 0
+            let result = SSL_write_ex(ssl, base + offset, bytes.count - offset, &written)
+            guard result == 1 else {
+                switch SSL_get_error(ssl, result) {
+                case SSL_ERROR_WANT_READ, SSL_ERROR_WANT_WRITE:
+                    return offset
+                default:
+                    throw fail("TLS write failed")
                 }
-                offset += written
             }
+            offset += written
         }
-        queuedPlaintext.removeFirst(offset)
-        switch outcome {
-        case SSL_ERROR_NONE, SSL_ERROR_WANT_READ, SSL_ERROR_WANT_WRITE:
-            return
-        default:
-            throw fail("TLS write failed")
-        }
+        return offset
     }
 
     /// Reads every decryptable record into `plaintext`.

@@ -1,5 +1,4 @@
 import COpenSSL
-import Glibc
 
 /// One TLS connection over memory BIOs. Owned by one loop thread; not thread-safe.
 ///
@@ -122,10 +121,16 @@ public final class TLSEngine {
     public func writePlaintext(_ bytes: UnsafeRawBufferPointer) throws(TLSError) {
         if let failure { throw failure }
         guard bytes.count > 0 else { return }
-        queuedPlaintext.append(contentsOf: bytes)
-        guard handshakeComplete else { return }
+        // Queue rather than write when earlier bytes wait, so order is preserved.
+        guard handshakeComplete, queuedPlaintext.isEmpty else {
+            queuedPlaintext.append(contentsOf: bytes)
+            return
+        }
         OpenSSLErrorQueue.clear()
-        try flushQueuedPlaintext()
+        let written = try encrypt(bytes)
+        if written < bytes.count {
+            queuedPlaintext.append(contentsOf: UnsafeRawBufferPointer(rebasing: bytes[written...]))
+        }
     }
 
     /// Ciphertext waiting to go to the socket (handshake records, encrypted data, alerts).

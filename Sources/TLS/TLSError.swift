@@ -6,7 +6,7 @@ import COpenSSL
 /// involved, if any) followed by the OpenSSL error-queue text, e.g.
 /// `cannot load certificate chain /x.pem: No such file or directory (calling fopen(/x.pem, r))`.
 /// Values are immutable and `Sendable`.
-public struct TLSError: Error, Sendable, CustomStringConvertible {
+public struct TLSError: Error, Sendable, Equatable, CustomStringConvertible {
     /// Human-readable description including OpenSSL's own reason text when there is one.
     public var message: String
 

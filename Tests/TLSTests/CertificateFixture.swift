@@ -22,6 +22,12 @@ struct CertificateFixture: Sendable {
         let directory = FileManager.default.temporaryDirectory
             .appendingPathComponent("switchboard-tls-tests-\(UUID().uuidString)").path
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        // Throwaway means throwaway: remove the keys when the test process exits.
+        atexit {
+            if let directory = try? CertificateFixture.shared.get().directory {
+                try? FileManager.default.removeItem(atPath: directory)
+            }
+        }
         let fixture = CertificateFixture(
             directory: directory,
             certificate: directory + "/cert.pem",

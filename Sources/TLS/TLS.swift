@@ -1,2 +1,0 @@
-import COpenSSL
-// Placeholder until the TLS module lands.

@@ -15,6 +15,8 @@ public final class PerMessageInflater: WebSocketMessageInflater {
     private var stream: UnsafeMutablePointer<z_stream>?
     /// The input so far ended exactly at the end of a BFINAL block (a sender flushing with Z_FINISH).
     private var inputEndedWithFinalBlock = false
+    /// Some frame of the current message carried payload bytes.
+    private var messageHasInput = false
 
     /// Output is produced this many bytes at a time; the limit check happens per chunk.
     static let chunkSize = 16 * 1024
@@ -39,7 +41,14 @@ public final class PerMessageInflater: WebSocketMessageInflater {
     /// `chunkSize` scratch chunk (on the stack). Corrupt or truncated data throws 1007; zlib running out of
     /// memory throws 1011. After any throw the zlib state is freed (the connection is failing anyway).
     public func inflate(_ input: UnsafeRawBufferPointer, isFinal: Bool, into output: inout [UInt8], limit: Int) throws(WebSocketProtocolError) {
-        if input.isEmpty && !isFinal { return }
+        if input.isEmpty {
+            if !isFinal { return }
+            // A compressed message with no payload bytes at all: the tail alone is not a complete block
+            // (its header byte is missing), so treat it as the empty message it can only mean and leave
+            // the window untouched. RFC 7692 §7.2.3.6 senders send 0x00 instead.
+            if !messageHasInput { return }
+        }
+        messageHasInput = !isFinal  // input is non-empty here, or this is the message's end
         let strm = try acquireStream()
         do throws(WebSocketProtocolError) {
             try feed(strm, input, into: &output, limit: limit)
@@ -98,6 +107,7 @@ public final class PerMessageInflater: WebSocketMessageInflater {
                     guard output.count + produced <= limit else {
                         throw WebSocketProtocolError(closeCode: 1009, reason: "decompressed message exceeds \(limit) bytes")
                     }
+                    Self.growCapacity(of: &output, toFit: produced, limit: limit)
                     output.append(contentsOf: UnsafeBufferPointer(rebasing: scratch[0..<produced]))
                 }
                 switch rc {
@@ -118,6 +128,13 @@ public final class PerMessageInflater: WebSocketMessageInflater {
                 }
             }
         }
+    }
+
+    /// Geometric growth like Array's own, but never past `limit`: Array would double to up to 2 x limit.
+    private static func growCapacity(of output: inout [UInt8], toFit extra: Int, limit: Int) {
+        let needed = output.count + extra
+        guard needed > output.capacity else { return }
+        output.reserveCapacity(min(max(needed, output.capacity * 2), limit))
     }
 
     /// After a BFINAL block zlib accepts no more input; start a new raw stream primed with the old window.
@@ -151,6 +168,7 @@ public final class PerMessageInflater: WebSocketMessageInflater {
 
     private func releaseStream() {
         inputEndedWithFinalBlock = false
+        messageHasInput = false
         guard let strm = stream else { return }
         inflateEnd(strm)
         strm.deallocate()

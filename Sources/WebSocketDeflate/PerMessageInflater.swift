@@ -111,10 +111,15 @@ public final class PerMessageInflater: WebSocketMessageInflater {
                     output.append(contentsOf: UnsafeBufferPointer(rebasing: scratch[0..<produced]))
                 }
                 switch rc {
-                case Z_OK, Z_BUF_ERROR:
-                    // Z_BUF_ERROR: no progress possible, i.e. all input consumed and nothing pending.
-                    let drained = strm.pointee.avail_in == 0 && remaining == 0
-                    if drained && (strm.pointee.avail_out != 0 || rc == Z_BUF_ERROR) { return }
+                case Z_OK:
+                    // Output room left over means inflate has flushed everything it could from this input.
+                    if strm.pointee.avail_in == 0 && remaining == 0 && strm.pointee.avail_out != 0 { return }
+                case Z_BUF_ERROR:
+                    // No progress possible: with output room that can only mean the input is used up.
+                    guard strm.pointee.avail_in == 0 && remaining == 0 else {
+                        throw WebSocketProtocolError(closeCode: 1011, reason: "zlib inflate stalled")
+                    }
+                    return
                 case Z_STREAM_END:
                     try restartKeepingWindow(strm)
                     if strm.pointee.avail_in == 0 && remaining == 0 {

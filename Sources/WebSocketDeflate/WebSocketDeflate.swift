@@ -1,3 +1,0 @@
-import CZlib
-import WebSocketCodec
-// Placeholder until the WebSocketDeflate module lands.

@@ -24,7 +24,7 @@ struct TOMLParser {
     private init(bytes: [UInt8], fileName: String) {
         self.bytes = bytes
         self.fileName = fileName
-        // A UTF-8 byte order mark is allowed by TOML and written by some editors.
+        // Some editors write a UTF-8 byte order mark; it carries no meaning, so skip it.
         if bytes.starts(with: [0xEF, 0xBB, 0xBF]) { index = 3 }
     }
 
@@ -85,7 +85,7 @@ struct TOMLParser {
         if peek() == UInt8(ascii: "#") { try skipComment() }
         guard let byte = peek() else { return }
         guard byte == UInt8(ascii: "\n") || byte == UInt8(ascii: "\r") else {
-            throw failure("unexpected \(describeText(at: index)) after the value; one key = value per line, comments start with #", key: key)
+            throw failure("unexpected \(describeText(at: index)) at end of line; one key = value per line, comments start with #", key: key)
         }
         try consumeNewline()
     }

@@ -1,0 +1,76 @@
+/// Every section and key the configuration file may contain, with types and ranges.
+///
+/// The single source of truth for parsing, for ``SwitchboardConfiguration/validate()`` and for
+/// "did you mean" suggestions; `config/switchboard.example.toml` documents the same keys (a test
+/// checks that it sets every one of them).
+enum ConfigSchema {
+    /// Section headers that may appear, in file order.
+    static let sections = ["server", "http", "websocket", "websocket.compression", "log", "metrics"]
+
+    static let gibibyte = 1_073_741_824
+
+    /// The keys in file order. Rebuilt per call: the closures capture key paths, which are not
+    /// `Sendable`, and a config is parsed once per process.
+    static var keys: [ConfigKey] {
+        [
+            .listen("server.listen", \.server.listen),
+            .listen("server.tls_listen", \.server.tlsListen),
+            .string("server.tls_cert", \.server.tlsCert),
+            .string("server.tls_key", \.server.tlsKey),
+            .integer("server.event_loops", \.server.eventLoops, 0...256),
+            .boolean("server.echo", \.server.echo),
+            .integer("server.drain_timeout_ms", \.server.drainTimeoutMs, 0...60_000),
+            .integer("server.max_connections", \.server.maxConnections, 1...10_000_000),
+
+            .integer("http.max_request_line_bytes", \.http.maxRequestLineBytes, 64...1_048_576),
+            .integer("http.max_header_bytes", \.http.maxHeaderBytes, 256...16_777_216),
+            .integer("http.max_header_count", \.http.maxHeaderCount, 1...10_000),
+            .integer("http.max_body_bytes", \.http.maxBodyBytes, 0...gibibyte),
+            .integer("http.keep_alive_timeout_ms", \.http.keepAliveTimeoutMs, 0...3_600_000),
+
+            .integer("websocket.max_message_bytes", \.websocket.maxMessageBytes, 125...gibibyte),
+            .integer("websocket.max_frame_bytes", \.websocket.maxFrameBytes, 125...gibibyte),
+            .integer("websocket.handshake_timeout_ms", \.websocket.handshakeTimeoutMs, 100...600_000),
+            .integer("websocket.ping_interval_ms", \.websocket.pingIntervalMs, 0...3_600_000),
+            .integer("websocket.pong_timeout_ms", \.websocket.pongTimeoutMs, 100...3_600_000),
+            .integer("websocket.close_timeout_ms", \.websocket.closeTimeoutMs, 0...600_000),
+            .integer("websocket.max_outbound_bytes", \.websocket.maxOutboundBytes, 1024...gibibyte),
+            .strings("websocket.allowed_origins", \.websocket.allowedOrigins,
+                     itemRule: "an exact Origin such as \"https://example.com\" (visible ASCII, no spaces)",
+                     isValid: isOrigin),
+            .strings("websocket.subprotocols", \.websocket.subprotocols,
+                     itemRule: "an HTTP token (RFC 7230 §3.2.6), e.g. \"chat.v1\"", isValid: isToken),
+
+            .boolean("websocket.compression.enabled", \.websocket.compression.enabled),
+            .integer("websocket.compression.threshold_bytes", \.websocket.compression.thresholdBytes, 0...gibibyte),
+            .integer("websocket.compression.max_window_bits", \.websocket.compression.maxWindowBits, 9...15),
+            .integer("websocket.compression.mem_level", \.websocket.compression.memLevel, 1...9),
+            .integer("websocket.compression.level", \.websocket.compression.level, 0...9),
+            .boolean("websocket.compression.server_no_context_takeover", \.websocket.compression.serverNoContextTakeover),
+
+            .choice("log.level", \.log.level),
+            .choice("log.format", \.log.format),
+
+            .boolean("metrics.enabled", \.metrics.enabled),
+        ]
+    }
+
+    /// RFC 7230 §3.2.6 `token`: the grammar of `Sec-WebSocket-Protocol` values (RFC 6455 §4.1).
+    static func isToken(_ text: String) -> Bool {
+        !text.isEmpty && text.utf8.allSatisfy { byte in
+            switch byte {
+            case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"),
+                 UInt8(ascii: "0")...UInt8(ascii: "9"):
+                return true
+            default:
+                return "!#$%&'*+-.^_`|~".utf8.contains(byte)
+            }
+        }
+    }
+
+    /// An `Origin` header value is ASCII without spaces (RFC 6454 §7.1 serializes it so);
+    /// anything else could never match and is a typo.
+    static func isOrigin(_ text: String) -> Bool {
+        !text.isEmpty && text.utf8.allSatisfy { $0 > 0x20 && $0 < 0x7F }
+    }
+}

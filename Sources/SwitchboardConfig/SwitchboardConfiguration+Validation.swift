@@ -1,0 +1,40 @@
+/// Range and cross-field rules, shared by file parsing and command-line overrides.
+extension SwitchboardConfiguration {
+    /// Re-checks every value's range and the cross-field rules; call it after applying
+    /// command-line overrides. Errors name the key, `file` `"command line"` and line `nil`.
+    ///
+    /// Rules beyond types and ranges: at least one of `server.listen` / `server.tls_listen` is
+    /// enabled; `server.tls_listen` requires `server.tls_cert` and `server.tls_key`; the two
+    /// listeners differ unless on port 0. `websocket.max_frame_bytes` ≤ `max_message_bytes` is
+    /// deliberately not required (each limit applies on its own).
+    /// - Throws: ``ConfigError`` for the first rule broken.
+    public func validate() throws(ConfigError) {
+        try validate(fileName: "command line", lines: [:])
+    }
+
+    /// `lines` maps keys set in the file to their lines; cross-field errors point at the line of
+    /// the key that made the rule apply (e.g. `server.tls_listen` for a missing certificate).
+    func validate(fileName: String, lines: [String: Int]) throws(ConfigError) {
+        func failure(_ key: String, _ message: String, at lineKey: String? = nil) -> ConfigError {
+            ConfigError(file: fileName, line: lines[lineKey ?? key], key: key, message: message)
+        }
+        for key in ConfigSchema.keys {
+            if let problem = key.check(self) { throw failure(key.name, problem) }
+        }
+        if server.listen == nil && server.tlsListen == nil {
+            throw failure("server.listen", "no listener enabled; set server.listen or server.tls_listen")
+        }
+        if let tlsListen = server.tlsListen {
+            if server.tlsCert.isEmpty {
+                throw failure("server.tls_cert", "required when server.tls_listen is set (\(tlsListen))", at: "server.tls_listen")
+            }
+            if server.tlsKey.isEmpty {
+                throw failure("server.tls_key", "required when server.tls_listen is set (\(tlsListen))", at: "server.tls_listen")
+            }
+            // Port 0 picks a fresh port per listener, so equal addresses do not collide there.
+            if tlsListen == server.listen && tlsListen.port != 0 {
+                throw failure("server.tls_listen", "same address as server.listen (\(tlsListen)); a port serves one listener")
+            }
+        }
+    }
+}

@@ -1,0 +1,162 @@
+import Testing
+@testable import SwitchboardConfig
+
+@Suite struct ParsingTests {
+    /// Every key set to a value other than its default.
+    static let everyKey = """
+        # leading comment
+        [server]
+        listen = "[::1]:8080"            # IPv6
+        tls_listen = "0.0.0.0:8443"
+        tls_cert = "/etc/sb/cert.pem"
+        tls_key = "/etc/sb/key.pem"
+        event_loops = 4
+        echo = true
+        drain_timeout_ms = 0
+        max_connections = 1_000
+
+        [http]
+        max_request_line_bytes = 4096
+        max_header_bytes = 32_768
+        max_header_count = 50
+        max_body_bytes = 0
+        keep_alive_timeout_ms = 0
+
+        [websocket]
+        max_message_bytes = 1_048_576
+        max_frame_bytes = 125
+        handshake_timeout_ms = 2500
+        ping_interval_ms = 0
+        pong_timeout_ms = 100
+        close_timeout_ms = 600_000
+        max_outbound_bytes = 1024
+        allowed_origins = ["https://a.example", "null"]
+        subprotocols = ["chat.v2", "chat.v1"]
+
+        [websocket.compression]
+        enabled = false
+        threshold_bytes = 0
+        max_window_bits = 9
+        mem_level = 1
+        level = 9
+        server_no_context_takeover = true
+
+        [log]
+        level = "critical"
+        format = "json"
+
+        [metrics]
+        enabled = false
+        """
+
+    @Test func everyKeyIsParsedIntoItsField() throws {
+        let c = try SwitchboardConfiguration.parse(Self.everyKey, fileName: "all.toml")
+        #expect(c.server.listen == ListenAddress(host: "::1", port: 8080))
+        #expect(c.server.tlsListen == ListenAddress(host: "0.0.0.0", port: 8443))
+        #expect(c.server.tlsCert == "/etc/sb/cert.pem")
+        #expect(c.server.tlsKey == "/etc/sb/key.pem")
+        #expect(c.server.eventLoops == 4)
+        #expect(c.server.echo == true)
+        #expect(c.server.drainTimeoutMs == 0)
+        #expect(c.server.maxConnections == 1000)
+        #expect(c.http.maxRequestLineBytes == 4096)
+        #expect(c.http.maxHeaderBytes == 32768)
+        #expect(c.http.maxHeaderCount == 50)
+        #expect(c.http.maxBodyBytes == 0)
+        #expect(c.http.keepAliveTimeoutMs == 0)
+        #expect(c.websocket.maxMessageBytes == 1_048_576)
+        #expect(c.websocket.maxFrameBytes == 125)
+        #expect(c.websocket.handshakeTimeoutMs == 2500)
+        #expect(c.websocket.pingIntervalMs == 0)
+        #expect(c.websocket.pongTimeoutMs == 100)
+        #expect(c.websocket.closeTimeoutMs == 600_000)
+        #expect(c.websocket.maxOutboundBytes == 1024)
+        #expect(c.websocket.allowedOrigins == ["https://a.example", "null"])
+        #expect(c.websocket.subprotocols == ["chat.v2", "chat.v1"])
+        #expect(c.websocket.compression.enabled == false)
+        #expect(c.websocket.compression.thresholdBytes == 0)
+        #expect(c.websocket.compression.maxWindowBits == 9)
+        #expect(c.websocket.compression.memLevel == 1)
+        #expect(c.websocket.compression.level == 9)
+        #expect(c.websocket.compression.serverNoContextTakeover == true)
+        #expect(c.log.level == .critical)
+        #expect(c.log.format == .json)
+        #expect(c.metrics.enabled == false)
+        #expect(c.explicitlySetKeys == Set(SwitchboardConfiguration.knownKeys))
+    }
+
+    @Test func onlyKeysInTheFileAreExplicit() throws {
+        let c = try SwitchboardConfiguration.parse("[websocket]\nmax_frame_bytes = 65536\n", fileName: "x")
+        #expect(c.explicitlySetKeys == ["websocket.max_frame_bytes"])
+        #expect(c == SwitchboardConfiguration())
+    }
+
+    @Test func commentsBlankLinesAndWhitespace() throws {
+        let text = "\u{FEFF}# BOM first\n\n\t[ server ]   # header comment\n\n   echo\t=\ttrue#no space\n" +
+            "listen = \"localhost:1\" # \"quoted\" # twice\n\n[ websocket . compression ]\nlevel=0\n"
+        let c = try SwitchboardConfiguration.parse(text, fileName: "x")
+        #expect(c.server.echo == true)
+        #expect(c.server.listen == ListenAddress(host: "localhost", port: 1))
+        #expect(c.websocket.compression.level == 0)
+    }
+
+    @Test func crlfLineEndingsCountLinesLikeLF() throws {
+        let text = "[server]\r\necho = true\r\n\r\nevent_loops = 999\r\n"
+        #expect(parseError(text)?.line == 4)
+        let ok = try SwitchboardConfiguration.parse("[server]\r\necho = true\r\n", fileName: "x")
+        #expect(ok.server.echo)
+    }
+
+    @Test(arguments: [
+        (#""a\"b""#, "a\"b"), (#""back\\slash""#, "back\\slash"), (#""l1\nl2""#, "l1\nl2"),
+        (#""t\tt""#, "t\tt"), (#""\r\b\f""#, "\r\u{8}\u{C}"), (#""\u00e9\u20AC""#, "é€"),
+        (#""\U0001F600""#, "😀"), (#""raw é 😀 tab\t""#, "raw é 😀 tab\t"), (#""""#, ""),
+        ("\"lit\ttab\"", "lit\ttab"),
+    ])
+    func stringEscapes(literal: String, expected: String) throws {
+        let c = try SwitchboardConfiguration.parse("[server]\ntls_cert = \(literal)\n", fileName: "x")
+        #expect(c.server.tlsCert == expected)
+    }
+
+    @Test(arguments: [("0", 0), ("+256", 256), ("1_0", 10), ("2_5_6", 256), ("00", nil), ("-0", 0)] as [(String, Int?)])
+    func integerForms(literal: String, expected: Int?) {
+        let result = try? SwitchboardConfiguration.parse("[server]\nevent_loops = \(literal)\n", fileName: "x")
+        #expect(result?.server.eventLoops == expected)
+    }
+
+    @Test func arraysMaySpanLinesWithCommentsAndTrailingComma() throws {
+        let text = """
+            [websocket]
+            subprotocols = [   # preferred first
+                "v2",
+                # "v1.5", commented out
+                "v1",
+            ]
+            allowed_origins = [ ]
+            max_frame_bytes = 200
+            """
+        let c = try SwitchboardConfiguration.parse(text, fileName: "x")
+        #expect(c.websocket.subprotocols == ["v2", "v1"])
+        #expect(c.websocket.allowedOrigins == [])
+        #expect(c.websocket.maxFrameBytes == 200)
+    }
+
+    @Test func websocketSectionMayFollowItsSubsection() throws {
+        let c = try SwitchboardConfiguration.parse("[websocket.compression]\nlevel = 1\n[websocket]\nmax_frame_bytes = 300\n", fileName: "x")
+        #expect(c.websocket.compression.level == 1 && c.websocket.maxFrameBytes == 300)
+    }
+
+    @Test func everyLogLevelName() throws {
+        for level in LogLevelName.allCases {
+            let c = try SwitchboardConfiguration.parse("[log]\nlevel = \"\(level.rawValue)\"", fileName: "x")
+            #expect(c.log.level == level)
+        }
+    }
+
+    @Test func emptyListenDisablesTheListener() throws {
+        let text = "[server]\nlisten = \"\"\ntls_listen = \"[::]:0\"\ntls_cert = \"c\"\ntls_key = \"k\"\n"
+        let c = try SwitchboardConfiguration.parse(text, fileName: "x")
+        #expect(c.server.listen == nil)
+        #expect(c.server.tlsListen == ListenAddress(host: "::", port: 0))
+    }
+}

@@ -20,7 +20,7 @@ public struct WebSocketSection: Sendable, Equatable {
     /// before dropping TCP (RFC 6455 §7.1.1); 0...600000.
     public var closeTimeoutMs: Int = 5000
     /// `websocket.max_outbound_bytes`: per-connection queued bytes; more closes the slow consumer
-    /// with 1008 (RFC 6455 §7.4.1); 1024...1073741824.
+    /// with 1013 (try again later, RFC 6455 §7.4.1 / IANA); 1024...1073741824.
     public var maxOutboundBytes: Int = 4_194_304
     /// `websocket.allowed_origins`: exact `Origin` values accepted; empty = any origin.
     public var allowedOrigins: [String] = []

@@ -22,7 +22,9 @@ struct JSONLogHandler: LogHandler {
         for (key, value) in metadata.merging(extra ?? [:], uniquingKeysWith: { $1 }) {
             fields.append("\(quote(key)):\(quote(value.description))")
         }
-        fputs("{" + fields.joined(separator: ",") + "}\n", stderr)
+        let line = "{" + fields.joined(separator: ",") + "}\n"
+        // One write(2) per line so lines from several threads never interleave.
+        _ = line.withCString { write(2, $0, strlen($0)) }
     }
 
     private func quote(_ s: String) -> String {

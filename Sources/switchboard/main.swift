@@ -120,12 +120,12 @@ func printError(_ message: String) {
 }
 
 struct StandardError: TextOutputStream {
-    mutating func write(_ string: String) { fputs(string, Glibc.stderr) }
+    mutating func write(_ string: String) { _ = string.withCString { Glibc.write(2, $0, strlen($0)) } }
 }
 
 func makeLogger(_ section: LogSection) -> Logger {
     let json = section.format == .json
-    LoggingSystem.bootstrap { label in
+    LoggingSystem.bootstrap { label -> LogHandler in
         json ? JSONLogHandler(label: label) : StreamLogHandler.standardError(label: label)
     }
     var logger = Logger(label: "switchboard")

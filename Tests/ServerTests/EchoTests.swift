@@ -6,7 +6,10 @@ import WebSocketCodec
 
 @Suite struct EchoTests {
     @Test func echoesTextAndBinaryIncludingFragmentedMessages() throws {
-        let server = try TestServer()
+        let server = try TestServer {
+            $0.webSocket.maxMessageBytes = 1 << 20
+            $0.webSocket.maxFrameBytes = 1 << 20
+        }
         let ws = try TestWebSocketClient(port: server.port)
         ws.send(text: "héllo")
         #expect(try ws.receive() == .text("héllo"))

@@ -25,7 +25,7 @@ import WebSocketCodec
     }
 
     @Test func oversizedMessagesAreRejectedWith1009() throws {
-        let code = try Self.closeCode({ $0.sendFrame(.binary, [UInt8](repeating: 1, count: 2000)) }) {
+        let code = try Self.closeCode(after: { $0.sendFrame(.binary, [UInt8](repeating: 1, count: 2000)) }) {
             $0.webSocket.maxMessageBytes = 1000
             $0.webSocket.maxFrameBytes = 1000
         }

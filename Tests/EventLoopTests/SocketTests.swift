@@ -10,35 +10,39 @@ final class EchoServer: @unchecked Sendable {
     var listeners: [Listener] = []
     var connections: [SocketConnection] = []
     var delegates: [RecordingDelegate] = []
+    private let lock = Mutex(())
     let port: UInt16
 
     init(loops: Int = 2, echo: Bool = true) throws {
         group = try EventLoopGroup(count: loops)
         var port: UInt16 = 0
         var listeners: [Listener] = []
+        let sink = AcceptSink()
         for loop in group.loops {
             let address = try SocketAddress.resolve(host: "127.0.0.1", port: port)
-            let listener = try Listener(address: address, loop: loop, reusePort: true, onAccept: { _ in }, onError: { _ in })
-            port = listener.localAddress.port
+            let listener = try Listener(address: address, loop: loop, reusePort: true,
+                                        onAccept: { fd in sink.server?.adopt(fd, on: loop, echo: echo) }, onError: { _ in })
+            port = listener.localAddress.port   // the first bind picks the port, the others share it
             listeners.append(listener)
         }
         self.port = port
-        // Replace the placeholder accept callbacks now that self exists.
-        self.listeners = []
-        for old in listeners { Glibc.close(old.fd) }
-        for loop in group.loops {
-            let address = try SocketAddress.resolve(host: "127.0.0.1", port: port)
-            let listener = try Listener(address: address, loop: loop, reusePort: true, onAccept: { [unowned self] fd in
-                let delegate = RecordingDelegate(echo: echo)
-                let connection = try! SocketConnection(fd: fd, loop: loop)
-                connection.delegate = delegate
-                self.connections.append(connection)
-                self.delegates.append(delegate)
-            }, onError: { _ in })
-            self.listeners.append(listener)
+        self.listeners = listeners
+        sink.server = self
+        for listener in listeners {
             let semaphore = DispatchSemaphore(value: 0)
-            loop.execute { try! listener.start(); semaphore.signal() }
+            listener.loop.execute { try! listener.start(); semaphore.signal() }
             semaphore.wait()
+        }
+    }
+
+    private func adopt(_ fd: Int32, on loop: EventLoop, echo: Bool) {
+        let delegate = RecordingDelegate(echo: echo)
+        let connection = try! SocketConnection(fd: fd, loop: loop)
+        connection.delegate = delegate
+        // Two loops may accept at once.
+        lock.withLock { _ in
+            connections.append(connection)
+            delegates.append(delegate)
         }
     }
 
@@ -50,6 +54,11 @@ final class EchoServer: @unchecked Sendable {
         }
         group.shutdown()
     }
+}
+
+/// Lets the accept callbacks, created before the server object is complete, reach it.
+final class AcceptSink: @unchecked Sendable {
+    weak var server: EchoServer?
 }
 
 @Suite(.serialized) struct SocketTests {

@@ -21,11 +21,18 @@ let package = Package(
         .target(name: "CLinux"),
         .target(name: "COpenSSL", linkerSettings: [.linkedLibrary("ssl"), .linkedLibrary("crypto")]),
         .target(name: "CZlib", linkerSettings: [.linkedLibrary("z")]),
+        .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
 
         // Pure protocol code: no I/O, no clocks; unit-testable and fuzzable.
         .target(name: "WebSocketCodec"),
         .target(name: "HTTP1"),
         .target(name: "SwitchboardConfig"),
+        .target(name: "GatewayProtocol"),
+
+        // The gateway domain: sessions, approvals, presence, messages; ports for storage and fan-out; time passed in.
+        .target(name: "Gateway", dependencies: ["GatewayProtocol"]),
+        // SQLite adapter of the domain's store port (WAL, migrations, one writer thread with group commit).
+        .target(name: "Storage", dependencies: ["Gateway", "CSQLite"]),
 
         // Adapters over the C libraries.
         .target(name: "WebSocketDeflate", dependencies: ["WebSocketCodec", "CZlib"]),
@@ -49,6 +56,8 @@ let package = Package(
         .testTarget(name: "WebSocketDeflateTests", dependencies: ["WebSocketDeflate", "WebSocketCodec"]),
         .testTarget(name: "EventLoopTests", dependencies: ["EventLoop"]),
         .testTarget(name: "TLSTests", dependencies: ["TLS"]),
+        .testTarget(name: "GatewayTests", dependencies: ["Gateway", "GatewayProtocol"]),
+        .testTarget(name: "StorageTests", dependencies: ["Storage", "Gateway"]),
         .testTarget(name: "ServerTests", dependencies: ["Server", "WebSocketCodec", "HTTP1", "TLS", "EventLoop"]),
     ]
 )

@@ -1,0 +1,58 @@
+/// One change to durable state. A batch of them is applied atomically.
+public enum StoreWrite: Sendable, Equatable {
+    case appendEvent(StoredEvent)
+    case upsertUser(UserRecord)
+    case upsertDevice(DeviceRecord)
+    case upsertContact(ContactRecord)
+    case upsertSession(SessionRecord)
+    case upsertApproval(ApprovalRecord)
+    case insertMessage(MessageRecord)
+    /// The reader has read every message from `peerId` up to `messageId`.
+    case setReadMark(userId: String, peerId: String, messageId: Int64)
+    case setDeviceAck(deviceId: String, offset: Int64)
+    /// Remembers the response to an idempotent request (`scope` e.g. "approval", `key` from the client).
+    case putIdempotency(scope: String, key: String, response: [UInt8], createdAt: Int64)
+}
+
+/// Everything the domain needs in memory at start-up.
+public struct GatewaySnapshot: Sendable, Equatable {
+    public var users: [UserRecord] = []
+    public var devices: [DeviceRecord] = []
+    public var contacts: [ContactRecord] = []
+    /// Sessions that have not ended.
+    public var openSessions: [SessionRecord] = []
+    /// Approvals still `pending` (their deadlines are re-armed; past ones time out at once).
+    public var pendingApprovals: [ApprovalRecord] = []
+    /// The highest offset of each user's log.
+    public var latestOffsets: [String: Int64] = [:]
+    /// The highest message id ever stored (0 when none).
+    public var latestMessageId: Int64 = 0
+    /// The highest approval sequence used in ids (0 when none).
+    public var latestApprovalSequence: Int64 = 0
+
+    public init() {}
+}
+
+/// The domain's durable storage port. Implementations: `InMemoryGatewayStore` (tests) and the SQLite adapter.
+///
+/// Threading: `write` may be called from any thread and returns at once; the completion runs on an arbitrary
+/// thread after the batch is durable (committed), in the order batches were submitted. Reads may block and must
+/// not be called on an event loop thread (run them on a Dispatch queue).
+public protocol GatewayStore: AnyObject, Sendable {
+    /// Applies the writes in one transaction (possibly grouped with other batches: group commit). `nil` = committed.
+    func write(_ writes: [StoreWrite], completion: @escaping @Sendable (Error?) -> Void)
+    /// Loads the start-up snapshot.
+    func loadSnapshot() throws -> GatewaySnapshot
+    /// Events of `userId` with offset > `after`, oldest first, at most `limit`.
+    func events(userId: String, after: Int64, limit: Int) throws -> [StoredEvent]
+    /// The lowest offset still kept for `userId` (nil when the log is empty).
+    func oldestOffset(userId: String) throws -> Int64?
+    /// Messages between two users, newest first, with id < `before` (nil = from the newest), at most `limit`.
+    func messages(between a: String, and b: String, before: Int64?, limit: Int) throws -> [MessageRecord]
+    /// Unread messages per sender for `userId` (messages to the user with an id above its read mark for that sender).
+    func unreadCounts(userId: String) throws -> [String: Int]
+    /// The stored response for an idempotency key, if any.
+    func idempotentResponse(scope: String, key: String) throws -> [UInt8]?
+    /// Drops events older than `before` (ms) but always keeps each user's newest `keepLatest` events. Returns how many were removed.
+    func pruneEvents(before: Int64, keepLatest: Int) throws -> Int
+}

@@ -1,0 +1,113 @@
+import Synchronization
+
+/// A `GatewayStore` in memory: commits immediately and synchronously. For domain tests, and as the reference
+/// behaviour the SQLite adapter's tests compare against.
+public final class InMemoryGatewayStore: GatewayStore {
+    private struct State {
+        var snapshot = GatewaySnapshot()
+        var events: [String: [StoredEvent]] = [:]
+        var messages: [MessageRecord] = []
+        var readMarks: [String: [String: Int64]] = [:]
+        var idempotency: [String: [UInt8]] = [:]
+        var endedSessions: [String: SessionRecord] = [:]
+        var resolvedApprovals: [String: ApprovalRecord] = [:]
+        var batches = 0
+
+        mutating func apply(_ write: StoreWrite) {
+            switch write {
+            case .appendEvent(let event):
+                events[event.userId, default: []].append(event)
+                snapshot.latestOffsets[event.userId] = max(snapshot.latestOffsets[event.userId] ?? 0, event.offset)
+            case .upsertUser(let user):
+                replace(&snapshot.users, user) { $0.id == user.id }
+            case .upsertDevice(let device):
+                replace(&snapshot.devices, device) { $0.id == device.id }
+            case .upsertContact(let contact):
+                replace(&snapshot.contacts, contact) { $0.userId == contact.userId && $0.contactId == contact.contactId }
+            case .upsertSession(let session):
+                snapshot.openSessions.removeAll { $0.id == session.id }
+                if session.state == "ended" { endedSessions[session.id] = session } else { snapshot.openSessions.append(session) }
+            case .upsertApproval(let approval):
+                snapshot.pendingApprovals.removeAll { $0.id == approval.id }
+                if approval.state == "pending" { snapshot.pendingApprovals.append(approval) } else { resolvedApprovals[approval.id] = approval }
+            case .insertMessage(let message):
+                messages.append(message)
+                snapshot.latestMessageId = max(snapshot.latestMessageId, message.id)
+            case .setReadMark(let userId, let peerId, let messageId):
+                readMarks[userId, default: [:]][peerId] = max(readMarks[userId]?[peerId] ?? 0, messageId)
+            case .setDeviceAck(let deviceId, let offset):
+                if let i = snapshot.devices.firstIndex(where: { $0.id == deviceId }) {
+                    snapshot.devices[i].ackedOffset = max(snapshot.devices[i].ackedOffset, offset)
+                }
+            case .putIdempotency(let scope, let key, let response, _):
+                idempotency[scope + "\u{0}" + key] = response
+            }
+        }
+
+        private func replace<T>(_ list: inout [T], _ value: T, where matches: (T) -> Bool) {
+            if let i = list.firstIndex(where: matches) { list[i] = value } else { list.append(value) }
+        }
+    }
+
+    private let state = Mutex(State())
+    /// Batches committed so far (tests assert on them).
+    public var committedBatches: Int { state.withLock { $0.batches } }
+
+    public init() {}
+
+    public func write(_ writes: [StoreWrite], completion: @escaping @Sendable (Error?) -> Void) {
+        state.withLock { state in
+            for write in writes { state.apply(write) }
+            state.batches += 1
+        }
+        completion(nil)
+    }
+
+    public func loadSnapshot() throws -> GatewaySnapshot { state.withLock { $0.snapshot } }
+
+    public func events(userId: String, after: Int64, limit: Int) throws -> [StoredEvent] {
+        state.withLock { Array(($0.events[userId] ?? []).filter { $0.offset > after }.prefix(limit)) }
+    }
+
+    public func oldestOffset(userId: String) throws -> Int64? {
+        state.withLock { $0.events[userId]?.first?.offset }
+    }
+
+    public func messages(between a: String, and b: String, before: Int64?, limit: Int) throws -> [MessageRecord] {
+        state.withLock { state in
+            Array(state.messages.reversed().filter { m in
+                ((m.from == a && m.to == b) || (m.from == b && m.to == a)) && m.id < (before ?? Int64.max)
+            }.prefix(limit))
+        }
+    }
+
+    public func unreadCounts(userId: String) throws -> [String: Int] {
+        state.withLock { state in
+            var counts: [String: Int] = [:]
+            for m in state.messages where m.to == userId && m.id > (state.readMarks[userId]?[m.from] ?? 0) {
+                counts[m.from, default: 0] += 1
+            }
+            return counts
+        }
+    }
+
+    public func idempotentResponse(scope: String, key: String) throws -> [UInt8]? {
+        state.withLock { $0.idempotency[scope + "\u{0}" + key] }
+    }
+
+    public func pruneEvents(before: Int64, keepLatest: Int) throws -> Int {
+        state.withLock { state in
+            var removed = 0
+            for (user, log) in state.events {
+                let protected = max(0, log.count - keepLatest)
+                var kept: [StoredEvent] = []
+                for (i, e) in log.enumerated() {
+                    if i < protected && e.createdAt < before { removed += 1 } else { kept.append(e) }
+                }
+                state.events[user] = kept
+            }
+            return removed
+        }
+    }
+}
+

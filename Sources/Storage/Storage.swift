@@ -1,0 +1,3 @@
+import CSQLite
+import Gateway
+// Placeholder until the SQLite adapter lands.

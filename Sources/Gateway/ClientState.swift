@@ -1,0 +1,29 @@
+/// The hub's view of one connected device.
+/// `@unchecked Sendable`: hub thread only; Sendable so it can ride along a read done off-thread.
+final class ClientState: @unchecked Sendable {
+    let client: GatewayClient
+    var away = false
+    /// True while the missed events are read from the store; live events wait in `buffered`.
+    var resuming = false
+    var buffered: [(offset: Int64, frame: [UInt8])] = []
+    /// The highest offset sent to this device, so an event read during the replay and also delivered live goes out once.
+    var lastSentOffset: Int64 = 0
+
+    init(client: GatewayClient) { self.client = client }
+
+    func deliver(offset: Int64, frame: [UInt8]) {
+        if resuming {
+            buffered.append((offset, frame))
+        } else if offset > lastSentOffset {
+            lastSentOffset = offset
+            client.send(frame)
+        }
+    }
+}
+
+/// Presence of one user across devices.
+struct PresenceState {
+    var status: String = "offline"
+    var lastSeenAt: Int64?
+    var offlineTimer: GatewayTimer?
+}

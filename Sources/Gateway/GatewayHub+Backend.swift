@@ -1,0 +1,158 @@
+import GatewayProtocol
+
+/// What app backends (HTTP API) and standalone devices ask of the domain besides sessions and approvals.
+extension GatewayHub {
+    public struct UserData: Codable, Sendable, Equatable {
+        public var userId: String
+        public var hexCode: String
+        public var displayName: String?
+    }
+
+    public func user(_ id: String) -> UserData? {
+        users[id].map { UserData(userId: $0.id, hexCode: $0.hexCode, displayName: $0.displayName) }
+    }
+
+    /// Creates a user, or updates the display name of an existing one.
+    public func upsertUser(id: String, displayName: String?, completion: @escaping (Result<UserData, GatewayError>) -> Void) {
+        if let displayName, let problem = Self.displayNameProblem(displayName) {
+            return completion(.failure(GatewayError(.displayNameInvalid, problem)))
+        }
+        var user = users[id] ?? createUser(id: id, displayName: nil)
+        if let displayName { user.displayName = displayName }
+        users[id] = user
+        let data = UserData(userId: user.id, hexCode: user.hexCode, displayName: user.displayName)
+        commit([.upsertUser(user)]) { outcome in completion(outcome.map { _ in data }) }
+    }
+
+    /// 1–20 characters, no control characters; nil when valid, else the rule that failed.
+    static func displayNameProblem(_ name: String) -> String? {
+        if name.trimmedOfWhitespace.isEmpty { return "display name must have 1 to 20 characters (it is empty)" }
+        if name.count > 20 { return "display name must have 1 to 20 characters (it has \(name.count))" }
+        if name.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) {
+            return "display name must not contain control characters"
+        }
+        return nil
+    }
+
+    public func setDisplayName(userId: String, _ name: String, completion: @escaping (Result<UserData, GatewayError>) -> Void) {
+        guard users[userId] != nil else { return completion(.failure(GatewayError(.userNotFound, "no user \"\(userId)\""))) }
+        upsertUser(id: userId, displayName: name, completion: completion)
+    }
+
+    /// Makes two users contacts (both directions; a removed contact is reactivated keeping its creation time).
+    public func addContact(_ a: String, _ b: String, completion: @escaping (Result<Void, GatewayError>) -> Void) {
+        guard a != b else { return completion(.failure(GatewayError(.invalidField, "a user cannot be their own contact"))) }
+        for id in [a, b] where users[id] == nil {
+            return completion(.failure(GatewayError(.userNotFound, "no user \"\(id)\"")))
+        }
+        if areContacts(a, b) { return completion(.success(())) }
+        let now = clock.now()
+        var writes: [StoreWrite] = []
+        for (x, y) in [(a, b), (b, a)] {
+            var record = contacts[x]?[y] ?? ContactRecord(userId: x, contactId: y, createdAt: now)
+            record.active = true
+            contacts[x, default: [:]][y] = record
+            writes.append(.upsertContact(record))
+        }
+        let events = [PendingEvent(userId: a, type: "contact_added", data: encode(contactData(b))),
+                      PendingEvent(userId: b, type: "contact_added", data: encode(contactData(a)))]
+        commit(writes, events: events) { [self] outcome in
+            if case .success = outcome {
+                // Each side now sees the other's presence.
+                for (x, y) in [(a, b), (b, a)] {
+                    deliverEphemeral(to: x, frame: ServerFrames.event(type: "presence", offset: nil, timestamp: clock.now(),
+                                                                       data: encode(presenceData(of: y))))
+                }
+            }
+            completion(outcome.map { _ in () })
+        }
+    }
+
+    /// Removes a contact relation (soft delete, both directions).
+    public func removeContact(_ a: String, _ b: String, completion: @escaping (Result<Void, GatewayError>) -> Void) {
+        guard contacts[a]?[b] != nil || contacts[b]?[a] != nil else {
+            return completion(.failure(GatewayError(.notAContact, "\"\(a)\" and \"\(b)\" are not contacts")))
+        }
+        var writes: [StoreWrite] = []
+        for (x, y) in [(a, b), (b, a)] {
+            guard var record = contacts[x]?[y] else { continue }
+            record.active = false
+            contacts[x]?[y] = record
+            writes.append(.upsertContact(record))
+        }
+        let events = [PendingEvent(userId: a, type: "contact_removed", data: encode(["userId": b])),
+                      PendingEvent(userId: b, type: "contact_removed", data: encode(["userId": a]))]
+        commit(writes, events: events) { outcome in completion(outcome.map { _ in () }) }
+    }
+
+    func contactData(_ userId: String) -> ContactData {
+        ContactData(userId: userId, hexCode: users[userId]?.hexCode ?? "", displayName: users[userId]?.displayName)
+    }
+
+    /// Backend: appends an app-defined event to a user's log (`type` = "custom"). Acknowledged after commit;
+    /// a retry with the same idempotency key is not stored twice.
+    public func publish(userId: String, name: String, payload: JSONValue?, idempotencyKey: String?,
+                        completion: @escaping (Result<Int64, GatewayError>) -> Void) {
+        guard users[userId] != nil else { return completion(.failure(GatewayError(.userNotFound, "no user \"\(userId)\""))) }
+        let append = { [self] in
+            let data = encode(CustomEventData(name: name, payload: payload))
+            // Reserve the offset now so the idempotency record can name it.
+            let offset = (latestOffsets[userId] ?? 0) + 1
+            var writes: [StoreWrite] = []
+            if let idempotencyKey {
+                writes.append(.putIdempotency(scope: "publish:" + userId, key: idempotencyKey,
+                                              response: encode(PublishResult(offset: offset)), createdAt: clock.now()))
+            }
+            commit(writes, events: [PendingEvent(userId: userId, type: "custom", data: data)]) { outcome in
+                completion(outcome.map { $0.first?.offset ?? offset })
+            }
+        }
+        guard let idempotencyKey else { return append() }
+        lookUpIdempotent(scope: "publish:" + userId, key: idempotencyKey) { (previous: PublishResult?) in
+            if let previous { completion(.success(previous.offset)) } else { append() }
+        }
+    }
+
+    // MARK: Standalone mode
+
+    public struct Registration: Sendable, Equatable {
+        public var userId: String
+        public var hexCode: String
+        public var deviceId: String
+        public var clientType: String
+    }
+
+    /// Standalone devices (no app backend): a new device token creates a user and a device; a known token returns them.
+    public func registerDevice(deviceToken: String, platform: String, completion: @escaping (Result<Registration, GatewayError>) -> Void) {
+        guard !deviceToken.isEmpty, deviceToken.utf8.count <= 512 else {
+            return completion(.failure(GatewayError(.invalidField, "deviceToken must have 1 to 512 bytes")))
+        }
+        guard ["ios", "android", "desktop", "web"].contains(platform) else {
+            return completion(.failure(GatewayError(.invalidField, "platform must be ios, android, desktop or web")))
+        }
+        if let deviceId = devicesByToken[deviceToken], let device = devices[deviceId], let user = users[device.userId] {
+            return completion(.success(Registration(userId: user.id, hexCode: user.hexCode, deviceId: device.id, clientType: device.clientType)))
+        }
+        let user = createUser(id: "usr_" + randomToken(), displayName: nil)
+        let device = DeviceRecord(id: "dev_" + randomToken(), userId: user.id, clientType: platform, deviceToken: deviceToken, createdAt: clock.now())
+        devices[device.id] = device
+        devicesByToken[deviceToken] = device.id
+        let registration = Registration(userId: user.id, hexCode: user.hexCode, deviceId: device.id, clientType: platform)
+        commit([.upsertUser(user), .upsertDevice(device)]) { outcome in completion(outcome.map { _ in registration }) }
+    }
+}
+
+public struct ContactData: Codable, Sendable, Equatable {
+    public var userId: String
+    public var hexCode: String
+    public var displayName: String?
+}
+
+public struct CustomEventData: Codable, Sendable, Equatable {
+    public var name: String
+    public var payload: JSONValue?
+}
+
+struct PublishResult: Codable {
+    var offset: Int64
+}

@@ -1,0 +1,135 @@
+import FoundationEssentials
+import GatewayProtocol
+
+/// Client commands: one JSON text frame in, exactly one `reply` out (ok or a stable error code), the connection
+/// stays usable whatever the input.
+extension GatewayHub {
+    public func handle(_ frame: [UInt8], from client: GatewayClient) {
+        guard let state = state(of: client) else { return }
+        let data = Data(frame)
+        let envelope: CommandEnvelope
+        do {
+            envelope = try decoder.decode(CommandEnvelope.self, from: data)
+        } catch {
+            client.send(ServerFrames.error(id: envelopeID(data), describe(error, whole: true)))
+            return
+        }
+        let reply = Reply(client: client, id: envelope.id)
+        do {
+            try dispatch(envelope.type, data: data, state: state, reply: reply)
+        } catch let error as GatewayError {
+            reply.fail(error)
+        } catch {
+            reply.fail(describe(error, whole: false))
+        }
+    }
+
+    private func dispatch(_ type: String, data: Data, state: ClientState, reply: Reply) throws {
+        let client = state.client
+        switch type {
+        case "ack":
+            let command = try decoder.decode(AckCommand.self, from: data)
+            store.write([.setDeviceAck(deviceId: client.deviceId, offset: command.offset)]) { _ in }
+            reply.ok(Empty())
+        case "send_message":
+            sendMessage(try decoder.decode(SendMessageCommand.self, from: data), from: client, reply: reply)
+        case "history":
+            history(try decoder.decode(HistoryCommand.self, from: data), for: client, reply: reply)
+        case "unread_counts":
+            unreadCounts(for: client, reply: reply)
+        case "mark_read":
+            markRead(try decoder.decode(MarkReadCommand.self, from: data), for: client, reply: reply)
+        case "set_presence":
+            let command = try decoder.decode(SetPresenceCommand.self, from: data)
+            guard command.status == "online" || command.status == "away" else {
+                throw GatewayError(.invalidField, "status must be \"online\" or \"away\"")
+            }
+            state.away = command.status == "away"
+            updatePresence(of: client.userId)
+            reply.ok(presenceData(of: client.userId))
+        case "presence":
+            let list = activeContacts(of: client.userId).sorted().map { presenceData(of: $0) }
+            reply.ok(["contacts": list])
+        case "session_attach":
+            let command = try decoder.decode(SessionCommand.self, from: data)
+            try attach(sessionId: command.sessionId, client: client, reply: reply)
+        case "session_get":
+            let command = try decoder.decode(SessionCommand.self, from: data)
+            reply.ok(try sessionData(command.sessionId, for: client.userId))
+        case "session_list":
+            let list = sessions.values.filter { $0.userId == client.userId }.sorted { $0.createdAt < $1.createdAt }.map(Self.sessionData)
+            reply.ok(["sessions": list])
+        case "approve", "deny":
+            let command = try decoder.decode(ApprovalAnswerCommand.self, from: data)
+            try answer(requestId: command.requestId, approve: type == "approve", client: client, reply: reply)
+        case "approvals_pending":
+            let pending = approvals.values.filter { $0.userId == client.userId && $0.state == "pending" }
+                .sorted { $0.createdAt < $1.createdAt }.map(Self.approvalData)
+            reply.ok(PendingApprovals(approvals: pending, badge: pending.count))
+        case "auth":
+            throw GatewayError(.alreadyAuthenticated, "this connection is already authenticated")
+        default:
+            throw GatewayError(.unknownType, "unknown command type \"\(type)\"")
+        }
+    }
+
+    /// Turns a JSON decoding failure into the field-naming error a client developer needs.
+    func describe(_ error: Error, whole: Bool) -> GatewayError {
+        guard let decoding = error as? DecodingError else {
+            return GatewayError(.internalError, "\(error)")
+        }
+        func path(_ context: DecodingError.Context, _ key: CodingKey? = nil) -> String {
+            (context.codingPath + (key.map { [$0] } ?? [])).map(\.stringValue).joined(separator: ".")
+        }
+        switch decoding {
+        case .keyNotFound(let key, let context):
+            return GatewayError(.missingField, "missing field \"\(path(context, key))\"")
+        case .typeMismatch(let type, let context):
+            return GatewayError(.invalidField, "field \"\(path(context))\" must be of type \(type)")
+        case .valueNotFound(let type, let context):
+            return GatewayError(.invalidField, "field \"\(path(context))\" must be a \(type), not null")
+        case .dataCorrupted(let context):
+            if context.codingPath.isEmpty || whole {
+                return GatewayError(.invalidJSON, "the frame is not a JSON object")
+            }
+            return GatewayError(.invalidField, "field \"\(path(context))\" is invalid")
+        @unknown default:
+            return GatewayError(.invalidJSON, "the frame could not be read")
+        }
+    }
+
+    /// The command id, when the frame is an object with a string `id` but otherwise unusable.
+    private func envelopeID(_ data: Data) -> String? {
+        struct OnlyID: Decodable { var id: String }
+        return try? decoder.decode(OnlyID.self, from: data).id
+    }
+}
+
+/// Answers one command exactly once.
+/// `@unchecked Sendable`: used on the hub thread; Sendable so it can ride along a read done off-thread.
+final class Reply: @unchecked Sendable {
+    let client: GatewayClient
+    let id: String
+    private var answered = false
+
+    init(client: GatewayClient, id: String) { self.client = client; self.id = id }
+
+    func ok(_ result: some Encodable) {
+        guard !answered else { return }
+        answered = true
+        client.send(ServerFrames.ok(id: id, result: result))
+    }
+
+    func fail(_ error: GatewayError) {
+        guard !answered else { return }
+        answered = true
+        client.send(ServerFrames.error(id: id, error))
+    }
+}
+
+struct Empty: Encodable {}
+
+struct PendingApprovals: Encodable {
+    var approvals: [ApprovalData]
+    var badge: Int
+}

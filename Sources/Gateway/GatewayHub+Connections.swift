@@ -1,0 +1,162 @@
+import GatewayProtocol
+
+/// Devices coming and going, resume, and presence.
+extension GatewayHub {
+    /// Registers an authenticated device. Creates the user and device records on first sight (identity comes from the
+    /// app backend's token), sends `welcome`, then — when `resumeAfter` is given — replays every event after that
+    /// offset before live traffic.
+    public func connect(_ client: GatewayClient, resumeAfter: Int64?) {
+        ensureUserAndDevice(userId: client.userId, deviceId: client.deviceId, clientType: client.clientType)
+        let state = ClientState(client: client)
+        let latest = latestOffsets[client.userId] ?? 0
+        state.lastSentOffset = resumeAfter ?? latest
+        clients[client.userId, default: [:]][ObjectIdentifier(client)] = state
+        let welcome = WelcomeData(userId: client.userId, deviceId: client.deviceId, clientType: client.clientType,
+                                  latestOffset: latest, serverTime: clock.now())
+        client.send(ServerFrames.event(type: "welcome", offset: nil, timestamp: clock.now(), data: encode(welcome)))
+        if let resumeAfter { resume(state, after: resumeAfter, latest: latest) }
+        updatePresence(of: client.userId)
+    }
+
+    /// The device's connection is gone.
+    public func disconnect(_ client: GatewayClient) {
+        let id = ObjectIdentifier(client)
+        guard clients[client.userId]?.removeValue(forKey: id) != nil else { return }
+        if clients[client.userId]?.isEmpty == true { clients[client.userId] = nil }
+        updatePresence(of: client.userId)
+    }
+
+    /// Devices currently connected for a user.
+    public func connectedDevices(of userId: String) -> [GatewayClient] {
+        clients[userId].map { $0.values.map(\.client) } ?? []
+    }
+
+    func state(of client: GatewayClient) -> ClientState? {
+        clients[client.userId]?[ObjectIdentifier(client)]
+    }
+
+    @discardableResult
+    func ensureUserAndDevice(userId: String, deviceId: String, clientType: String) -> [StoreWrite] {
+        var writes: [StoreWrite] = []
+        if users[userId] == nil { writes.append(.upsertUser(createUser(id: userId, displayName: nil))) }
+        if devices[deviceId] == nil {
+            let device = DeviceRecord(id: deviceId, userId: userId, clientType: clientType, createdAt: clock.now())
+            devices[deviceId] = device
+            writes.append(.upsertDevice(device))
+        }
+        if !writes.isEmpty { store.write(writes) { _ in } }
+        return writes
+    }
+
+    /// A new user with a unique 8-hex-character code. Caller persists it.
+    func createUser(id: String, displayName: String?) -> UserRecord {
+        var generator = SystemRandomNumberGenerator()
+        var code: String
+        repeat {
+            let value = UInt32.random(in: 0...UInt32.max, using: &generator)
+            let hex = String(value, radix: 16)
+            code = String(repeating: "0", count: 8 - hex.count) + hex
+        } while usersByHexCode[code] != nil
+        let user = UserRecord(id: id, hexCode: code, displayName: displayName, createdAt: clock.now())
+        users[id] = user
+        usersByHexCode[code] = id
+        return user
+    }
+
+    // MARK: Resume
+
+    private func resume(_ state: ClientState, after: Int64, latest: Int64) {
+        state.resuming = true
+        let userId = state.client.userId
+        let limit = settings.maxReplayEvents
+        let store = self.store
+        scheduler.runBlocking { [self] in
+            let read = Result { (try store.events(userId: userId, after: after, limit: limit), try store.oldestOffset(userId: userId)) }
+            scheduler.execute { [self] in
+                finishResume(state, after: after, latest: latest, read: read)
+            }
+        }
+    }
+
+    private func finishResume(_ state: ClientState, after: Int64, latest: Int64, read: Result<([StoredEvent], Int64?), Error>) {
+        guard self.state(of: state.client) === state else { return } // disconnected meanwhile
+        var events: [StoredEvent] = []
+        var recovered: Bool
+        switch read {
+        case .failure:
+            recovered = false
+        case .success(let (found, oldest)):
+            events = found
+            if after > latest {
+                recovered = false                       // the client is ahead of this log (a reset store)
+            } else if after == latest {
+                recovered = true
+            } else if let oldest, oldest <= after + 1 {
+                recovered = found.count < settings.maxReplayEvents || found.last.map { $0.offset >= latest } == true
+            } else {
+                recovered = false                       // pruned past the client's offset
+            }
+        }
+        let summary = ResumeData(recovered: recovered, requestedOffset: after,
+                                 firstReplayed: events.first?.offset, lastReplayed: events.last?.offset)
+        state.client.send(ServerFrames.event(type: "resume", offset: nil, timestamp: clock.now(), data: encode(summary)))
+        state.lastSentOffset = after
+        state.resuming = false
+        for event in events {
+            state.deliver(offset: event.offset,
+                          frame: ServerFrames.event(type: event.type, offset: event.offset, timestamp: event.createdAt, data: event.payload))
+        }
+        let buffered = state.buffered
+        state.buffered = []
+        for (offset, frame) in buffered { state.deliver(offset: offset, frame: frame) }
+    }
+
+    // MARK: Presence
+
+    /// Recomputes a user's presence from its devices; changes go to its contacts. Going offline waits out the grace
+    /// period so a quick reconnect does not flicker.
+    func updatePresence(of userId: String) {
+        var current = presence[userId] ?? PresenceState()
+        let states = clients[userId].map { Array($0.values) } ?? []
+        if states.isEmpty {
+            guard current.status != "offline", current.offlineTimer == nil else { return }
+            current.offlineTimer = scheduler.schedule(at: clock.now() + settings.presenceGraceMs) { [self] in
+                guard clients[userId] == nil, var p = presence[userId] else { return }
+                p.offlineTimer = nil
+                p.status = "offline"
+                p.lastSeenAt = clock.now()
+                presence[userId] = p
+                broadcastPresence(of: userId)
+            }
+            presence[userId] = current
+            return
+        }
+        current.offlineTimer?.cancel()
+        current.offlineTimer = nil
+        let status = states.contains { !$0.away } ? "online" : "away"
+        let changed = status != current.status
+        current.status = status
+        current.lastSeenAt = clock.now()
+        presence[userId] = current
+        if changed { broadcastPresence(of: userId) }
+    }
+
+    func presenceData(of userId: String) -> PresenceData {
+        let p = presence[userId] ?? PresenceState()
+        return PresenceData(userId: userId, status: p.status, lastSeenAt: p.lastSeenAt)
+    }
+
+    private func broadcastPresence(of userId: String) {
+        let frame = ServerFrames.event(type: "presence", offset: nil, timestamp: clock.now(), data: encode(presenceData(of: userId)))
+        for contactId in activeContacts(of: userId) { deliverEphemeral(to: contactId, frame: frame) }
+    }
+
+    /// Users who may see `userId` (active contacts).
+    func activeContacts(of userId: String) -> [String] {
+        (contacts[userId] ?? [:]).values.filter(\.active).map(\.contactId)
+    }
+
+    func areContacts(_ a: String, _ b: String) -> Bool {
+        contacts[a]?[b]?.active == true && contacts[b]?[a]?.active == true
+    }
+}

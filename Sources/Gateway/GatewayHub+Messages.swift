@@ -1,0 +1,124 @@
+import FoundationEssentials
+import GatewayProtocol
+
+/// Direct messages between contacts: validation, idempotent send, history, unread counts, read marks.
+extension GatewayHub {
+    func sendMessage(_ command: SendMessageCommand, from client: GatewayClient, reply: Reply) {
+        let text = command.text.trimmedOfWhitespace
+        guard !text.isEmpty else {
+            reply.fail(GatewayError(.textEmpty, "text is empty after trimming white space"))
+            return
+        }
+        guard text.count <= settings.maxMessageCharacters else {
+            reply.fail(GatewayError(.textTooLong, "text has \(text.count) characters; the limit is \(settings.maxMessageCharacters)"))
+            return
+        }
+        guard users[command.to] != nil else {
+            reply.fail(GatewayError(.userNotFound, "no user \"\(command.to)\""))
+            return
+        }
+        guard areContacts(client.userId, command.to) else {
+            reply.fail(GatewayError(.notAContact, "you can only message your contacts"))
+            return
+        }
+        let scope = "message:" + client.userId
+        let send = { [self] in
+            latestMessageId += 1
+            let message = MessageRecord(id: latestMessageId, from: client.userId, to: command.to, text: text, sentAt: clock.now())
+            let data = encode(MessageData(messageId: message.id, from: message.from, to: message.to, text: text,
+                                          sentAt: message.sentAt, fromDisplayName: users[client.userId]?.displayName))
+            let result = SentMessage(messageId: message.id, sentAt: message.sentAt)
+            var writes: [StoreWrite] = [.insertMessage(message)]
+            if let key = command.clientMessageId {
+                writes.append(.putIdempotency(scope: scope, key: key, response: encode(result), createdAt: message.sentAt))
+            }
+            // Both logs: the recipient's devices get it, and the sender's other devices stay in sync.
+            commit(writes, events: [PendingEvent(userId: command.to, type: "message", data: data),
+                                    PendingEvent(userId: client.userId, type: "message", data: data)]) { outcome in
+                switch outcome {
+                case .success: reply.ok(result)
+                case .failure(let error): reply.fail(error)
+                }
+            }
+        }
+        guard let key = command.clientMessageId else { return send() }
+        lookUpIdempotent(scope: scope, key: key) { (previous: SentMessage?) in
+            if let previous { reply.ok(previous) } else { send() }
+        }
+    }
+
+    func history(_ command: HistoryCommand, for client: GatewayClient, reply: Reply) {
+        let limit = min(max(command.limit ?? 50, 1), settings.historyPageLimit)
+        let (me, peer, store) = (client.userId, command.with, self.store)
+        let names = users.mapValues(\.displayName)
+        scheduler.runBlocking { [self] in
+            let result = Result { try store.messages(between: me, and: peer, before: command.before, limit: limit) }
+            scheduler.execute {
+                switch result {
+                case .success(let messages):
+                    let list = messages.map {
+                        MessageData(messageId: $0.id, from: $0.from, to: $0.to, text: $0.text, sentAt: $0.sentAt,
+                                    fromDisplayName: names[$0.from] ?? nil)
+                    }
+                    reply.ok(HistoryPage(messages: list, hasMore: messages.count == limit))
+                case .failure(let error):
+                    reply.fail(GatewayError(.storageFailed, "\(error)"))
+                }
+            }
+        }
+    }
+
+    func unreadCounts(for client: GatewayClient, reply: Reply) {
+        let (me, store) = (client.userId, self.store)
+        scheduler.runBlocking { [self] in
+            let result = Result { try store.unreadCounts(userId: me) }
+            scheduler.execute {
+                switch result {
+                case .success(let counts): reply.ok(["counts": counts])
+                case .failure(let error): reply.fail(GatewayError(.storageFailed, "\(error)"))
+                }
+            }
+        }
+    }
+
+    func markRead(_ command: MarkReadCommand, for client: GatewayClient, reply: Reply) {
+        commit([.setReadMark(userId: client.userId, peerId: command.with, messageId: command.upTo)]) { outcome in
+            switch outcome {
+            case .success: reply.ok(Empty())
+            case .failure(let error): reply.fail(error)
+            }
+        }
+    }
+
+    /// Looks up a stored idempotent response off the hub thread and decodes it on the hub thread.
+    func lookUpIdempotent<T: Decodable>(scope: String, key: String, _ completion: @escaping (T?) -> Void) {
+        let store = self.store
+        let box = UncheckedBox(completion)
+        scheduler.runBlocking { [self] in
+            let bytes = try? store.idempotentResponse(scope: scope, key: key)
+            scheduler.execute { [self] in
+                box.value(bytes.flatMap { try? decoder.decode(T.self, from: Data($0)) })
+            }
+        }
+    }
+}
+
+struct SentMessage: Codable {
+    var messageId: Int64
+    var sentAt: Int64
+}
+
+struct HistoryPage: Encodable {
+    var messages: [MessageData]
+    var hasMore: Bool
+}
+
+extension String {
+    /// Without leading and trailing white space and newlines (Unicode-aware).
+    var trimmedOfWhitespace: String {
+        var slice = Substring(self)
+        while let first = slice.first, first.isWhitespace { slice.removeFirst() }
+        while let last = slice.last, last.isWhitespace { slice.removeLast() }
+        return String(slice)
+    }
+}

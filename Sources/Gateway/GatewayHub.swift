@@ -1,0 +1,129 @@
+import FoundationEssentials
+import GatewayProtocol
+
+/// The gateway domain for one node: users, devices, contacts, presence, sessions, approvals and messages, and the
+/// per-user event logs. Every method runs on the hub's own thread (the scheduler's); connections, the HTTP API and
+/// store completions reach it through `scheduler.execute`, so no state here is ever locked.
+///
+/// Every event is appended to the user's durable log before any device sees it: `commit` assigns offsets, hands
+/// the batch to the store, and delivers only after the store reports it durable.
+///
+/// `@unchecked Sendable`: confined to the scheduler's thread; Sendable so closures can carry it back there.
+public final class GatewayHub: @unchecked Sendable {
+    let store: GatewayStore
+    let scheduler: GatewayScheduler
+    let clock: GatewayClock
+    public let settings: GatewaySettings
+    public weak var approvalObserver: ApprovalObserver?
+
+    // Durable state, loaded from the store's snapshot at start.
+    var users: [String: UserRecord] = [:]
+    var usersByHexCode: [String: String] = [:]
+    var devices: [String: DeviceRecord] = [:]
+    var devicesByToken: [String: String] = [:]
+    var contacts: [String: [String: ContactRecord]] = [:]
+    var latestOffsets: [String: Int64] = [:]
+    var sessions: [String: SessionRecord] = [:]
+    var approvals: [String: ApprovalRecord] = [:]
+    var latestMessageId: Int64 = 0
+    var latestApprovalSequence: Int64 = 0
+
+    // Live state.
+    var clients: [String: [ObjectIdentifier: ClientState]] = [:]
+    var presence: [String: PresenceState] = [:]
+    var approvalTimers: [String: GatewayTimer] = [:]
+    var approvalWaiters: [String: [(ApprovalRecord) -> Void]] = [:]
+
+    let decoder = JSONDecoder()
+
+    public init(store: GatewayStore, scheduler: GatewayScheduler, clock: GatewayClock, settings: GatewaySettings = .init()) {
+        self.store = store
+        self.scheduler = scheduler
+        self.clock = clock
+        self.settings = settings
+    }
+
+    /// Loads durable state and re-arms approval deadlines (expired ones time out at once). Call once, on the hub thread.
+    public func start() throws {
+        let snapshot = try store.loadSnapshot()
+        for user in snapshot.users {
+            users[user.id] = user
+            usersByHexCode[user.hexCode] = user.id
+        }
+        for device in snapshot.devices {
+            devices[device.id] = device
+            if let token = device.deviceToken { devicesByToken[token] = device.id }
+        }
+        for contact in snapshot.contacts { contacts[contact.userId, default: [:]][contact.contactId] = contact }
+        latestOffsets = snapshot.latestOffsets
+        for session in snapshot.openSessions { sessions[session.id] = session }
+        latestMessageId = snapshot.latestMessageId
+        latestApprovalSequence = snapshot.latestApprovalSequence
+        for approval in snapshot.pendingApprovals {
+            approvals[approval.id] = approval
+            armTimeout(for: approval)
+        }
+    }
+
+    // MARK: Committing events
+
+    /// An event to append to one user's log.
+    struct PendingEvent {
+        var userId: String
+        var type: String
+        var data: [UInt8]
+    }
+
+    /// Appends `events` (offsets assigned now, in order) together with `writes` in one durable batch; after the commit
+    /// delivers each event to its user's connected devices, then calls `completion` (on the hub thread) with the stored events
+    /// or the storage error. On a storage error nothing is delivered and the offsets are given back.
+    func commit(_ writes: [StoreWrite], events: [PendingEvent] = [], completion: @escaping (Result<[StoredEvent], GatewayError>) -> Void) {
+        let now = clock.now()
+        var storedEvents: [StoredEvent] = []
+        var batch = writes
+        for event in events {
+            let offset = (latestOffsets[event.userId] ?? 0) + 1
+            latestOffsets[event.userId] = offset
+            let record = StoredEvent(userId: event.userId, offset: offset, type: event.type, payload: event.data, createdAt: now)
+            storedEvents.append(record)
+            batch.append(.appendEvent(record))
+        }
+        let box = UncheckedBox(completion)
+        let stored = UncheckedBox(storedEvents)
+        store.write(batch) { [self] error in
+            scheduler.execute { [self] in
+                if let error {
+                    // Roll back offsets only if nothing was appended after them.
+                    for event in stored.value.reversed() where latestOffsets[event.userId] == event.offset {
+                        latestOffsets[event.userId] = event.offset - 1
+                    }
+                    box.value(.failure(GatewayError(.storageFailed, "could not store the change: \(error)")))
+                    return
+                }
+                for event in stored.value { deliver(event) }
+                box.value(.success(stored.value))
+            }
+        }
+    }
+
+    /// Sends a committed event to every connected device of its user (buffering for devices still replaying).
+    func deliver(_ event: StoredEvent) {
+        guard let userClients = clients[event.userId] else { return }
+        let frame = ServerFrames.event(type: event.type, offset: event.offset, timestamp: event.createdAt, data: event.payload)
+        for (_, state) in userClients { state.deliver(offset: event.offset, frame: frame) }
+    }
+
+    /// Sends a frame that is not part of the log (presence) to every connected device of `userId`.
+    func deliverEphemeral(to userId: String, frame: [UInt8]) {
+        guard let userClients = clients[userId] else { return }
+        for (_, state) in userClients where !state.resuming { state.client.send(frame) }
+    }
+
+    func encode(_ value: some Encodable) -> [UInt8] { ServerFrames.encode(value) }
+}
+
+/// Carries a hub-thread closure through the store's Sendable completion; it is only called back on the hub thread.
+struct UncheckedBox<T>: @unchecked Sendable {
+    let value: T
+    init(_ value: T) { self.value = value }
+}

@@ -1,0 +1,15 @@
+/// Domain rules that deployments tune (from the `[gateway]` config section).
+public struct GatewaySettings: Sendable, Equatable {
+    /// Approval timeout when the backend does not pass one.
+    public var approvalDefaultTimeoutMs: Int64 = 60_000
+    public var approvalMinTimeoutMs: Int64 = 1_000
+    public var approvalMaxTimeoutMs: Int64 = 600_000
+    /// How long a user stays "online" after the last device disconnects, so a quick reconnect does not flicker.
+    public var presenceGraceMs: Int64 = 5_000
+    /// Direct message length in characters after trimming.
+    public var maxMessageCharacters = 500
+    public var historyPageLimit = 100
+    /// Events replayed on resume at most; older gaps report `recovered: false`.
+    public var maxReplayEvents = 10_000
+    public init() {}
+}

@@ -1,0 +1,37 @@
+/// The domain's view of time, timers, threads and connected clients. The server supplies real ones; tests supply
+/// manual ones, so a 60-second approval timeout is tested by moving a clock, not by waiting.
+
+/// Wall-clock time in Unix milliseconds.
+public protocol GatewayClock: AnyObject, Sendable {
+    func now() -> Int64
+}
+
+/// Cancels a scheduled callback.
+public protocol GatewayTimer: AnyObject {
+    func cancel()
+}
+
+/// Runs callbacks on the hub's own thread.
+public protocol GatewayScheduler: AnyObject, Sendable {
+    /// Runs `callback` on the hub thread at wall-clock `deadline` (Unix ms); a past deadline runs soon.
+    func schedule(at deadline: Int64, _ callback: @escaping () -> Void) -> GatewayTimer
+    /// Runs `task` on the hub thread (from any thread).
+    func execute(_ task: @escaping @Sendable () -> Void)
+    /// Runs blocking work (store reads) off the hub thread.
+    func runBlocking(_ work: @escaping @Sendable () -> Void)
+}
+
+/// A connected, authenticated device. `send` and `close` may be called from the hub thread and must hand the
+/// work to the connection's own loop.
+public protocol GatewayClient: AnyObject, Sendable {
+    var userId: String { get }
+    var deviceId: String { get }
+    var clientType: String { get }
+    func send(_ frame: [UInt8])
+    func close(code: UInt16, reason: String)
+}
+
+/// Receives approval outcomes for the backend (webhook), off the hub thread.
+public protocol ApprovalObserver: AnyObject, Sendable {
+    func approvalFinished(_ approval: ApprovalRecord)
+}

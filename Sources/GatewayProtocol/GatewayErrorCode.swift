@@ -1,0 +1,39 @@
+/// Stable error codes in `reply` frames and HTTP API errors. Clients match on these; messages are for people.
+public enum GatewayErrorCode: String, Sendable, Codable {
+    // Request shape
+    case invalidJSON = "invalid_json"
+    case unknownType = "unknown_type"
+    case missingField = "missing_field"
+    case invalidField = "invalid_field"
+    case messageTooLarge = "message_too_large"
+    // Identity
+    case unauthenticated = "unauthenticated"
+    case tokenInvalid = "token_invalid"
+    case forbidden = "forbidden"
+    case alreadyAuthenticated = "already_authenticated"
+    // Domain
+    case notFound = "not_found"
+    case userNotFound = "user_not_found"
+    case notAContact = "not_a_contact"
+    case textEmpty = "text_empty"
+    case textTooLong = "text_too_long"
+    case sessionNotFound = "session_not_found"
+    case sessionEnded = "session_ended"
+    case approvalNotFound = "approval_not_found"
+    case approvalAlreadyResolved = "approval_already_resolved"
+    case approvalExpired = "approval_expired"
+    case timeoutOutOfRange = "timeout_out_of_range"
+    case displayNameInvalid = "display_name_invalid"
+    case rateLimited = "rate_limited"
+    case storageFailed = "storage_failed"
+    case internalError = "internal_error"
+}
+
+/// WebSocket close codes the gateway uses beyond RFC 6455's (4000–4999 is the application range).
+/// 4xxx codes mean "do not reconnect without changing something"; 1001/1011/1013 mean "reconnect with backoff".
+public enum GatewayCloseCode {
+    /// No valid token on the upgrade and no `auth` command within `auth.timeout_ms`.
+    public static let authenticationTimeout: UInt16 = 4001
+    /// The token in the `auth` command was rejected.
+    public static let authenticationFailed: UInt16 = 4003
+}

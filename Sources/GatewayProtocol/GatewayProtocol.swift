@@ -1,1 +1,0 @@
-// Placeholder until the wire types land.

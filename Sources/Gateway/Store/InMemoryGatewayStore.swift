@@ -29,6 +29,9 @@ public final class InMemoryGatewayStore: GatewayStore {
                 if session.state == "ended" { endedSessions[session.id] = session } else { snapshot.openSessions.append(session) }
             case .upsertApproval(let approval):
                 snapshot.pendingApprovals.removeAll { $0.id == approval.id }
+                if approval.id.hasPrefix("apr_"), let sequence = Int64(approval.id.dropFirst(4)) {
+                    snapshot.latestApprovalSequence = max(snapshot.latestApprovalSequence, sequence)
+                }
                 if approval.state == "pending" { snapshot.pendingApprovals.append(approval) } else { resolvedApprovals[approval.id] = approval }
             case .insertMessage(let message):
                 messages.append(message)

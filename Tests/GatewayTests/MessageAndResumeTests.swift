@@ -1,0 +1,87 @@
+import Gateway
+import Testing
+
+@Suite struct MessageAndResumeTests {
+    @Test func messagesAreValidatedAndReachTheRecipientAndTheSendersOtherDevices() throws {
+        let f = try HubFixture()
+        f.contacts("alice", "bob")
+        f.hub.upsertUser(id: "carol", displayName: nil) { _ in }
+        let alicePhone = f.connect("alice", "a1")
+        let aliceDesk = f.connect("alice", "a2", "desktop")
+        let bob = f.connect("bob", "b1")
+        f.command(alicePhone, #"{"id":"1","type":"send_message","to":"bob","text":"  hi bob  "}"#)
+        #expect(alicePhone.reply("1")?["ok"] as? Bool == true)
+        #expect(bob.events("message").map { data($0)["text"] as? String } == ["hi bob"])
+        #expect(aliceDesk.events("message").count == 1)
+        f.command(alicePhone, #"{"id":"2","type":"send_message","to":"bob","text":"   "}"#)
+        #expect(alicePhone.errorCode("2") == "text_empty")
+        f.command(alicePhone, #"{"id":"3","type":"send_message","to":"bob","text":"\#(String(repeating: "é", count: 501))"}"#)
+        #expect(alicePhone.errorCode("3") == "text_too_long")
+        f.command(alicePhone, #"{"id":"3b","type":"send_message","to":"bob","text":"\#(String(repeating: "é", count: 500))"}"#)
+        #expect(alicePhone.reply("3b")?["ok"] as? Bool == true)
+        f.command(alicePhone, #"{"id":"4","type":"send_message","to":"carol","text":"hi"}"#)
+        #expect(alicePhone.errorCode("4") == "not_a_contact")
+        f.command(alicePhone, #"{"id":"5","type":"send_message","to":"nobody","text":"hi"}"#)
+        #expect(alicePhone.errorCode("5") == "user_not_found")
+        // Idempotent retry with the same clientMessageId.
+        f.command(alicePhone, #"{"id":"6","type":"send_message","to":"bob","text":"once","clientMessageId":"m-1"}"#)
+        f.command(alicePhone, #"{"id":"7","type":"send_message","to":"bob","text":"once","clientMessageId":"m-1"}"#)
+        let first = alicePhone.reply("6")?["result"] as? [String: Any]
+        #expect(first?["messageId"] as? Int64 == (alicePhone.reply("7")?["result"] as? [String: Any])?["messageId"] as? Int64)
+        #expect(bob.events("message").count == 3)
+        f.command(bob, #"{"id":"u","type":"unread_counts"}"#)
+        #expect(((bob.reply("u")?["result"] as? [String: Any])?["counts"] as? [String: Any])?["alice"] as? Int64 == 3)
+        f.command(bob, #"{"id":"h","type":"history","with":"alice","limit":2}"#)
+        let page = bob.reply("h")?["result"] as? [String: Any]
+        #expect((page?["messages"] as? [[String: Any]])?.count == 2)
+        #expect(page?["hasMore"] as? Bool == true)
+    }
+
+    @Test func badInputGetsAStableErrorAndTheConnectionStaysUsable() throws {
+        let f = try HubFixture()
+        let c = f.connect("u1", "d1")
+        f.command(c, "not json")
+        #expect((c.frames.last?["error"] as? [String: Any])?["code"] as? String == "invalid_json")
+        f.command(c, #"{"id":"1","type":"fly"}"#)
+        #expect(c.errorCode("1") == "unknown_type")
+        f.command(c, #"{"id":"2","type":"send_message","to":"x"}"#)
+        #expect(c.errorCode("2") == "missing_field")
+        f.command(c, #"{"id":"3","type":"ack","offset":"ten"}"#)
+        #expect(c.errorCode("3") == "invalid_field")
+        f.command(c, #"{"type":"ack","offset":1}"#)
+        #expect((c.frames.last?["error"] as? [String: Any])?["code"] as? String == "missing_field")
+        f.command(c, #"{"id":"4","type":"ack","offset":0}"#)
+        #expect(c.reply("4")?["ok"] as? Bool == true)
+    }
+
+    @Test func resumeReplaysEverythingAfterTheOffsetInOrderThenGoesLive() throws {
+        let f = try HubFixture()
+        let session = f.session("u1")
+        for i in 0..<5 { f.hub.publish(userId: "u1", name: "n\(i)", payload: nil, idempotencyKey: nil) { _ in } }
+        // Log: 1 session_created, 2...6 custom.
+        let device = f.connect("u1", "d1", resumeAfter: 3)
+        let resume = try #require(device.events("resume").first)
+        #expect(data(resume)["recovered"] as? Bool == true)
+        #expect(data(resume)["firstReplayed"] as? Int64 == 4)
+        #expect(device.frames.compactMap { $0["offset"] as? Int64 } == [4, 5, 6])
+        f.hub.postSessionEvent(sessionId: session, kind: "progress", payload: .object(["pct": .int(50)])) { _ in }
+        #expect(device.frames.compactMap { $0["offset"] as? Int64 } == [4, 5, 6, 7])
+        // An idempotent publish retry is not stored twice.
+        var offsets: [Int64] = []
+        for _ in 0..<2 { f.hub.publish(userId: "u1", name: "x", payload: nil, idempotencyKey: "k") { offsets.append((try? $0.get()) ?? -1) } }
+        #expect(offsets == [8, 8])
+        #expect(device.events("custom").count == 4)   // 3 replayed + 1 live
+    }
+
+    @Test func aPrunedGapIsReportedAsNotRecovered() throws {
+        let f = try HubFixture()
+        f.hub.upsertUser(id: "u1", displayName: nil) { _ in }
+        for i in 0..<10 { f.hub.publish(userId: "u1", name: "n\(i)", payload: nil, idempotencyKey: nil) { _ in } }
+        f.scheduler.advance(by: 1)
+        _ = try f.store.pruneEvents(before: f.scheduler.now(), keepLatest: 3)
+        let device = f.connect("u1", "d1", resumeAfter: 2)
+        let resume = try #require(device.events("resume").first)
+        #expect(data(resume)["recovered"] as? Bool == false)
+        #expect(device.frames.compactMap { $0["offset"] as? Int64 }.count == 3)
+    }
+}

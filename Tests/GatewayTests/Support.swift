@@ -1,0 +1,91 @@
+import FoundationEssentials
+import Gateway
+import GatewayProtocol
+
+/// A connected device that records every frame the hub sends it.
+final class FakeClient: GatewayClient, @unchecked Sendable {
+    // @unchecked: tests drive the hub on one thread.
+    let userId: String
+    let deviceId: String
+    let clientType: String
+    var frames: [[String: Any]] = []
+    var closed: UInt16?
+
+    init(_ userId: String, _ deviceId: String, _ clientType: String) {
+        self.userId = userId; self.deviceId = deviceId; self.clientType = clientType
+    }
+
+    func send(_ frame: [UInt8]) {
+        frames.append(parseJSONObject(frame))
+    }
+
+    func close(code: UInt16, reason: String) { closed = code }
+
+    /// Frames of a type (events) or replies.
+    func events(_ type: String) -> [[String: Any]] { frames.filter { $0["type"] as? String == type } }
+    func reply(_ id: String) -> [String: Any]? { frames.last { $0["type"] as? String == "reply" && $0["id"] as? String == id } }
+    func errorCode(_ id: String) -> String? { ((reply(id)?["error"]) as? [String: Any])?["code"] as? String }
+    func clear() { frames = [] }
+}
+
+/// A tiny JSON reader for assertions (FoundationEssentials has no JSONSerialization).
+func parseJSONObject(_ bytes: [UInt8]) -> [String: Any] {
+    (try? JSONDecoder().decode(JSONValue.self, from: Data(bytes))).map(unwrap) as? [String: Any] ?? [:]
+}
+
+func unwrap(_ value: JSONValue) -> Any {
+    switch value {
+    case .null: return NSNullMarker()
+    case .bool(let b): return b
+    case .int(let i): return i
+    case .number(let d): return d
+    case .string(let s): return s
+    case .array(let a): return a.map(unwrap)
+    case .object(let o): return o.mapValues(unwrap)
+    }
+}
+
+struct NSNullMarker {}
+
+func data(_ frame: [String: Any]) -> [String: Any] { frame["data"] as? [String: Any] ?? [:] }
+
+/// A hub on a manual clock with an in-memory store, plus helpers to drive it like clients and a backend would.
+final class HubFixture {
+    let scheduler = ManualScheduler()
+    let store: InMemoryGatewayStore
+    var hub: GatewayHub
+
+    init(store: InMemoryGatewayStore = InMemoryGatewayStore(), settings: GatewaySettings = .init()) throws {
+        self.store = store
+        hub = GatewayHub(store: store, scheduler: scheduler, clock: scheduler, settings: settings)
+        try hub.start()
+    }
+
+    func command(_ client: FakeClient, _ json: String) {
+        hub.handle(Array(json.utf8), from: client)
+    }
+
+    func connect(_ userId: String, _ deviceId: String, _ type: String = "ios", resumeAfter: Int64? = nil) -> FakeClient {
+        let client = FakeClient(userId, deviceId, type)
+        hub.connect(client, resumeAfter: resumeAfter)
+        return client
+    }
+
+    func contacts(_ a: String, _ b: String) {
+        for id in [a, b] where hub.user(id) == nil { hub.upsertUser(id: id, displayName: nil) { _ in } }
+        hub.addContact(a, b) { result in precondition((try? result.get()) != nil) }
+    }
+
+    func session(_ userId: String, id: String = "s1") -> String {
+        var created: String?
+        hub.createSession(id: id, userId: userId, title: "run") { created = try? $0.get().sessionId }
+        return created!
+    }
+
+    func approval(session: String, timeoutMs: Int64? = nil, key: String? = nil) -> ApprovalData {
+        var result: ApprovalData?
+        hub.requestApproval(sessionId: session, toolName: "shell", summary: "rm -rf build", details: .object(["cwd": .string("/tmp")]),
+                            timeoutMs: timeoutMs, idempotencyKey: key) { result = try? $0.get() }
+        return result!
+    }
+}

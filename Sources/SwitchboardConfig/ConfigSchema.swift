@@ -5,7 +5,7 @@
 /// checks that it sets every one of them).
 enum ConfigSchema {
     /// Section headers that may appear, in file order.
-    static let sections = ["server", "http", "websocket", "websocket.compression", "log", "metrics"]
+    static let sections = ["server", "http", "websocket", "websocket.compression", "log", "metrics", "auth", "storage", "gateway"]
 
     static let gibibyte = 1_073_741_824
 
@@ -52,6 +52,27 @@ enum ConfigSchema {
             .choice("log.format", \.log.format),
 
             .boolean("metrics.enabled", \.metrics.enabled),
+
+            .string("auth.hs256_secret", \.auth.hs256Secret),
+            .string("auth.es256_public_key_file", \.auth.es256PublicKeyFile),
+            .string("auth.audience", \.auth.audience),
+            .string("auth.issuer", \.auth.issuer),
+            .integer("auth.leeway_seconds", \.auth.leewaySeconds, 0...3600),
+            .integer("auth.timeout_ms", \.auth.timeoutMs, 100...600_000),
+            .strings("auth.api_keys", \.auth.apiKeys, itemRule: "at least 16 visible ASCII characters", isValid: isAPIKey),
+            .boolean("auth.standalone", \.auth.standalone),
+
+            .string("storage.path", \.storage.path),
+            .choice("storage.synchronous", \.storage.synchronous),
+            .integer("storage.retention_hours", \.storage.retentionHours, 1...87_600),
+            .integer("storage.keep_latest_events", \.storage.keepLatestEvents, 0...10_000_000),
+
+            .integer("gateway.approval_timeout_ms", \.gateway.approvalTimeoutMs, 1_000...3_600_000),
+            .integer("gateway.approval_min_timeout_ms", \.gateway.approvalMinTimeoutMs, 100...3_600_000),
+            .integer("gateway.approval_max_timeout_ms", \.gateway.approvalMaxTimeoutMs, 1_000...86_400_000),
+            .integer("gateway.presence_grace_ms", \.gateway.presenceGraceMs, 0...600_000),
+            .integer("gateway.max_message_characters", \.gateway.maxMessageCharacters, 1...100_000),
+            .string("gateway.approval_webhook_url", \.gateway.approvalWebhookURL),
         ]
     }
 
@@ -66,6 +87,11 @@ enum ConfigSchema {
                 return "!#$%&'*+-.^_`|~".utf8.contains(byte)
             }
         }
+    }
+
+    /// API keys are secrets: short ones are guessable.
+    static func isAPIKey(_ text: String) -> Bool {
+        text.utf8.count >= 16 && text.utf8.allSatisfy { $0 > 0x20 && $0 < 0x7F }
     }
 
     /// An `Origin` header value is ASCII without spaces (RFC 6454 §7.1 serializes it so);

@@ -36,5 +36,14 @@ extension SwitchboardConfiguration {
                 throw failure("server.tls_listen", "same address as server.listen (\(tlsListen)); a port serves one listener")
             }
         }
+        let g = gateway
+        if g.approvalMinTimeoutMs > g.approvalMaxTimeoutMs {
+            throw failure("gateway.approval_min_timeout_ms", "must not exceed gateway.approval_max_timeout_ms (\(g.approvalMaxTimeoutMs))")
+        }
+        if g.approvalTimeoutMs < g.approvalMinTimeoutMs || g.approvalTimeoutMs > g.approvalMaxTimeoutMs {
+            throw failure("gateway.approval_timeout_ms",
+                          "must lie between gateway.approval_min_timeout_ms and approval_max_timeout_ms (\(g.approvalMinTimeoutMs)...\(g.approvalMaxTimeoutMs))")
+        }
+        if storage.path.isEmpty { throw failure("storage.path", "must not be empty") }
     }
 }

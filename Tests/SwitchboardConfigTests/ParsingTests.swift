@@ -47,6 +47,30 @@ import Testing
 
         [metrics]
         enabled = false
+
+        [auth]
+        hs256_secret = "0123456789abcdef0123456789abcdef"
+        es256_public_key_file = "/etc/sb/backend.pub.pem"
+        audience = "switchboard"
+        issuer = "https://backend.example"
+        leeway_seconds = 5
+        timeout_ms = 2000
+        api_keys = ["sk_live_0123456789abcdef"]
+        standalone = false
+
+        [storage]
+        path = "/var/lib/switchboard/db.sqlite"
+        synchronous = "full"
+        retention_hours = 24
+        keep_latest_events = 10
+
+        [gateway]
+        approval_timeout_ms = 30_000
+        approval_min_timeout_ms = 500
+        approval_max_timeout_ms = 120_000
+        presence_grace_ms = 0
+        max_message_characters = 280
+        approval_webhook_url = "http://127.0.0.1:9000/hook"
         """
 
     @Test func everyKeyIsParsedIntoItsField() throws {
@@ -82,6 +106,24 @@ import Testing
         #expect(c.log.level == .critical)
         #expect(c.log.format == .json)
         #expect(c.metrics.enabled == false)
+        #expect(c.auth.hs256Secret == "0123456789abcdef0123456789abcdef")
+        #expect(c.auth.es256PublicKeyFile == "/etc/sb/backend.pub.pem")
+        #expect(c.auth.audience == "switchboard")
+        #expect(c.auth.issuer == "https://backend.example")
+        #expect(c.auth.leewaySeconds == 5)
+        #expect(c.auth.timeoutMs == 2000)
+        #expect(c.auth.apiKeys == ["sk_live_0123456789abcdef"])
+        #expect(c.auth.standalone == false)
+        #expect(c.storage.path == "/var/lib/switchboard/db.sqlite")
+        #expect(c.storage.synchronous == .full)
+        #expect(c.storage.retentionHours == 24)
+        #expect(c.storage.keepLatestEvents == 10)
+        #expect(c.gateway.approvalTimeoutMs == 30_000)
+        #expect(c.gateway.approvalMinTimeoutMs == 500)
+        #expect(c.gateway.approvalMaxTimeoutMs == 120_000)
+        #expect(c.gateway.presenceGraceMs == 0)
+        #expect(c.gateway.maxMessageCharacters == 280)
+        #expect(c.gateway.approvalWebhookURL == "http://127.0.0.1:9000/hook")
         #expect(c.explicitlySetKeys == Set(SwitchboardConfiguration.knownKeys))
     }
 
@@ -158,5 +200,28 @@ import Testing
         let c = try SwitchboardConfiguration.parse(text, fileName: "x")
         #expect(c.server.listen == nil)
         #expect(c.server.tlsListen == ListenAddress(host: "::", port: 0))
+    }
+}
+
+@Suite struct GatewayRuleTests {
+    @Test func approvalTimeoutMustLieWithinItsBounds() {
+        #expect(throws: ConfigError(file: "g.toml", line: 2, key: "gateway.approval_timeout_ms",
+                                    message: "must lie between gateway.approval_min_timeout_ms and approval_max_timeout_ms (1000...600000)")) {
+            try SwitchboardConfiguration.parse("[gateway]\napproval_timeout_ms = 700_000\n", fileName: "g.toml")
+        }
+        #expect(throws: ConfigError.self) {
+            try SwitchboardConfiguration.parse("[gateway]\napproval_min_timeout_ms = 5000\napproval_max_timeout_ms = 2000\napproval_timeout_ms = 3000\n", fileName: "g.toml")
+        }
+    }
+
+    @Test func shortAPIKeysAreRefusedWithTheRule() throws {
+        do {
+            _ = try SwitchboardConfiguration.parse("[auth]\napi_keys = [\"short\"]\n", fileName: "a.toml")
+            Issue.record("a 5-character API key was accepted")
+        } catch {
+            #expect(error.key == "auth.api_keys")
+            #expect(error.line == 2)
+            #expect(error.message.contains("at least 16"))
+        }
     }
 }

@@ -1,0 +1,49 @@
+/// `[auth]`: how clients and app backends prove who they are.
+public struct AuthSection: Sendable, Equatable {
+    /// Shared secret for HS256 client tokens (the app backend signs with it). Empty: a random secret is generated
+    /// and kept beside the database, which is what standalone mode (`/v1/devices/register`) uses.
+    public var hs256Secret: String = ""
+    /// PEM file with the app backend's P-256 public key for ES256 client tokens. Empty: ES256 off.
+    public var es256PublicKeyFile: String = ""
+    /// Required `aud` claim; empty = not checked.
+    public var audience: String = ""
+    /// Required `iss` claim; empty = not checked.
+    public var issuer: String = ""
+    public var leewaySeconds: Int = 30
+    /// A connection without a token on the upgrade must send `auth` within this time.
+    public var timeoutMs: Int = 5000
+    /// Keys app backends send as `Authorization: Bearer <key>` to the server API. Empty: the server API is off.
+    public var apiKeys: [String] = []
+    /// Serve `POST /v1/devices/register` (devices without an app backend).
+    public var standalone: Bool = true
+    public init() {}
+}
+
+/// `[storage]`: the embedded SQLite database.
+public struct StorageSection: Sendable, Equatable {
+    public var path: String = "switchboard.db"
+    /// `normal` survives a process crash (kill -9); `full` also survives power loss, slower.
+    public var synchronous: SynchronousName = .normal
+    /// Events older than this may be pruned (clients resuming from before get `recovered: false`)…
+    public var retentionHours: Int = 168
+    /// …but each user's newest events are always kept.
+    public var keepLatestEvents: Int = 1000
+    public init() {}
+}
+
+public enum SynchronousName: String, Sendable, CaseIterable {
+    case normal
+    case full
+}
+
+/// `[gateway]`: domain rules.
+public struct GatewaySection: Sendable, Equatable {
+    public var approvalTimeoutMs: Int = 60_000
+    public var approvalMinTimeoutMs: Int = 1_000
+    public var approvalMaxTimeoutMs: Int = 600_000
+    public var presenceGraceMs: Int = 5_000
+    public var maxMessageCharacters: Int = 500
+    /// POSTed a JSON body whenever an approval is decided or times out; empty = off.
+    public var approvalWebhookURL: String = ""
+    public init() {}
+}

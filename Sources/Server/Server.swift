@@ -16,7 +16,8 @@ public final class Server: @unchecked Sendable {
     public private(set) var plainAddress: SocketAddress?
     public private(set) var tlsAddress: SocketAddress?
 
-    public init(settings: ServerSettings, application: WebSocketApplication?, logger: Logger) throws {
+    public init(settings: ServerSettings, application: WebSocketApplication?, httpApplication: HTTPApplication? = nil,
+                logger: Logger) throws {
         var tlsContext: TLSContext?
         if settings.tlsListen != nil {
             guard let cert = settings.tlsCertificateFile, let key = settings.tlsPrivateKeyFile else {
@@ -28,7 +29,8 @@ public final class Server: @unchecked Sendable {
                 throw ServerError.configuration("TLS: \(error)")
             }
         }
-        shared = ServerShared(settings: settings, application: application, tlsContext: tlsContext, logger: logger)
+        shared = ServerShared(settings: settings, application: application, httpApplication: httpApplication,
+                              tlsContext: tlsContext, logger: logger)
     }
 
     /// Binds the listeners and starts serving. Throws when a port cannot be bound.

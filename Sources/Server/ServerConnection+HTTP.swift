@@ -14,10 +14,43 @@ extension ServerConnection {
             return
         }
         let keepAlive = head.keepAlive && !state.shared.draining.load(ordering: .relaxed)
-        respond(route(head), keepAlive: keepAlive)
+        if let response = builtInRoute(head) {
+            respond(response, keepAlive: keepAlive)
+            return
+        }
+        if let api = state.shared.httpApplication {
+            awaitingResponse = true
+            let loop = state.loop
+            let me = UncheckedConnection(self)
+            let handled = api.handle(request) { response in
+                loop.execute { me.value.finishAsyncResponse(response, keepAlive: keepAlive) }
+            }
+            if handled { return }
+            awaitingResponse = false
+        }
+        respond(fallbackRoute(head), keepAlive: keepAlive)
     }
 
-    private func route(_ head: HTTPRequestHead) -> HTTPResponse {
+    /// Completes a response produced by the HTTP application, then resumes reading pipelined requests.
+    func finishAsyncResponse(_ response: HTTPResponse, keepAlive: Bool) {
+        guard awaitingResponse, !socket.isClosed else { return }
+        awaitingResponse = false
+        respond(response, keepAlive: keepAlive)
+        guard case .http = phase, !socket.isClosed else { return }
+        let stashed = stashedInput
+        stashedInput = []
+        socket.setReadingPaused(false)
+        if !stashed.isEmpty {
+            var rest = stashed
+            let consumed = rest.withUnsafeMutableBytes { processInput($0) }
+            if consumed < rest.count {
+                rest.removeFirst(consumed)
+                stashedInput = rest
+            }
+        }
+    }
+
+    private func builtInRoute(_ head: HTTPRequestHead) -> HTTPResponse? {
         switch head.path {
         case "/healthz":
             guard head.method == "GET" || head.method == "HEAD" else { return methodNotAllowed(head) }
@@ -30,7 +63,14 @@ extension ServerConnection {
             let text = state.shared.metricsSource.withLock { $0?.render() } ?? ""
             return HTTPResponse.text(status: 200, text, contentType: "text/plain; version=0.0.4; charset=utf-8")
         default:
-            if state.shared.application?.handler(forUpgrade: head) != nil {
+            return nil
+        }
+    }
+
+    private func fallbackRoute(_ head: HTTPRequestHead) -> HTTPResponse {
+        switch head.path {
+        default:
+            if case .accept? = state.shared.application?.upgrade(head) {
                 return HTTPResponse.jsonError(status: 426, code: "upgrade_required",
                                               message: "this endpoint speaks WebSocket only",
                                               extraHeaders: HTTPHeaders([("Upgrade", "websocket"), ("Sec-WebSocket-Version", "13")]))
@@ -69,7 +109,15 @@ extension ServerConnection {
             respond(HTTPResponse.jsonError(status: 503, code: "draining", message: "the server is shutting down"), keepAlive: false)
             return
         }
-        guard let handler = state.shared.application?.handler(forUpgrade: head) else {
+        let handler: WebSocketHandler
+        switch state.shared.application?.upgrade(head) ?? .notFound {
+        case .accept(let accepted):
+            handler = accepted
+        case .reject(let response):
+            metrics.increment("switchboard_handshake_failures_total", label: "rejected_\(response.status)")
+            respond(response, keepAlive: false)
+            return
+        case .notFound:
             metrics.increment("switchboard_handshake_failures_total", label: "no_endpoint")
             respond(HTTPResponse.jsonError(status: 404, code: "not_found", message: "no WebSocket endpoint at \(head.path)"), keepAlive: false)
             return
@@ -98,6 +146,12 @@ extension ServerConnection {
         phase = .webSocket(webSocket)
         handler.webSocketDidOpen(webSocket)
     }
+}
+
+/// Carries a loop-confined connection to its own loop in a Sendable closure.
+struct UncheckedConnection: @unchecked Sendable {
+    let value: ServerConnection
+    init(_ value: ServerConnection) { self.value = value }
 }
 
 extension HTTPResponse {

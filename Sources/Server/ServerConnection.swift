@@ -25,6 +25,9 @@ final class ServerConnection: SocketConnectionDelegate {
     private var lingerSince: UInt64 = 0
     /// Requests completed on this connection (0 = still within the handshake deadline).
     var requestsServed = 0
+    /// An HTTP application is producing the response to the current request; input waits in `stashedInput`.
+    var awaitingResponse = false
+    var stashedInput: [UInt8] = []
 
     init(socket: SocketConnection, state: LoopState, tls: TLSEngine?) {
         self.socket = socket
@@ -43,14 +46,14 @@ final class ServerConnection: SocketConnectionDelegate {
     func connectionDidRead(_ connection: SocketConnection, _ bytes: UnsafeMutableRawBufferPointer) -> Int {
         metrics.add(metrics.bytesIn, bytes.count)
         lastActivity = state.loop.now
-        guard let tls else { return process(bytes) }
+        guard let tls else { return processInput(bytes) }
 
         tls.receiveCiphertext(UnsafeRawBufferPointer(bytes))
         do {
             let status = try tls.readPlaintext(into: &plaintext)
             flushTLS()
             if !plaintext.isEmpty {
-                let consumed = plaintext.withUnsafeMutableBytes { process($0) }
+                let consumed = plaintext.withUnsafeMutableBytes { processInput($0) }
                 if socket.isClosed { return bytes.count }
                 plaintext.removeFirst(consumed)
             }
@@ -65,9 +68,15 @@ final class ServerConnection: SocketConnectionDelegate {
     }
 
     /// Feeds plaintext to the current phase; returns how much was consumed (the rest waits for more bytes).
-    private func process(_ buffer: UnsafeMutableRawBufferPointer) -> Int {
+    func processInput(_ buffer: UnsafeMutableRawBufferPointer) -> Int {
         var offset = 0
         while offset < buffer.count && !socket.isClosed {
+            if awaitingResponse {
+                // Pipelined input waits until the application has answered the current request.
+                stashedInput.append(contentsOf: UnsafeRawBufferPointer(rebasing: buffer[offset...]))
+                socket.setReadingPaused(true)
+                return buffer.count
+            }
             let rest = UnsafeMutableRawBufferPointer(rebasing: buffer[offset...])
             switch phase {
             case .http(var parser):

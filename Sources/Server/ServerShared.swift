@@ -6,6 +6,7 @@ import TLS
 final class ServerShared: Sendable {
     let settings: ServerSettings
     let application: WebSocketApplication?
+    let httpApplication: HTTPApplication?
     let tlsContext: TLSContext?
     let logger: Logger
     let openConnections = Atomic<Int>(0)
@@ -13,9 +14,11 @@ final class ServerShared: Sendable {
     /// Set once the loops exist; read by `/metrics`.
     let metricsSource = Mutex<MetricsRenderer?>(nil)
 
-    init(settings: ServerSettings, application: WebSocketApplication?, tlsContext: TLSContext?, logger: Logger) {
+    init(settings: ServerSettings, application: WebSocketApplication?, httpApplication: HTTPApplication?,
+         tlsContext: TLSContext?, logger: Logger) {
         self.settings = settings
         self.application = application
+        self.httpApplication = httpApplication
         self.tlsContext = tlsContext
         self.logger = logger
     }

@@ -1,12 +1,46 @@
 import HTTP1
 import WebSocketCodec
 
-/// What runs behind the WebSocket endpoints: the echo endpoint now, the gateway domain later.
+/// What an application says to an upgrade request.
+public enum UpgradeDecision {
+    /// Serve the WebSocket with this handler (after the RFC 6455 checks pass).
+    case accept(WebSocketHandler)
+    /// Refuse with this response (e.g. 401 for a bad token).
+    case reject(HTTPResponse)
+    /// Nothing is served at this path (404).
+    case notFound
+}
+
+/// What runs behind the WebSocket endpoints (the echo endpoint, the gateway).
 /// Called on the loop thread that owns the connection.
 public protocol WebSocketApplication: AnyObject, Sendable {
-    /// The handler for an upgrade request to `head.path`, or nil when nothing is served there (the client gets 404).
-    /// Runs before the handshake is validated further, so it must not keep state for the request.
-    func handler(forUpgrade head: HTTPRequestHead) -> WebSocketHandler?
+    /// Decides on an upgrade request to `head.path`. Also asked (and must not keep state) for plain GETs, to tell
+    /// a WebSocket-only path (426) from an unknown one (404).
+    func upgrade(_ head: HTTPRequestHead) -> UpgradeDecision
+}
+
+/// Serves HTTP requests that the built-in routes (`/healthz`, `/metrics`) do not take, e.g. the REST API.
+public protocol HTTPApplication: AnyObject, Sendable {
+    /// Returns false to let the request fall through (404). When it returns true it must call `respond` exactly
+    /// once, from any thread; the connection reads no further request until then.
+    func handle(_ request: HTTPRequest, respond: @escaping @Sendable (HTTPResponse) -> Void) -> Bool
+}
+
+/// Routes upgrades by exact path, with an optional fallback for every other path (the echo endpoint).
+public final class WebSocketRouter: WebSocketApplication, @unchecked Sendable {
+    // @unchecked: immutable after init.
+    private let routes: [String: WebSocketApplication]
+    private let fallback: WebSocketApplication?
+
+    public init(routes: [String: WebSocketApplication], fallback: WebSocketApplication?) {
+        self.routes = routes
+        self.fallback = fallback
+    }
+
+    public func upgrade(_ head: HTTPRequestHead) -> UpgradeDecision {
+        if let app = routes[head.path] { return app.upgrade(head) }
+        return fallback?.upgrade(head) ?? .notFound
+    }
 }
 
 /// Receives one WebSocket's life. All calls happen on the connection's loop thread.
@@ -24,7 +58,7 @@ public final class EchoApplication: WebSocketApplication, WebSocketHandler, @unc
     // @unchecked: no stored state at all.
     public init() {}
 
-    public func handler(forUpgrade head: HTTPRequestHead) -> WebSocketHandler? { self }
+    public func upgrade(_ head: HTTPRequestHead) -> UpgradeDecision { .accept(self) }
 
     public func webSocketDidOpen(_ socket: WebSocket) {}
 

@@ -11,7 +11,7 @@ final class FloodApplication: WebSocketApplication, WebSocketHandler, @unchecked
     let count: Int
     let closes = Mutex<[UInt16]>([])
     init(size: Int, count: Int) { self.size = size; self.count = count }
-    func handler(forUpgrade head: HTTPRequestHead) -> WebSocketHandler? { self }
+    func upgrade(_ head: HTTPRequestHead) -> UpgradeDecision { .accept(self) }
     func webSocketDidOpen(_ socket: WebSocket) {}
     func webSocket(_ socket: WebSocket, didReceive opcode: WebSocketOpcode, payload: UnsafeRawBufferPointer) {
         let blob = [UInt8](repeating: 0x41, count: size)

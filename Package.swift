@@ -31,6 +31,7 @@ let package = Package(
         .target(name: "WebSocketDeflate", dependencies: ["WebSocketCodec", "CZlib"]),
         .target(name: "EventLoop", dependencies: ["CLinux"]),
         .target(name: "TLS", dependencies: ["COpenSSL"]),
+        .target(name: "Auth", dependencies: ["COpenSSL"]),
 
         // Composition root: listeners, upgrade, per-connection glue, HTTP endpoints, metrics.
         .target(name: "Server", dependencies: [
@@ -49,6 +50,7 @@ let package = Package(
         .testTarget(name: "WebSocketDeflateTests", dependencies: ["WebSocketDeflate", "WebSocketCodec"]),
         .testTarget(name: "EventLoopTests", dependencies: ["EventLoop"]),
         .testTarget(name: "TLSTests", dependencies: ["TLS"]),
+        .testTarget(name: "AuthTests", dependencies: ["Auth"]),
         .testTarget(name: "ServerTests", dependencies: ["Server", "WebSocketCodec", "HTTP1", "TLS", "EventLoop"]),
     ]
 )

@@ -38,10 +38,12 @@ let package = Package(
         .target(name: "WebSocketDeflate", dependencies: ["WebSocketCodec", "CZlib"]),
         .target(name: "EventLoop", dependencies: ["CLinux"]),
         .target(name: "TLS", dependencies: ["COpenSSL"]),
+        .target(name: "Auth", dependencies: ["COpenSSL"]),
 
         // Composition root: listeners, upgrade, per-connection glue, HTTP endpoints, metrics.
         .target(name: "Server", dependencies: [
             "EventLoop", "TLS", "HTTP1", "WebSocketCodec", "WebSocketDeflate", "SwitchboardConfig",
+            "Gateway", "GatewayProtocol", "Storage", "Auth",
             .product(name: "Logging", package: "swift-log"),
         ]),
         .executableTarget(name: "switchboard", dependencies: [
@@ -58,6 +60,7 @@ let package = Package(
         .testTarget(name: "TLSTests", dependencies: ["TLS"]),
         .testTarget(name: "GatewayTests", dependencies: ["Gateway", "GatewayProtocol"]),
         .testTarget(name: "StorageTests", dependencies: ["Storage", "Gateway"]),
-        .testTarget(name: "ServerTests", dependencies: ["Server", "WebSocketCodec", "HTTP1", "TLS", "EventLoop"]),
+        .testTarget(name: "AuthTests", dependencies: ["Auth"]),
+        .testTarget(name: "ServerTests", dependencies: ["Server", "WebSocketCodec", "HTTP1", "TLS", "EventLoop", "Auth", "Gateway", "Storage"]),
     ]
 )

@@ -22,6 +22,7 @@ public enum ConstantTime {
     // inside the loop; the optimizer then has no reason to add an early exit.
     @inline(never)
     private static func isZero(_ value: UInt8) -> Bool {
-        (UInt16(value) &- 1) >> 8 == 1
+        // 0 - 1 borrows into the top bit; 1...255 minus 1 never does.
+        (UInt16(value) &- 1) >> 15 == 1
     }
 }

@@ -74,7 +74,7 @@ extension GatewayHub {
     }
 
     /// Turns a JSON decoding failure into the field-naming error a client developer needs.
-    func describe(_ error: Error, whole: Bool) -> GatewayError {
+    public func describe(_ error: Error, whole: Bool) -> GatewayError {
         guard let decoding = error as? DecodingError else {
             return GatewayError(.internalError, "\(error)")
         }

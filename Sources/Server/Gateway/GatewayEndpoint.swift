@@ -1,0 +1,66 @@
+import Auth
+import Gateway
+import GatewayProtocol
+import HTTP1
+
+/// The client endpoint `/v1/ws`: authenticates the upgrade and gives each socket a `GatewayConnection`.
+///
+/// The token may come as `Authorization: Bearer <jwt>`, as `?token=<jwt>` (browsers cannot set headers), or as a
+/// `bearer.<jwt>` entry in `Sec-WebSocket-Protocol` next to `switchboard.v1`. Without one the socket opens
+/// unauthenticated and must send an `auth` command within `auth.timeout_ms`. `?offset=N` asks for a resume.
+final class GatewayEndpoint: WebSocketApplication, @unchecked Sendable {
+    // @unchecked: immutable after init; the hub is reached only through its scheduler.
+    static let path = "/v1/ws"
+    static let subprotocol = "switchboard.v1"
+
+    let hub: GatewayHub
+    let scheduler: HubScheduler
+    let authenticator: GatewayAuthenticator
+    let authTimeoutMs: UInt64
+    /// Larger commands get `message_too_large` (the connection stays usable); WebSocket-level limits still apply above.
+    let maxCommandBytes: Int
+
+    init(hub: GatewayHub, scheduler: HubScheduler, authenticator: GatewayAuthenticator, authTimeoutMs: UInt64, maxCommandBytes: Int) {
+        self.hub = hub
+        self.scheduler = scheduler
+        self.authenticator = authenticator
+        self.authTimeoutMs = authTimeoutMs
+        self.maxCommandBytes = maxCommandBytes
+    }
+
+    func upgrade(_ head: HTTPRequestHead) -> UpgradeDecision {
+        guard head.method == "GET" else { return .notFound }
+        let offset = head.queryItem("offset").flatMap { Int64($0) }
+        if head.queryItem("offset") != nil && (offset == nil || offset! < 0) {
+            return .reject(.jsonError(status: 400, code: "invalid_field", message: "offset must be a non-negative integer"))
+        }
+        guard let token = Self.token(in: head) else {
+            return .accept(GatewayConnection(endpoint: self, identity: nil, resumeAfter: offset))
+        }
+        switch authenticator.identify(token: token) {
+        case .success(let identity):
+            return .accept(GatewayConnection(endpoint: self, identity: identity, resumeAfter: offset))
+        case .failure(let error):
+            return .reject(.jsonError(status: 401, code: "token_invalid", message: "\(error.code): \(error.message)",
+                                      extraHeaders: HTTPHeaders([("WWW-Authenticate", "Bearer error=\"invalid_token\"")])))
+        }
+    }
+
+    static func token(in head: HTTPRequestHead) -> String? {
+        if let header = head.headers["Authorization"], let token = BearerToken.parse(authorization: header) { return token }
+        if let token = head.queryItem("token"), !token.isEmpty { return token }
+        for value in head.headers.values("Sec-WebSocket-Protocol") {
+            for item in value.split(separator: ",") {
+                let entry = item.trimmingSpaces
+                if entry.hasPrefix("bearer.") { return String(entry.dropFirst(7)) }
+            }
+        }
+        return nil
+    }
+}
+
+extension Substring {
+    var trimmingSpaces: String {
+        String(drop { $0 == " " || $0 == "\t" }.reversed().drop { $0 == " " || $0 == "\t" }.reversed())
+    }
+}

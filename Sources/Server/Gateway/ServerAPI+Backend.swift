@@ -1,0 +1,105 @@
+import FoundationEssentials
+import Gateway
+import GatewayProtocol
+import HTTP1
+
+/// Backend routes (API key checked by the caller).
+extension ServerAPI {
+    private struct UserBody: Decodable { var userId: String; var displayName: String? }
+    private struct ContactBody: Decodable { var userA: String; var userB: String }
+    private struct SessionBody: Decodable { var userId: String; var sessionId: String?; var title: String? }
+    private struct SessionEventBody: Decodable { var kind: String; var payload: JSONValue? }
+    private struct ApprovalBody: Decodable {
+        var toolName: String; var summary: String; var details: JSONValue?; var timeoutSeconds: Double?; var idempotencyKey: String?
+    }
+    private struct PublishBody: Decodable { var name: String; var payload: JSONValue?; var idempotencyKey: String? }
+    private struct OffsetResult: Encodable { var offset: Int64 }
+    private struct Done: Encodable { var ok = true }
+
+    func backendRoute(_ route: [String], request: HTTPRequest, respond: @escaping Respond) -> Bool {
+        let method = request.head.method
+        let idempotencyHeader = request.head.headers["Idempotency-Key"]
+        switch (method, route.count, route.first) {
+        case ("POST", 1, "users"):
+            guard let body = decode(UserBody.self, request, respond: respond) else { return true }
+            guard Self.validID(body.userId) else { respond(Self.badID("userId")); return true }
+            onHub { $0.upsertUser(id: body.userId, displayName: body.displayName, completion: Self.reply(respond)) }
+        case ("GET", 2, "users"):
+            let id = route[1]
+            onHub { hub in respond(hub.user(id).map { Self.ok($0) } ?? Self.failure(GatewayError(.userNotFound, "no user \"\(id)\""))) }
+        case ("GET", 3, "users") where route[2] == "approvals":
+            let id = route[1]
+            onHub { hub in
+                let pending = hub.pendingApprovals(of: id)
+                respond(Self.ok(PendingBody(approvals: pending, badge: pending.count)))
+            }
+        case ("POST", 3, "users") where route[2] == "events":
+            guard let body = decode(PublishBody.self, request, respond: respond) else { return true }
+            let id = route[1]
+            onHub { hub in
+                hub.publish(userId: id, name: body.name, payload: body.payload, idempotencyKey: idempotencyHeader ?? body.idempotencyKey) {
+                    Self.reply(respond, status: 201)($0.map { OffsetResult(offset: $0) })
+                }
+            }
+        case ("POST", 1, "contacts"), ("DELETE", 1, "contacts"):
+            guard let body = decode(ContactBody.self, request, respond: respond) else { return true }
+            let add = method == "POST"
+            onHub { hub in
+                let done: (Result<Void, GatewayError>) -> Void = { Self.reply(respond)($0.map { Done() }) }
+                if add { hub.addContact(body.userA, body.userB, completion: done) } else { hub.removeContact(body.userA, body.userB, completion: done) }
+            }
+        case ("POST", 1, "sessions"):
+            guard let body = decode(SessionBody.self, request, respond: respond) else { return true }
+            guard Self.validID(body.userId), body.sessionId.map(Self.validID) ?? true else { respond(Self.badID("userId/sessionId")); return true }
+            onHub { $0.createSession(id: body.sessionId, userId: body.userId, title: body.title, completion: Self.reply(respond, status: 201)) }
+        case ("GET", 2, "sessions"):
+            let id = route[1]
+            onHub { hub in respond(hub.session(id).map { Self.ok($0) } ?? Self.failure(GatewayError(.sessionNotFound, "no session \"\(id)\""))) }
+        case ("POST", 3, "sessions") where route[2] == "events":
+            guard let body = decode(SessionEventBody.self, request, respond: respond) else { return true }
+            let id = route[1]
+            onHub { hub in
+                hub.postSessionEvent(sessionId: id, kind: body.kind, payload: body.payload) {
+                    Self.reply(respond, status: 201)($0.map { OffsetResult(offset: $0) })
+                }
+            }
+        case ("POST", 3, "sessions") where route[2] == "end":
+            let id = route[1]
+            onHub { $0.endSession(sessionId: id, completion: Self.reply(respond)) }
+        case ("POST", 3, "sessions") where route[2] == "approvals":
+            guard let body = decode(ApprovalBody.self, request, respond: respond) else { return true }
+            guard !body.toolName.isEmpty, !body.summary.isEmpty else {
+                respond(Self.failure(GatewayError(.invalidField, "toolName and summary must not be empty")))
+                return true
+            }
+            let id = route[1]
+            let timeout = body.timeoutSeconds.map { Int64(($0 * 1000).rounded()) }
+            onHub { hub in
+                hub.requestApproval(sessionId: id, toolName: body.toolName, summary: body.summary, details: body.details, timeoutMs: timeout,
+                                    idempotencyKey: idempotencyHeader ?? body.idempotencyKey, completion: Self.reply(respond, status: 201))
+            }
+        case ("GET", 2, "approvals"):
+            let id = route[1]
+            let wait = request.head.queryItem("wait").flatMap(Double.init).map { min(max($0, 0), 60) } ?? 0
+            onHub { hub in
+                hub.waitForApproval(id, waitMs: Int64(wait * 1000)) { data in
+                    respond(data.map { Self.ok($0) } ?? Self.failure(GatewayError(.approvalNotFound, "no approval request \"\(id)\"")))
+                }
+            }
+        default:
+            respond(.jsonError(status: 404, code: "not_found", message: "no API route \(method) \(request.head.path)"))
+        }
+        return true
+    }
+
+    private struct PendingBody: Encodable { var approvals: [ApprovalData]; var badge: Int }
+
+    /// Ids are chosen by backends; keep them printable and bounded.
+    static func validID(_ id: String) -> Bool {
+        !id.isEmpty && id.utf8.count <= 128 && id.utf8.allSatisfy { $0 > 0x20 && $0 < 0x7F && $0 != UInt8(ascii: "/") }
+    }
+
+    static func badID(_ field: String) -> HTTPResponse {
+        failure(GatewayError(.invalidField, "\(field) must be 1 to 128 visible ASCII characters without \"/\""))
+    }
+}

@@ -1,0 +1,147 @@
+import Auth
+import FoundationEssentials
+import Gateway
+import GatewayProtocol
+import HTTP1
+
+/// The HTTP JSON API under `/v1/`: the server API for app backends (API key) and the standalone endpoints for
+/// devices. Requests are parsed on the connection's loop and run on the hub loop; the response goes back through
+/// `respond`. Documented with curl examples in docs/PROTOCOL.md.
+final class ServerAPI: HTTPApplication, @unchecked Sendable {
+    // @unchecked: immutable after init; the hub is reached only through its scheduler.
+    let hub: GatewayHub
+    let scheduler: HubScheduler
+    let authenticator: GatewayAuthenticator
+    let standalone: Bool
+
+    init(hub: GatewayHub, scheduler: HubScheduler, authenticator: GatewayAuthenticator, standalone: Bool) {
+        self.hub = hub
+        self.scheduler = scheduler
+        self.authenticator = authenticator
+        self.standalone = standalone
+    }
+
+    typealias Respond = @Sendable (HTTPResponse) -> Void
+
+    func handle(_ request: HTTPRequest, respond: @escaping Respond) -> Bool {
+        let head = request.head
+        guard head.path.hasPrefix("/v1/"), head.path != GatewayEndpoint.path else { return false }
+        let parts = head.path.split(separator: "/", omittingEmptySubsequences: true).map(String.init) // ["v1", ...]
+        let route = Array(parts.dropFirst())
+
+        // Standalone endpoints authenticate as devices, not backends.
+        if route == ["devices", "register"] {
+            guard standalone else { return false }
+            guard head.method == "POST" else { respond(Self.methodNotAllowed("POST")); return true }
+            registerDevice(request, respond: respond)
+            return true
+        }
+        if route == ["users", "me", "display-name"] {
+            guard head.method == "PUT" else { respond(Self.methodNotAllowed("PUT")); return true }
+            setOwnDisplayName(request, respond: respond)
+            return true
+        }
+
+        guard authenticator.serverAPIEnabled else {
+            respond(.jsonError(status: 404, code: "not_found", message: "the server API is off: set auth.api_keys"))
+            return true
+        }
+        guard let header = head.headers["Authorization"], let key = BearerToken.parse(authorization: header),
+              authenticator.checkAPIKey(key) != nil else {
+            respond(.jsonError(status: 401, code: "unauthenticated", message: "send the API key as Authorization: Bearer <key>",
+                               extraHeaders: HTTPHeaders([("WWW-Authenticate", "Bearer")])))
+            return true
+        }
+        return backendRoute(route, request: request, respond: respond)
+    }
+
+    // MARK: Helpers
+
+    static func methodNotAllowed(_ allowed: String) -> HTTPResponse {
+        .jsonError(status: 405, code: "method_not_allowed", message: "use \(allowed)", extraHeaders: HTTPHeaders([("Allow", allowed)]))
+    }
+
+    static func ok(_ value: some Encodable, status: Int = 200) -> HTTPResponse {
+        HTTPResponse(status: status, headers: HTTPHeaders([("Content-Type", "application/json")]), body: ServerFrames.encode(value))
+    }
+
+    static func failure(_ error: GatewayError) -> HTTPResponse {
+        let status: Int
+        switch error.code {
+        case .notFound, .userNotFound, .sessionNotFound, .approvalNotFound: status = 404
+        case .unauthenticated, .tokenInvalid: status = 401
+        case .forbidden: status = 403
+        case .approvalAlreadyResolved, .approvalExpired, .sessionEnded: status = 409
+        case .rateLimited: status = 429
+        case .storageFailed: status = 503
+        case .internalError: status = 500
+        case .messageTooLarge: status = 413
+        default: status = 400
+        }
+        return .jsonError(status: status, code: error.code.rawValue, message: error.message)
+    }
+
+    /// Decodes a JSON body, or answers 400 naming the field.
+    func decode<T: Decodable>(_ type: T.Type, _ request: HTTPRequest, respond: Respond) -> T? {
+        do {
+            return try JSONDecoder().decode(T.self, from: Data(request.body.isEmpty ? Array("{}".utf8) : request.body))
+        } catch {
+            respond(Self.failure(hub.describe(error, whole: true)))
+            return nil
+        }
+    }
+
+    /// Runs `body` on the hub loop.
+    func onHub(_ body: @escaping @Sendable (GatewayHub) -> Void) {
+        let hub = self.hub
+        scheduler.execute { body(hub) }
+    }
+
+    static func reply<T: Encodable>(_ respond: @escaping Respond, status: Int = 200) -> (Result<T, GatewayError>) -> Void {
+        { result in
+            switch result {
+            case .success(let value): respond(ok(value, status: status))
+            case .failure(let error): respond(failure(error))
+            }
+        }
+    }
+
+    // MARK: Standalone
+
+    private struct RegisterBody: Decodable { var deviceToken: String; var platform: String }
+    private struct Registered: Encodable { var userId: String; var hexCode: String; var deviceId: String; var token: String }
+
+    private func registerDevice(_ request: HTTPRequest, respond: @escaping Respond) {
+        guard let body = decode(RegisterBody.self, request, respond: respond) else { return }
+        let authenticator = self.authenticator
+        onHub { hub in
+            hub.registerDevice(deviceToken: body.deviceToken, platform: body.platform) { result in
+                switch result {
+                case .success(let r):
+                    let identity = ClientIdentity(userId: r.userId, deviceId: r.deviceId, clientType: r.clientType)
+                    guard let token = try? authenticator.issueToken(for: identity) else {
+                        return respond(Self.failure(GatewayError(.internalError, "could not sign a token")))
+                    }
+                    respond(Self.ok(Registered(userId: r.userId, hexCode: r.hexCode, deviceId: r.deviceId, token: token)))
+                case .failure(let error):
+                    respond(Self.failure(error))
+                }
+            }
+        }
+    }
+
+    private struct DisplayNameBody: Decodable { var displayName: String }
+
+    private func setOwnDisplayName(_ request: HTTPRequest, respond: @escaping Respond) {
+        guard let header = request.head.headers["Authorization"], let token = BearerToken.parse(authorization: header) else {
+            return respond(.jsonError(status: 401, code: "unauthenticated", message: "send the device token as Authorization: Bearer <jwt>"))
+        }
+        let identity: ClientIdentity
+        switch authenticator.identify(token: token) {
+        case .success(let found): identity = found
+        case .failure(let error): return respond(.jsonError(status: 401, code: "token_invalid", message: "\(error.code): \(error.message)"))
+        }
+        guard let body = decode(DisplayNameBody.self, request, respond: respond) else { return }
+        onHub { hub in hub.setDisplayName(userId: identity.userId, body.displayName, completion: Self.reply(respond)) }
+    }
+}

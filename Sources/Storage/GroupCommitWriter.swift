@@ -1,0 +1,183 @@
+import Glibc
+import Gateway
+import Synchronization
+
+/// The single writer thread that owns the write connection and commits in groups.
+///
+/// `submit` may be called from any thread; it only appends to a queue. The thread takes everything queued since
+/// its last commit, applies consecutive batches in one `BEGIN IMMEDIATE … COMMIT` (at most `maxBatchWrites`
+/// writes; a larger batch goes alone), each batch inside its own savepoint so a failing batch is rolled back by
+/// itself and only its completion gets the error. If the transaction as a whole fails (BEGIN, COMMIT, or an error
+/// after which SQLite rolled everything back) every batch in it gets the error. Completions then run on the writer
+/// thread in submission order, after the commit returned — i.e. after the data is visible to every new reader.
+///
+/// The queue is unbounded: back-pressure is the caller's business (completions tell it how far behind we are).
+final class GroupCommitWriter: @unchecked Sendable {
+    enum Job {
+        case batch([StoreWrite], @Sendable (Error?) -> Void)
+        /// Runs alone in its own transaction, between the batches queued before and after it.
+        case maintenance((StoreWriteApplier) throws(StorageError) -> Int, BlockingReply<Result<Int, StorageError>>)
+    }
+
+    private let connection: SQLiteConnection
+    private let applier: StoreWriteApplier
+    private let maxBatchWrites: Int
+    private let queueLock = ConditionLock()
+    private var queue: [Job] = []            // guarded by queueLock
+    private var stopping = false             // guarded by queueLock
+    private var idle = false                 // guarded by queueLock: the thread sleeps and needs a signal
+    private var thread: pthread_t?
+    private let commits = Atomic<Int>(0)
+
+    /// Takes ownership of `connection`: from `start()` on only the writer thread touches it, and closes it.
+    init(connection: SQLiteConnection, maxBatchWrites: Int) {
+        self.connection = connection
+        self.applier = StoreWriteApplier(db: connection)
+        self.maxBatchWrites = max(1, maxBatchWrites)
+    }
+
+    /// Transactions committed so far.
+    var commitCount: Int { commits.load(ordering: .relaxed) }
+
+    func start() throws(StorageError) {
+        let context = Unmanaged.passRetained(self).toOpaque()
+        var tid = pthread_t()
+        let rc = pthread_create(&tid, nil, { raw in
+            let writer = Unmanaged<GroupCommitWriter>.fromOpaque(raw!).takeRetainedValue()
+            writer.run()
+            return nil
+        }, context)
+        guard rc == 0 else {
+            Unmanaged<GroupCommitWriter>.fromOpaque(context).release()
+            throw StorageError("\(connection.path): cannot start the writer thread (errno \(rc))")
+        }
+        thread = tid
+    }
+
+    /// Queues a job; false once `stop()` began (the job is not queued).
+    func submit(_ job: Job) -> Bool {
+        queueLock.lock()
+        guard !stopping else { queueLock.unlock(); return false }
+        queue.append(job)
+        let wake = idle
+        queueLock.unlock()
+        // Signal only a sleeping thread: under load the writer is busy committing and needs no syscall.
+        if wake { queueLock.signal() }
+        return true
+    }
+
+    /// Refuses new jobs, lets the thread finish every queued one, and waits for it to exit. Idempotent. Called on
+    /// the writer thread itself (from a completion) it only asks the thread to stop, since joining would deadlock.
+    func stop() {
+        let alreadyStopping = queueLock.withLock { () -> Bool in
+            defer { stopping = true }
+            return stopping
+        }
+        queueLock.signal()
+        guard !alreadyStopping, let thread else { return }
+        if pthread_equal(thread, pthread_self()) != 0 { return }
+        pthread_join(thread, nil)
+    }
+
+    private func run() {
+        while true {
+            queueLock.lock()
+            while queue.isEmpty && !stopping {
+                idle = true
+                queueLock.wait()
+                idle = false
+            }
+            let jobs = queue
+            queue.removeAll(keepingCapacity: true)
+            let exit = jobs.isEmpty && stopping
+            queueLock.unlock()
+            if exit { break }
+            process(jobs)
+        }
+        connection.close()
+    }
+
+    private func process(_ jobs: [Job]) {
+        var index = 0
+        while index < jobs.count {
+            if case .maintenance(let body, let reply) = jobs[index] {
+                reply.fulfil(runMaintenance(body))
+                index += 1
+                continue
+            }
+            var group: [([StoreWrite], @Sendable (Error?) -> Void)] = []
+            var writes = 0
+            while index < jobs.count, case .batch(let batch, let completion) = jobs[index],
+                  group.isEmpty || writes + batch.count <= maxBatchWrites {
+                group.append((batch, completion))
+                writes += batch.count
+                index += 1
+            }
+            let results = commit(group.map(\.0))
+            for (entry, result) in zip(group, results) { entry.1(result) }
+        }
+    }
+
+    /// Applies the batches in one transaction; returns each batch's outcome (nil = committed).
+    private func commit(_ batches: [[StoreWrite]]) -> [StorageError?] {
+        var results = [StorageError?](repeating: nil, count: batches.count)
+        var pending: [Int] = []   // batches applied in the open transaction, not yet committed
+        var inTransaction = false
+        for (i, batch) in batches.enumerated() {
+            do {
+                if !inTransaction {
+                    try connection.run("BEGIN IMMEDIATE")
+                    inTransaction = true
+                }
+                try applyInSavepoint(batch)
+                pending.append(i)
+            } catch {
+                results[i] = error
+                if inTransaction && connection.isAutocommit {
+                    // SQLite rolled the whole transaction back (e.g. disk full): earlier batches are lost too.
+                    for j in pending { results[j] = StorageError("transaction rolled back: " + error.message,
+                                                                 sqliteCode: error.sqliteCode) }
+                    pending.removeAll()
+                    inTransaction = false
+                }
+            }
+        }
+        guard inTransaction else { return results }
+        do {
+            try connection.run("COMMIT")
+            commits.add(1, ordering: .relaxed)
+        } catch {
+            if !connection.isAutocommit { try? connection.run("ROLLBACK") }
+            for j in pending { results[j] = error }
+        }
+        return results
+    }
+
+    private func applyInSavepoint(_ batch: [StoreWrite]) throws(StorageError) {
+        try connection.run("SAVEPOINT batch")
+        do {
+            for write in batch { try applier.apply(write) }
+            try connection.run("RELEASE batch")
+        } catch {
+            if !connection.isAutocommit {
+                // Undo just this batch; the transaction stays open for the others.
+                try? connection.run("ROLLBACK TO batch")
+                try? connection.run("RELEASE batch")
+            }
+            throw error
+        }
+    }
+
+    private func runMaintenance(_ body: (StoreWriteApplier) throws(StorageError) -> Int) -> Result<Int, StorageError> {
+        do {
+            try connection.run("BEGIN IMMEDIATE")
+            let value = try body(applier)
+            try connection.run("COMMIT")
+            commits.add(1, ordering: .relaxed)
+            return .success(value)
+        } catch {
+            if !connection.isAutocommit { try? connection.run("ROLLBACK") }
+            return .failure(error)
+        }
+    }
+}

@@ -1,0 +1,100 @@
+import CSQLite
+
+/// One SQLite connection and its prepared-statement cache (prepare once, reset and re-bind per use).
+///
+/// Not thread-safe: exactly one thread uses it at a time (the writer thread for the write connection; a reader
+/// holding the store's read lock for the read-only one). Opened in multi-thread mode (`SQLITE_OPEN_NOMUTEX`),
+/// so SQLite adds no locking of its own.
+final class SQLiteConnection {
+    let path: String
+    private var db: OpaquePointer?
+    private var cache: [String: SQLiteStatement] = [:]
+
+    /// Opens (and with `readOnly == false` creates) the database. A file that is not a database is only
+    /// detected by the first statement, not here.
+    init(path: String, readOnly: Bool, busyTimeoutMs: Int) throws(StorageError) {
+        self.path = path
+        var handle: OpaquePointer?
+        let access = readOnly ? SQLITE_OPEN_READONLY : (SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE)
+        let rc = sqlite3_open_v2(path, &handle, access | SQLITE_OPEN_NOMUTEX, nil)
+        guard rc == SQLITE_OK, let handle else {
+            let error = StorageError.sqlite(path: path, db: handle, code: rc, context: "opening the database")
+            sqlite3_close_v2(handle)
+            throw error
+        }
+        db = handle
+        sqlite3_extended_result_codes(handle, 1)
+        sqlite3_busy_timeout(handle, Int32(clamping: busyTimeoutMs))
+    }
+
+    deinit { close() }
+
+    /// Finalizes every cached statement and closes the connection. Idempotent.
+    func close() {
+        for statement in cache.values { sqlite3_finalize(statement.handle) }
+        cache.removeAll()
+        if let db { sqlite3_close_v2(db) }
+        db = nil
+    }
+
+    /// Whether no transaction is open (SQLite rolls back by itself after some errors, e.g. SQLITE_FULL).
+    var isAutocommit: Bool { db.map { sqlite3_get_autocommit($0) != 0 } ?? true }
+
+    /// Rows changed by the last INSERT/UPDATE/DELETE.
+    var changes: Int { db.map { Int(sqlite3_changes64($0)) } ?? 0 }
+
+    /// Runs one or more statements without results (schema, pragmas that return nothing).
+    func execute(_ sql: String) throws(StorageError) {
+        guard let db else { throw StorageError("\(path): connection is closed") }
+        var errorText: UnsafeMutablePointer<CChar>?
+        let rc = sqlite3_exec(db, sql, nil, nil, &errorText)
+        defer { sqlite3_free(errorText) }
+        if rc != SQLITE_OK {
+            let text = errorText.map { String(cString: $0) } ?? String(cString: sqlite3_errstr(rc))
+            let context = sql.count > 80 ? String(sql.prefix(80)) + "…" : sql
+            throw StorageError("\(path): \(text) (\(context))", sqliteCode: sqlite3_extended_errcode(db))
+        }
+    }
+
+    /// Runs a cached statement that returns no rows (or whose rows are ignored).
+    func run(_ sql: String, bind: (inout SQLiteStatement) -> Void = { _ in }) throws(StorageError) {
+        var statement = try prepared(sql)
+        defer { statement.reset() }
+        bind(&statement)
+        while try statement.step() {}
+    }
+
+    /// Runs a cached query and maps every row.
+    func query<Row>(_ sql: String, bind: (inout SQLiteStatement) -> Void = { _ in },
+                    row: (SQLiteStatement) -> Row) throws(StorageError) -> [Row] {
+        var statement = try prepared(sql)
+        defer { statement.reset() }
+        bind(&statement)
+        var rows: [Row] = []
+        while try statement.step() { rows.append(row(statement)) }
+        return rows
+    }
+
+    /// The first row of a cached query, if any.
+    func queryFirst<Row>(_ sql: String, bind: (inout SQLiteStatement) -> Void = { _ in },
+                         row: (SQLiteStatement) -> Row) throws(StorageError) -> Row? {
+        var statement = try prepared(sql)
+        defer { statement.reset() }
+        bind(&statement)
+        return try statement.step() ? row(statement) : nil
+    }
+
+    private func prepared(_ sql: String) throws(StorageError) -> SQLiteStatement {
+        if let statement = cache[sql] { return statement }
+        guard let db else { throw StorageError("\(path): connection is closed") }
+        var handle: OpaquePointer?
+        // PERSISTENT: these statements live as long as the connection, so SQLite may use longer-lived memory.
+        let rc = sqlite3_prepare_v3(db, sql, -1, UInt32(SQLITE_PREPARE_PERSISTENT), &handle, nil)
+        guard rc == SQLITE_OK, let handle else {
+            throw StorageError.sqlite(path: path, db: db, code: rc, context: "preparing \(sql.prefix(120))")
+        }
+        let statement = SQLiteStatement(handle: handle, path: path)
+        cache[sql] = statement
+        return statement
+    }
+}

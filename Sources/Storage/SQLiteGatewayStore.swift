@@ -1,0 +1,118 @@
+import Gateway
+
+/// The production `GatewayStore`: one SQLite file in WAL mode.
+///
+/// Writes: `write` only queues; one dedicated writer thread owning the write connection group-commits everything
+/// queued since its last commit (see `GroupCommitWriter`) and then runs the completions, on that thread, in
+/// submission order. A completion with `nil` means the batch is committed and visible to every reader; with
+/// `SQLiteStoreOptions.Synchronous.normal` it also survives `kill -9` of the process (not a power loss: use `.full`).
+/// A failing batch (e.g. an event offset that already exists — a domain bug) gets a `StorageError` and none of its
+/// writes are kept; other batches in the same transaction still commit.
+///
+/// Reads use a separate read-only connection guarded by a lock, so they block each other but never the writer;
+/// they may block on disk and must not run on an event-loop thread. `pruneEvents` is a write: it is queued to the
+/// writer and the caller blocks until it has committed.
+///
+/// All methods may be called from any thread. After `close()` writes fail with a `StorageError` at once and
+/// reads throw.
+public final class SQLiteGatewayStore: GatewayStore, @unchecked Sendable {
+    private let path: String
+    private let writer: GroupCommitWriter
+    private let readLock = ConditionLock()
+    private var readConnection: SQLiteConnection?   // guarded by readLock; nil once closed
+
+    /// Opens or creates the database, switches it to WAL, runs pending schema migrations and starts the writer
+    /// thread. Throws a `StorageError` naming the path when the file cannot be opened, is not a SQLite database,
+    /// or has a schema newer than this build.
+    public init(options: SQLiteStoreOptions) throws(StorageError) {
+        path = options.path
+        let writeConnection = try SQLiteConnection(path: options.path, readOnly: false, busyTimeoutMs: options.busyTimeoutMs)
+        do throws(StorageError) {
+            let mode = try writeConnection.queryFirst("PRAGMA journal_mode = WAL") { $0.string(0) }
+            guard mode?.lowercased() == "wal" else {
+                throw StorageError("\(options.path): cannot switch to WAL mode (journal_mode is \(mode ?? "unknown"))")
+            }
+            let synchronous = options.synchronous == .full ? "FULL" : "NORMAL"
+            try writeConnection.execute("PRAGMA synchronous = \(synchronous)")
+            try SchemaMigrations.migrate(writeConnection)
+            readConnection = try SQLiteConnection(path: options.path, readOnly: true, busyTimeoutMs: options.busyTimeoutMs)
+        } catch {
+            writeConnection.close()
+            throw error
+        }
+        writer = GroupCommitWriter(connection: writeConnection, maxBatchWrites: options.maxBatchWrites)
+        do {
+            try writer.start()
+        } catch {
+            writeConnection.close()
+            readConnection?.close()
+            throw error
+        }
+    }
+
+    deinit { close() }
+
+    /// Stops accepting writes, commits everything already queued (running its completions), stops the writer
+    /// thread and closes both connections. Idempotent. Do not call it from a write completion if you need it to
+    /// wait: on the writer thread it only requests the stop.
+    public func close() {
+        writer.stop()
+        readLock.withLock {
+            readConnection?.close()
+            readConnection = nil
+        }
+    }
+
+    /// Transactions committed so far (write groups and prunes); tests use it to show grouping.
+    public var commitCount: Int { writer.commitCount }
+
+    // MARK: GatewayStore
+
+    public func write(_ writes: [StoreWrite], completion: @escaping @Sendable (Error?) -> Void) {
+        if !writer.submit(.batch(writes, completion)) {
+            completion(StorageError("\(path): store is closed"))
+        }
+    }
+
+    public func loadSnapshot() throws -> GatewaySnapshot {
+        try read { reader throws(StorageError) in try reader.loadSnapshot() }
+    }
+
+    public func events(userId: String, after: Int64, limit: Int) throws -> [StoredEvent] {
+        try read { reader throws(StorageError) in try reader.events(userId: userId, after: after, limit: limit) }
+    }
+
+    public func oldestOffset(userId: String) throws -> Int64? {
+        try read { reader throws(StorageError) in try reader.oldestOffset(userId: userId) }
+    }
+
+    public func messages(between a: String, and b: String, before: Int64?, limit: Int) throws -> [MessageRecord] {
+        try read { reader throws(StorageError) in try reader.messages(between: a, and: b, before: before, limit: limit) }
+    }
+
+    public func unreadCounts(userId: String) throws -> [String: Int] {
+        try read { reader throws(StorageError) in try reader.unreadCounts(userId: userId) }
+    }
+
+    public func idempotentResponse(scope: String, key: String) throws -> [UInt8]? {
+        try read { reader throws(StorageError) in try reader.idempotentResponse(scope: scope, key: key) }
+    }
+
+    /// Runs on the writer thread in its own transaction, after every batch queued before it; blocks the caller.
+    /// Scans the whole log (a periodic maintenance job, not a hot path); appends wait while it runs.
+    public func pruneEvents(before: Int64, keepLatest: Int) throws -> Int {
+        let reply = BlockingReply<Result<Int, StorageError>>()
+        let job = GroupCommitWriter.Job.maintenance({ applier throws(StorageError) in
+            try applier.pruneEvents(before: before, keepLatest: keepLatest)
+        }, reply)
+        guard writer.submit(job) else { throw StorageError("\(path): store is closed") }
+        return try reply.wait().get()
+    }
+
+    private func read<R>(_ body: (StoreReader) throws(StorageError) -> R) throws(StorageError) -> R {
+        readLock.lock()
+        defer { readLock.unlock() }
+        guard let readConnection else { throw StorageError("\(path): store is closed") }
+        return try body(StoreReader(db: readConnection))
+    }
+}

@@ -1,3 +1,0 @@
-import CSQLite
-import Gateway
-// Placeholder until the SQLite adapter lands.

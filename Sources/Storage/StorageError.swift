@@ -1,0 +1,30 @@
+import CSQLite
+
+/// A failure of the SQLite store. `message` names the database file and carries SQLite's own error text
+/// (plus what the store was doing), so a log line alone is enough to find the cause.
+public struct StorageError: Error, Sendable, CustomStringConvertible {
+    /// Human-readable cause: `"<path>: <sqlite error text> (<context>)"`.
+    public var message: String
+    /// The extended SQLite result code, when the error came from SQLite (e.g. 2067 = SQLITE_CONSTRAINT_UNIQUE).
+    public var sqliteCode: Int32?
+
+    /// Creates an error with a ready-made message.
+    public init(_ message: String, sqliteCode: Int32? = nil) {
+        self.message = message
+        self.sqliteCode = sqliteCode
+    }
+
+    public var description: String { "StorageError: \(message)" }
+
+    /// An error from SQLite on `db`, read from the connection's last error (valid only right after the failing call).
+    static func sqlite(path: String, db: OpaquePointer?, code: Int32, context: String) -> StorageError {
+        let text: String
+        if let db, let cText = sqlite3_errmsg(db) {
+            text = String(cString: cText)
+        } else {
+            text = String(cString: sqlite3_errstr(code))
+        }
+        let extended = db.map { sqlite3_extended_errcode($0) } ?? code
+        return StorageError("\(path): \(text) (\(context))", sqliteCode: extended)
+    }
+}

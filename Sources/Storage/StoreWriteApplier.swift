@@ -1,0 +1,139 @@
+import Gateway
+
+/// Turns each `StoreWrite` into one cached SQL statement on the write connection. Writer thread only; the caller
+/// owns the transaction. Semantics match `InMemoryGatewayStore` except where a duplicate key is a domain bug
+/// (event offset, message id, hex code, device token): those throw, failing the whole batch.
+struct StoreWriteApplier {
+    let db: SQLiteConnection
+
+    func apply(_ write: StoreWrite) throws(StorageError) {
+        do {
+            try run(write)
+        } catch {
+            throw StorageError(error.message + " [\(Self.describe(write))]", sqliteCode: error.sqliteCode)
+        }
+    }
+
+    private func run(_ write: StoreWrite) throws(StorageError) {
+        switch write {
+        case .appendEvent(let e):
+            // A plain INSERT: an existing (user, offset) means the domain handed out an offset twice.
+            try db.run("INSERT INTO events (user_id, \"offset\", type, payload, created_at) VALUES (?1, ?2, ?3, ?4, ?5)") {
+                $0.bind(1, e.userId); $0.bind(2, e.offset); $0.bind(3, e.type); $0.bind(4, e.payload); $0.bind(5, e.createdAt)
+            }
+        case .upsertUser(let u):
+            try db.run("""
+                INSERT INTO users (id, hex_code, display_name, created_at) VALUES (?1, ?2, ?3, ?4)
+                ON CONFLICT (id) DO UPDATE SET hex_code = excluded.hex_code, display_name = excluded.display_name,
+                    created_at = excluded.created_at
+                """) { $0.bind(1, u.id); $0.bind(2, u.hexCode); $0.bind(3, u.displayName); $0.bind(4, u.createdAt) }
+        case .upsertDevice(let d):
+            // The whole record is replaced, ack included (as the reference store does); acks only rise via setDeviceAck.
+            try db.run("""
+                INSERT INTO devices (id, user_id, client_type, device_token, created_at, acked_offset)
+                VALUES (?1, ?2, ?3, ?4, ?5, ?6)
+                ON CONFLICT (id) DO UPDATE SET user_id = excluded.user_id, client_type = excluded.client_type,
+                    device_token = excluded.device_token, created_at = excluded.created_at,
+                    acked_offset = excluded.acked_offset
+                """) {
+                $0.bind(1, d.id); $0.bind(2, d.userId); $0.bind(3, d.clientType); $0.bind(4, d.deviceToken)
+                $0.bind(5, d.createdAt); $0.bind(6, d.ackedOffset)
+            }
+        case .upsertContact(let c):
+            // Reactivating a removed contact keeps the relation's original creation time.
+            try db.run("""
+                INSERT INTO contacts (user_id, contact_id, created_at, active) VALUES (?1, ?2, ?3, ?4)
+                ON CONFLICT (user_id, contact_id) DO UPDATE SET active = excluded.active
+                """) { $0.bind(1, c.userId); $0.bind(2, c.contactId); $0.bind(3, c.createdAt); $0.bind(4, c.active) }
+        case .upsertSession(let s):
+            try db.run("""
+                INSERT INTO sessions (id, user_id, title, state, active_client_type, active_device_id,
+                    active_last_activity_at, created_at, ended_at, seq)
+                VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, (SELECT COALESCE(MAX(seq), 0) + 1 FROM sessions))
+                ON CONFLICT (id) DO UPDATE SET user_id = excluded.user_id, title = excluded.title,
+                    state = excluded.state, active_client_type = excluded.active_client_type,
+                    active_device_id = excluded.active_device_id,
+                    active_last_activity_at = excluded.active_last_activity_at, created_at = excluded.created_at,
+                    ended_at = excluded.ended_at, seq = excluded.seq
+                """) {
+                $0.bind(1, s.id); $0.bind(2, s.userId); $0.bind(3, s.title); $0.bind(4, s.state)
+                $0.bind(5, s.activeClient?.clientType); $0.bind(6, s.activeClient?.deviceId)
+                $0.bind(7, s.activeClient?.lastActivityAt); $0.bind(8, s.createdAt); $0.bind(9, s.endedAt)
+            }
+        case .upsertApproval(let a):
+            try db.run("""
+                INSERT INTO approvals (id, user_id, session_id, tool_name, summary, details, state,
+                    decided_by_device_id, decided_by_client_type, created_at, expires_at, resolved_at, seq)
+                VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12,
+                    (SELECT COALESCE(MAX(seq), 0) + 1 FROM approvals))
+                ON CONFLICT (id) DO UPDATE SET user_id = excluded.user_id, session_id = excluded.session_id,
+                    tool_name = excluded.tool_name, summary = excluded.summary, details = excluded.details,
+                    state = excluded.state, decided_by_device_id = excluded.decided_by_device_id,
+                    decided_by_client_type = excluded.decided_by_client_type, created_at = excluded.created_at,
+                    expires_at = excluded.expires_at, resolved_at = excluded.resolved_at, seq = excluded.seq
+                """) {
+                $0.bind(1, a.id); $0.bind(2, a.userId); $0.bind(3, a.sessionId); $0.bind(4, a.toolName)
+                $0.bind(5, a.summary); $0.bind(6, a.details); $0.bind(7, a.state); $0.bind(8, a.decidedByDeviceId)
+                $0.bind(9, a.decidedByClientType); $0.bind(10, a.createdAt); $0.bind(11, a.expiresAt)
+                $0.bind(12, a.resolvedAt)
+            }
+        case .insertMessage(let m):
+            try db.run("""
+                INSERT INTO messages (id, from_user, to_user, text, sent_at, pair_low, pair_high)
+                VALUES (?1, ?2, ?3, ?4, ?5, min(?2, ?3), max(?2, ?3))
+                """) { $0.bind(1, m.id); $0.bind(2, m.from); $0.bind(3, m.to); $0.bind(4, m.text); $0.bind(5, m.sentAt) }
+        case .setReadMark(let userId, let peerId, let messageId):
+            try db.run("""
+                INSERT INTO read_marks (user_id, peer_id, message_id) VALUES (?1, ?2, ?3)
+                ON CONFLICT (user_id, peer_id) DO UPDATE SET message_id = max(message_id, excluded.message_id)
+                """) { $0.bind(1, userId); $0.bind(2, peerId); $0.bind(3, messageId) }
+        case .setDeviceAck(let deviceId, let offset):
+            // An unknown device is ignored, like the reference store.
+            try db.run("UPDATE devices SET acked_offset = max(acked_offset, ?2) WHERE id = ?1") {
+                $0.bind(1, deviceId); $0.bind(2, offset)
+            }
+        case .putIdempotency(let scope, let key, let response, let createdAt):
+            try db.run("""
+                INSERT INTO idempotency (scope, "key", response, created_at) VALUES (?1, ?2, ?3, ?4)
+                ON CONFLICT (scope, "key") DO UPDATE SET response = excluded.response, created_at = excluded.created_at
+                """) { $0.bind(1, scope); $0.bind(2, key); $0.bind(3, response); $0.bind(4, createdAt) }
+        }
+    }
+
+    /// Drops events created before `before` except each user's newest `keepLatest` (by offset); returns the count.
+    /// When a log may become empty (`keepLatest <= 0`) its highest offset is first saved to `event_log_heads`.
+    func pruneEvents(before: Int64, keepLatest: Int) throws(StorageError) -> Int {
+        if keepLatest <= 0 {
+            try db.run("""
+                INSERT INTO event_log_heads (user_id, latest_offset)
+                SELECT user_id, MAX("offset") FROM events WHERE true GROUP BY user_id
+                ON CONFLICT (user_id) DO UPDATE SET latest_offset = max(latest_offset, excluded.latest_offset)
+                """)
+        }
+        try db.run("""
+            DELETE FROM events WHERE created_at < ?1 AND (user_id, "offset") IN (
+                SELECT user_id, "offset" FROM (
+                    SELECT user_id, "offset", created_at,
+                        row_number() OVER (PARTITION BY user_id ORDER BY "offset" DESC) AS newest_rank
+                    FROM events)
+                WHERE newest_rank > ?2 AND created_at < ?1)
+            """) { $0.bind(1, before); $0.bind(2, Int64(keepLatest)) }
+        return db.changes
+    }
+
+    /// A short label for error messages (no payloads: they may be large or private).
+    static func describe(_ write: StoreWrite) -> String {
+        switch write {
+        case .appendEvent(let e): return "appendEvent user \(e.userId) offset \(e.offset)"
+        case .upsertUser(let u): return "upsertUser \(u.id)"
+        case .upsertDevice(let d): return "upsertDevice \(d.id)"
+        case .upsertContact(let c): return "upsertContact \(c.userId)->\(c.contactId)"
+        case .upsertSession(let s): return "upsertSession \(s.id)"
+        case .upsertApproval(let a): return "upsertApproval \(a.id)"
+        case .insertMessage(let m): return "insertMessage \(m.id)"
+        case .setReadMark(let userId, let peerId, _): return "setReadMark \(userId)->\(peerId)"
+        case .setDeviceAck(let deviceId, _): return "setDeviceAck \(deviceId)"
+        case .putIdempotency(let scope, let key, _, _): return "putIdempotency \(scope)/\(key)"
+        }
+    }
+}

@@ -75,6 +75,11 @@ public struct SocketAddress: Sendable, CustomStringConvertible {
 
     public var description: String { family == AF_INET6 ? "[\(host)]:\(port)" : "\(host):\(port)" }
 
+    /// Connects a socket to this address (blocking unless `fd` is non-blocking); false on failure, errno set.
+    public func connect(_ fd: Int32) -> Bool {
+        withSockaddr { Glibc.connect(fd, $0, $1) } == 0
+    }
+
     func withSockaddr<R>(_ body: (UnsafePointer<sockaddr>, socklen_t) -> R) -> R {
         withUnsafeBytes(of: storage) { body($0.baseAddress!.assumingMemoryBound(to: sockaddr.self), length) }
     }

@@ -4,7 +4,7 @@ import GatewayProtocol
 /// Approval requests: the backend asks "may the agent run this?"; the first answer from any device wins, every
 /// device learns the outcome, and unanswered requests time out (60 s by default) — also across restarts.
 extension GatewayHub {
-    static func approvalData(_ a: ApprovalRecord) -> ApprovalData {
+    public static func approvalData(_ a: ApprovalRecord) -> ApprovalData {
         ApprovalData(requestId: a.id, sessionId: a.sessionId, toolName: a.toolName, summary: a.summary,
                      details: a.details.flatMap { try? JSONDecoder().decode(JSONValue.self, from: Data($0)) },
                      state: a.state, createdAt: a.createdAt, expiresAt: a.expiresAt,

@@ -30,12 +30,39 @@ extension ServerSettings {
         webSocket.closeTimeoutMs = UInt64(ws.closeTimeoutMs)
         webSocket.maxOutboundBytes = ws.maxOutboundBytes
         webSocket.allowedOrigins = ws.allowedOrigins
-        webSocket.subprotocols = ws.subprotocols
+        // The gateway's own subprotocol is always offered (browsers pass their token next to it).
+        webSocket.subprotocols = ws.subprotocols.contains(GatewayEndpoint.subprotocol) ? ws.subprotocols : ws.subprotocols + [GatewayEndpoint.subprotocol]
         let c = ws.compression
         webSocket.compression = PerMessageDeflateSettings(
             enabled: c.enabled, maxServerWindowBits: c.maxWindowBits, memLevel: c.memLevel,
             compressionLevel: c.level, serverNoContextTakeover: c.serverNoContextTakeover)
         webSocket.compressionThresholdBytes = c.thresholdBytes
         metricsEnabled = config.metrics.enabled
+    }
+}
+
+extension GatewayRuntime.Options {
+    /// The gateway options for a validated configuration.
+    public init(_ config: SwitchboardConfiguration) {
+        self.init(databasePath: config.storage.path)
+        synchronousFull = config.storage.synchronous == .full
+        let auth = config.auth
+        hs256Secret = auth.hs256Secret.isEmpty ? nil : auth.hs256Secret
+        es256PublicKeyFile = auth.es256PublicKeyFile.isEmpty ? nil : auth.es256PublicKeyFile
+        audience = auth.audience.isEmpty ? nil : auth.audience
+        issuer = auth.issuer.isEmpty ? nil : auth.issuer
+        leewaySeconds = Int64(auth.leewaySeconds)
+        authTimeoutMs = UInt64(auth.timeoutMs)
+        apiKeys = auth.apiKeys
+        standalone = auth.standalone
+        let g = config.gateway
+        settings.approvalDefaultTimeoutMs = Int64(g.approvalTimeoutMs)
+        settings.approvalMinTimeoutMs = Int64(g.approvalMinTimeoutMs)
+        settings.approvalMaxTimeoutMs = Int64(g.approvalMaxTimeoutMs)
+        settings.presenceGraceMs = Int64(g.presenceGraceMs)
+        settings.maxMessageCharacters = g.maxMessageCharacters
+        approvalWebhookURL = g.approvalWebhookURL.isEmpty ? nil : g.approvalWebhookURL
+        retentionHours = config.storage.retentionHours
+        keepLatestEvents = config.storage.keepLatestEvents
     }
 }

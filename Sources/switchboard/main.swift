@@ -38,10 +38,12 @@ struct Serve: ParsableCommand {
         let configuration = try loadConfiguration()
         let logger = makeLogger(configuration.log)
         let settings = ServerSettings(configuration)
-        let application: WebSocketApplication? = settings.echo ? EchoApplication() : nil
         let server: Server
+        let gateway: GatewayRuntime
         do {
-            server = try Server(settings: settings, application: application, logger: logger)
+            gateway = try GatewayRuntime(options: GatewayRuntime.Options(configuration), logger: logger)
+            let application = gateway.webSocketApplication(fallback: settings.echo ? EchoApplication() : nil)
+            server = try Server(settings: settings, application: application, httpApplication: gateway.httpApplication, logger: logger)
             try server.start()
         } catch {
             logger.critical("cannot start: \(error)")
@@ -56,6 +58,7 @@ struct Serve: ParsableCommand {
             source.setEventHandler {
                 logger.info("signal \(sig): draining connections (up to \(settings.drainTimeoutMs) ms)")
                 server.shutdown()
+                gateway.shutdown()
                 Glibc.exit(0)
             }
             source.resume()

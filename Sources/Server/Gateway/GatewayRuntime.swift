@@ -1,0 +1,168 @@
+import Dispatch
+import EventLoop
+import Gateway
+import Glibc
+import Logging
+import Storage
+
+/// Everything the gateway needs besides the socket server: the SQLite store, the hub on its own event loop, the
+/// authenticator, the client endpoint and the server API. Built once by the executable (or a test), then handed to
+/// `Server` as its WebSocket and HTTP applications.
+public final class GatewayRuntime: @unchecked Sendable {
+    // @unchecked: immutable after init apart from the hub, which lives on `hubLoop`.
+    public struct Options: Sendable {
+        public var databasePath: String
+        public var synchronousFull = false
+        public var hs256Secret: String?
+        public var es256PublicKeyFile: String?
+        public var audience: String?
+        public var issuer: String?
+        public var leewaySeconds: Int64 = 30
+        public var authTimeoutMs: UInt64 = 5000
+        public var apiKeys: [String] = []
+        public var standalone = true
+        public var settings = GatewaySettings()
+        public var maxCommandBytes = 16 * 1024
+        public var approvalWebhookURL: String?
+        public var retentionHours = 168
+        public var keepLatestEvents = 1000
+        public init(databasePath: String) { self.databasePath = databasePath }
+    }
+
+    public let hub: GatewayHub
+    let store: SQLiteGatewayStore
+    let hubLoop: EventLoop
+    let scheduler: HubScheduler
+    let endpoint: GatewayEndpoint
+    let api: ServerAPI
+    private let webhook: ApprovalWebhook?
+
+    public init(options: Options, logger: Logger) throws {
+        var storeOptions = SQLiteStoreOptions(path: options.databasePath)
+        storeOptions.synchronous = options.synchronousFull ? .full : .normal
+        do {
+            store = try SQLiteGatewayStore(options: storeOptions)
+        } catch {
+            throw ServerError.configuration("storage.path: \(error)")
+        }
+        let secret = try options.hs256Secret.map { Array($0.utf8) } ?? Self.generatedSecret(beside: options.databasePath, logger: logger)
+        var pem: String?
+        if let file = options.es256PublicKeyFile {
+            guard let text = Self.readFile(file) else { throw ServerError.configuration("auth.es256_public_key_file: cannot read \(file)") }
+            pem = text
+        }
+        let authenticator: GatewayAuthenticator
+        do {
+            authenticator = try GatewayAuthenticator(hs256Secret: secret, es256PublicKeyPEM: pem, audience: options.audience,
+                                                     issuer: options.issuer, leewaySeconds: options.leewaySeconds, apiKeys: options.apiKeys)
+        } catch {
+            throw ServerError.configuration("auth.es256_public_key_file: \(error)")
+        }
+        hubLoop = try EventLoop(index: 1000)
+        scheduler = HubScheduler(loop: hubLoop)
+        hub = GatewayHub(store: store, scheduler: scheduler, clock: scheduler, settings: options.settings)
+        if let url = options.approvalWebhookURL {
+            guard let webhook = ApprovalWebhook(url: url, logger: logger) else {
+                throw ServerError.configuration("gateway.approval_webhook_url: expected http://host[:port]/path, got \(url)")
+            }
+            self.webhook = webhook
+            hub.approvalObserver = webhook
+        } else {
+            webhook = nil
+        }
+        endpoint = GatewayEndpoint(hub: hub, scheduler: scheduler, authenticator: authenticator,
+                                   authTimeoutMs: options.authTimeoutMs, maxCommandBytes: options.maxCommandBytes)
+        api = ServerAPI(hub: hub, scheduler: scheduler, authenticator: authenticator, standalone: options.standalone)
+
+        // Load state and re-arm approval deadlines on the hub's own thread before any client can reach it.
+        try hubLoop.start()
+        let started = DispatchSemaphore(value: 0)
+        let failure = ErrorBox()
+        let (hub, store) = (self.hub, self.store)
+        let retentionMs = Int64(options.retentionHours) * 3_600_000
+        let keep = options.keepLatestEvents
+        let scheduler = self.scheduler
+        hubLoop.execute {
+            do { try hub.start() } catch { failure.error = error }
+            Self.schedulePruning(scheduler: scheduler, store: store, retentionMs: retentionMs, keepLatest: keep, logger: logger)
+            started.signal()
+        }
+        started.wait()
+        if let error = failure.error { throw ServerError.configuration("storage: cannot load \(options.databasePath): \(error)") }
+        if !authenticator.serverAPIEnabled { logger.notice("server API off: set auth.api_keys to enable /v1/ backend routes") }
+    }
+
+    /// The WebSocket application: the gateway at /v1/ws, and `fallback` (echo) elsewhere.
+    public func webSocketApplication(fallback: WebSocketApplication?) -> WebSocketApplication {
+        WebSocketRouter(routes: [GatewayEndpoint.path: endpoint], fallback: fallback)
+    }
+
+    public var httpApplication: HTTPApplication { api }
+
+    /// Stops the hub loop and closes the store (after the server has drained its connections).
+    public func shutdown() {
+        hubLoop.stop()
+        hubLoop.join()
+        store.close()
+    }
+
+    /// Prunes old events hourly (and once at start), off the hub thread.
+    private static func schedulePruning(scheduler: HubScheduler, store: SQLiteGatewayStore, retentionMs: Int64, keepLatest: Int, logger: Logger) {
+        let cutoff = scheduler.now() - retentionMs
+        scheduler.runBlocking {
+            if let removed = try? store.pruneEvents(before: cutoff, keepLatest: keepLatest), removed > 0 {
+                logger.info("pruned \(removed) events older than the retention period")
+            }
+        }
+        _ = scheduler.schedule(at: scheduler.now() + 3_600_000) {
+            schedulePruning(scheduler: scheduler, store: store, retentionMs: retentionMs, keepLatest: keepLatest, logger: logger)
+        }
+    }
+
+    /// The standalone signing secret: read from `<db>.key`, or created there (0600) on first start.
+    private static func generatedSecret(beside databasePath: String, logger: Logger) throws -> [UInt8] {
+        let path = databasePath + ".key"
+        if let text = readFile(path) {
+            let trimmed = text.trimmingCharacters(in: " \n\r\t")
+            if trimmed.utf8.count >= 32 { return Array(trimmed.utf8) }
+        }
+        var generator = SystemRandomNumberGenerator()
+        let hex = (0..<32).map { _ in
+            let b = UInt8.random(in: 0...255, using: &generator)
+            return String(b >> 4, radix: 16) + String(b & 0xF, radix: 16)
+        }.joined()
+        let fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
+        guard fd >= 0 else { throw ServerError.configuration("cannot create the token secret \(path): errno \(errno)") }
+        defer { close(fd) }
+        let line = hex + "\n"
+        _ = line.withCString { write(fd, $0, strlen($0)) }
+        logger.notice("generated a token signing secret in \(path) (set auth.hs256_secret to use your backend's)")
+        return Array(hex.utf8)
+    }
+
+    static func readFile(_ path: String) -> String? {
+        let fd = open(path, O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else { return nil }
+        defer { close(fd) }
+        var bytes: [UInt8] = []
+        var chunk = [UInt8](repeating: 0, count: 4096)
+        while true {
+            let n = chunk.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
+            if n <= 0 { break }
+            bytes += chunk[0..<n]
+        }
+        return String(decoding: bytes, as: UTF8.self)
+    }
+}
+
+private final class ErrorBox: @unchecked Sendable {
+    // Written on the hub loop before the semaphore signals; read after the wait.
+    var error: Error?
+}
+
+extension String {
+    func trimmingCharacters(in set: String) -> String {
+        let chars = Set(set)
+        return String(drop { chars.contains($0) }.reversed().drop { chars.contains($0) }.reversed())
+    }
+}

@@ -66,8 +66,9 @@ final class GroupCommitWriter: @unchecked Sendable {
         return true
     }
 
-    /// Refuses new jobs, lets the thread finish every queued one, and waits for it to exit. Idempotent. Called on
-    /// the writer thread itself (from a completion) it only asks the thread to stop, since joining would deadlock.
+    /// Refuses new jobs, lets the thread finish every queued one, and waits for it to exit. Idempotent: only the
+    /// first call waits. Called on the writer thread itself (from a completion) it only asks the thread to stop,
+    /// since joining would deadlock.
     func stop() {
         let alreadyStopping = queueLock.withLock { () -> Bool in
             defer { stopping = true }
@@ -75,7 +76,11 @@ final class GroupCommitWriter: @unchecked Sendable {
         }
         queueLock.signal()
         guard !alreadyStopping, let thread else { return }
-        if pthread_equal(thread, pthread_self()) != 0 { return }
+        if pthread_equal(thread, pthread_self()) != 0 {
+            // The thread exits by itself after this round of completions; nobody will join it.
+            pthread_detach(thread)
+            return
+        }
         pthread_join(thread, nil)
     }
 
@@ -160,9 +165,14 @@ final class GroupCommitWriter: @unchecked Sendable {
             try connection.run("RELEASE batch")
         } catch {
             if !connection.isAutocommit {
-                // Undo just this batch; the transaction stays open for the others.
-                try? connection.run("ROLLBACK TO batch")
-                try? connection.run("RELEASE batch")
+                // Undo just this batch; the transaction stays open for the others. Should that fail, the whole
+                // transaction goes (the caller sees autocommit and fails every batch in it): never a partial batch.
+                do {
+                    try connection.run("ROLLBACK TO batch")
+                    try connection.run("RELEASE batch")
+                } catch {
+                    try? connection.run("ROLLBACK")
+                }
             }
             throw error
         }

@@ -68,36 +68,45 @@ public final class SQLiteGatewayStore: GatewayStore, @unchecked Sendable {
 
     // MARK: GatewayStore
 
+    /// Queues the batch and returns at once; `completion` runs on the writer thread after the commit (or with the
+    /// batch's `StorageError`), in submission order. After `close()` it runs at once, on the caller's thread, with an error.
     public func write(_ writes: [StoreWrite], completion: @escaping @Sendable (Error?) -> Void) {
         if !writer.submit(.batch(writes, completion)) {
             completion(StorageError("\(path): store is closed"))
         }
     }
 
+    /// The start-up snapshot, read in one transaction (see `GatewaySnapshot`). Blocks on disk.
     public func loadSnapshot() throws -> GatewaySnapshot {
         try read { reader throws(StorageError) in try reader.loadSnapshot() }
     }
 
+    /// Events of `userId` with offset > `after`, oldest first, at most `limit` (a negative limit means none).
     public func events(userId: String, after: Int64, limit: Int) throws -> [StoredEvent] {
         try read { reader throws(StorageError) in try reader.events(userId: userId, after: after, limit: limit) }
     }
 
+    /// The lowest offset still stored for `userId`, nil when its log is empty.
     public func oldestOffset(userId: String) throws -> Int64? {
         try read { reader throws(StorageError) in try reader.oldestOffset(userId: userId) }
     }
 
+    /// One conversation (either direction), newest first, ids below `before`, at most `limit`.
     public func messages(between a: String, and b: String, before: Int64?, limit: Int) throws -> [MessageRecord] {
         try read { reader throws(StorageError) in try reader.messages(between: a, and: b, before: before, limit: limit) }
     }
 
+    /// Per sender, the messages to `userId` above the user's read mark for that sender.
     public func unreadCounts(userId: String) throws -> [String: Int] {
         try read { reader throws(StorageError) in try reader.unreadCounts(userId: userId) }
     }
 
+    /// The response stored by the last `putIdempotency` for this scope and key.
     public func idempotentResponse(scope: String, key: String) throws -> [UInt8]? {
         try read { reader throws(StorageError) in try reader.idempotentResponse(scope: scope, key: key) }
     }
 
+    /// Drops events created before `before` except each user's newest `keepLatest`; returns how many went.
     /// Runs on the writer thread in its own transaction, after every batch queued before it; blocks the caller.
     /// Scans the whole log (a periodic maintenance job, not a hot path); appends wait while it runs.
     public func pruneEvents(before: Int64, keepLatest: Int) throws -> Int {

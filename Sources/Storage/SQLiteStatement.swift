@@ -1,7 +1,8 @@
 import CSQLite
 
 /// A prepared statement owned by a `SQLiteConnection`'s cache. Binding never throws: the first failed bind is
-/// remembered and reported by `step()`, so call sites stay flat. Parameter and column indexes follow SQLite
+/// remembered and reported by `step()`, so call sites stay flat (a value over SQLite's 1 GB limit fails the
+/// statement with SQLITE_TOOBIG rather than being cut). Parameter and column indexes follow SQLite
 /// (parameters from 1, columns from 0). Same thread rules as its connection.
 struct SQLiteStatement {
     let handle: OpaquePointer
@@ -37,7 +38,8 @@ struct SQLiteStatement {
         // would store as NULL, hence the literal "".
         let rc = value.withUTF8 { utf8 in
             utf8.isEmpty ? sqlite3_bind_text(handle, index, "", 0, CSQLITE_TRANSIENT)
-                : sqlite3_bind_text(handle, index, utf8.baseAddress, Int32(utf8.count), CSQLITE_TRANSIENT)
+                : sqlite3_bind_text64(handle, index, utf8.baseAddress, UInt64(utf8.count), CSQLITE_TRANSIENT,
+                                      UInt8(SQLITE_UTF8))
         }
         record(rc)
     }
@@ -47,7 +49,7 @@ struct SQLiteStatement {
         let rc = value.withUnsafeBytes { bytes in
             // A zero-length blob, not NULL: the column type must round-trip.
             bytes.isEmpty ? sqlite3_bind_zeroblob(handle, index, 0)
-                : sqlite3_bind_blob(handle, index, bytes.baseAddress, Int32(bytes.count), CSQLITE_TRANSIENT)
+                : sqlite3_bind_blob64(handle, index, bytes.baseAddress, UInt64(bytes.count), CSQLITE_TRANSIENT)
         }
         record(rc)
     }

@@ -14,6 +14,7 @@ public struct StorageError: Error, Sendable, CustomStringConvertible {
         self.sqliteCode = sqliteCode
     }
 
+    /// `"StorageError: "` followed by the message.
     public var description: String { "StorageError: \(message)" }
 
     /// An error from SQLite on `db`, read from the connection's last error (valid only right after the failing call).

@@ -60,6 +60,23 @@ import Testing
         defer { reopened.close() }
         #expect(try reopened.events(userId: "u", after: 0, limit: 1_000).map(\.offset) == Array(1...200))
     }
+
+    @Test func closingFromACompletionDoesNotDeadlock() throws {
+        let directory = try TemporaryDirectory()
+        let store = try openStore(directory.path())
+        let recorder = Recorder<String?>()
+        store.write([event("u", 1)]) { error in
+            store.close()   // on the writer thread: must not wait for itself
+            recorder.record(error.map { "\($0)" })
+        }
+        #expect(recorder.wait(for: 1) == [nil])
+        store.write([event("u", 2)]) { recorder.record($0.map { "\($0)" }) }
+        #expect(recorder.wait(for: 2).last??.contains("closed") == true)
+
+        let reopened = try openStore(directory.path())
+        defer { reopened.close() }
+        #expect(try reopened.events(userId: "u", after: 0, limit: 10).map(\.offset) == [1])
+    }
 }
 
 /// Compares observation by observation, so a failure names the first differing query instead of dumping all.

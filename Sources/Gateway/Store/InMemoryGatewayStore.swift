@@ -22,7 +22,11 @@ public final class InMemoryGatewayStore: GatewayStore {
                 replace(&snapshot.users, user) { $0.id == user.id }
             case .upsertDevice(let device):
                 replace(&snapshot.devices, device) { $0.id == device.id }
-            case .upsertContact(let contact):
+            case .upsertContact(var contact):
+                // Reactivation keeps the original creation time, as the SQLite store does.
+                if let old = snapshot.contacts.first(where: { $0.userId == contact.userId && $0.contactId == contact.contactId }) {
+                    contact.createdAt = old.createdAt
+                }
                 replace(&snapshot.contacts, contact) { $0.userId == contact.userId && $0.contactId == contact.contactId }
             case .upsertSession(let session):
                 snapshot.openSessions.removeAll { $0.id == session.id }

@@ -27,7 +27,9 @@ let package = Package(
         .target(name: "WebSocketCodec"),
         .target(name: "HTTP1"),
         .target(name: "SwitchboardConfig"),
-        .target(name: "GatewayProtocol"),
+        // A strict JSON value (duplicate keys and trailing commas rejected), shared by tokens and the wire protocol.
+        .target(name: "JSON"),
+        .target(name: "GatewayProtocol", dependencies: ["JSON"]),
 
         // The gateway domain: sessions, approvals, presence, messages; ports for storage and fan-out; time passed in.
         .target(name: "Gateway", dependencies: ["GatewayProtocol"]),
@@ -38,7 +40,7 @@ let package = Package(
         .target(name: "WebSocketDeflate", dependencies: ["WebSocketCodec", "CZlib"]),
         .target(name: "EventLoop", dependencies: ["CLinux"]),
         .target(name: "TLS", dependencies: ["COpenSSL"]),
-        .target(name: "Auth", dependencies: ["COpenSSL"]),
+        .target(name: "Auth", dependencies: ["COpenSSL", "JSON"]),
 
         // Composition root: listeners, upgrade, per-connection glue, HTTP endpoints, metrics.
         .target(name: "Server", dependencies: [
@@ -58,9 +60,9 @@ let package = Package(
         .testTarget(name: "WebSocketDeflateTests", dependencies: ["WebSocketDeflate", "WebSocketCodec"]),
         .testTarget(name: "EventLoopTests", dependencies: ["EventLoop"]),
         .testTarget(name: "TLSTests", dependencies: ["TLS"]),
-        .testTarget(name: "GatewayTests", dependencies: ["Gateway", "GatewayProtocol"]),
+        .testTarget(name: "GatewayTests", dependencies: ["Gateway", "GatewayProtocol", "JSON"]),
         .testTarget(name: "StorageTests", dependencies: ["Storage", "Gateway"]),
-        .testTarget(name: "AuthTests", dependencies: ["Auth"]),
+        .testTarget(name: "AuthTests", dependencies: ["Auth", "JSON"]),
         .testTarget(name: "ServerTests", dependencies: ["Server", "WebSocketCodec", "HTTP1", "TLS", "EventLoop", "Auth", "Gateway", "Storage"]),
     ]
 )

@@ -60,7 +60,7 @@ public enum JSONValue: Sendable, Equatable, Codable {
     }
 
     /// `value` as `Int64` when it is integral and representable; nil otherwise.
-    static func exactInt64(_ value: Double) -> Int64? {
+    public static func exactInt64(_ value: Double) -> Int64? {
         // 2^63 is exactly representable as a Double, Int64.max is not: compare against 2^63.
         guard value.isFinite, value == value.rounded(.towardZero),
               value >= -9_223_372_036_854_775_808.0, value < 9_223_372_036_854_775_808.0

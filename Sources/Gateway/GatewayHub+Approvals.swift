@@ -34,6 +34,7 @@ extension GatewayHub {
                                           toolName: toolName, summary: summary, details: details.map { encode($0) },
                                           createdAt: now, expiresAt: now + timeout)
             approvals[approval.id] = approval
+            metrics.pendingApprovals.add(1, ordering: .relaxed)
             let data = Self.approvalData(approval)
             var writes: [StoreWrite] = [.upsertApproval(approval)]
             if let idempotencyKey {
@@ -69,6 +70,8 @@ extension GatewayHub {
         approval.resolvedAt = clock.now()
         approvals[requestId] = approval
         approvalTimers.removeValue(forKey: requestId)?.cancel()
+        metrics.pendingApprovals.subtract(1, ordering: .relaxed)
+        metrics.approvalsResolved.add(1, ordering: .relaxed)
         // Answering is acting in the session: it may hand the session over to this device.
         let (sessionWrites, sessionEvents) = activity(in: approval.sessionId, by: client)
         let data = Self.approvalData(approval)
@@ -96,6 +99,8 @@ extension GatewayHub {
         approval.state = "timed_out"
         approval.resolvedAt = clock.now()
         approvals[requestId] = approval
+        metrics.pendingApprovals.subtract(1, ordering: .relaxed)
+        metrics.approvalsTimedOut.add(1, ordering: .relaxed)
         let data = Self.approvalData(approval)
         commit([.upsertApproval(approval)], events: [PendingEvent(userId: approval.userId, type: "approval_timeout", data: encode(data))]) { [self] outcome in
             if case .success = outcome { finished(approval) }

@@ -11,10 +11,12 @@ extension GatewayHub {
         do {
             envelope = try decoder.decode(CommandEnvelope.self, from: data)
         } catch {
+            metrics.commandErrors.add(1, ordering: .relaxed)
             client.send(ServerFrames.error(id: envelopeID(data), describe(error, whole: true)))
             return
         }
-        let reply = Reply(client: client, id: envelope.id)
+        let reply = Reply(client: client, id: envelope.id, metrics: metrics)
+        metrics.commands.add(1, ordering: .relaxed)
         do {
             try dispatch(envelope.type, data: data, state: state, reply: reply)
         } catch let error as GatewayError {
@@ -110,9 +112,10 @@ extension GatewayHub {
 final class Reply: @unchecked Sendable {
     let client: GatewayClient
     let id: String
+    private let metrics: GatewayMetrics
     private var answered = false
 
-    init(client: GatewayClient, id: String) { self.client = client; self.id = id }
+    init(client: GatewayClient, id: String, metrics: GatewayMetrics) { self.client = client; self.id = id; self.metrics = metrics }
 
     func ok(_ result: some Encodable) {
         guard !answered else { return }
@@ -123,6 +126,7 @@ final class Reply: @unchecked Sendable {
     func fail(_ error: GatewayError) {
         guard !answered else { return }
         answered = true
+        metrics.commandErrors.add(1, ordering: .relaxed)
         client.send(ServerFrames.error(id: id, error))
     }
 }

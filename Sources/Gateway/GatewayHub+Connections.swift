@@ -10,7 +10,9 @@ extension GatewayHub {
         let state = ClientState(client: client)
         let latest = latestOffsets[client.userId] ?? 0
         state.lastSentOffset = resumeAfter ?? latest
+        if clients[client.userId] == nil { metrics.onlineUsers.add(1, ordering: .relaxed) }
         clients[client.userId, default: [:]][ObjectIdentifier(client)] = state
+        metrics.connectedDevices.add(1, ordering: .relaxed)
         let welcome = WelcomeData(userId: client.userId, deviceId: client.deviceId, clientType: client.clientType,
                                   latestOffset: latest, serverTime: clock.now())
         client.send(ServerFrames.event(type: "welcome", offset: nil, timestamp: clock.now(), data: encode(welcome)))
@@ -22,7 +24,11 @@ extension GatewayHub {
     public func disconnect(_ client: GatewayClient) {
         let id = ObjectIdentifier(client)
         guard clients[client.userId]?.removeValue(forKey: id) != nil else { return }
-        if clients[client.userId]?.isEmpty == true { clients[client.userId] = nil }
+        metrics.connectedDevices.subtract(1, ordering: .relaxed)
+        if clients[client.userId]?.isEmpty == true {
+            clients[client.userId] = nil
+            metrics.onlineUsers.subtract(1, ordering: .relaxed)
+        }
         updatePresence(of: client.userId)
     }
 

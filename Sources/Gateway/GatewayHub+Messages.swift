@@ -36,7 +36,9 @@ extension GatewayHub {
             commit(writes, events: [PendingEvent(userId: command.to, type: "message", data: data),
                                     PendingEvent(userId: client.userId, type: "message", data: data)]) { outcome in
                 switch outcome {
-                case .success: reply.ok(result)
+                case .success:
+                    self.metrics.messagesSent.add(1, ordering: .relaxed)
+                    reply.ok(result)
                 case .failure(let error): reply.fail(error)
                 }
             }

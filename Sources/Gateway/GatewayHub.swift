@@ -15,6 +15,7 @@ public final class GatewayHub: @unchecked Sendable {
     let clock: GatewayClock
     public let settings: GatewaySettings
     public weak var approvalObserver: ApprovalObserver?
+    public let metrics = GatewayMetrics()
 
     // Durable state, loaded from the store's snapshot at start.
     var users: [String: UserRecord] = [:]
@@ -63,6 +64,7 @@ public final class GatewayHub: @unchecked Sendable {
             approvals[approval.id] = approval
             armTimeout(for: approval)
         }
+        metrics.pendingApprovals.store(snapshot.pendingApprovals.count, ordering: .relaxed)
     }
 
     // MARK: Committing events
@@ -97,9 +99,11 @@ public final class GatewayHub: @unchecked Sendable {
                     for event in stored.value.reversed() where latestOffsets[event.userId] == event.offset {
                         latestOffsets[event.userId] = event.offset - 1
                     }
+                    metrics.commitFailures.add(1, ordering: .relaxed)
                     box.value(.failure(GatewayError(.storageFailed, "could not store the change: \(error)")))
                     return
                 }
+                metrics.eventsCommitted.add(stored.value.count, ordering: .relaxed)
                 for event in stored.value { deliver(event) }
                 box.value(.success(stored.value))
             }

@@ -17,7 +17,7 @@ public final class Server: @unchecked Sendable {
     public private(set) var tlsAddress: SocketAddress?
 
     public init(settings: ServerSettings, application: WebSocketApplication?, httpApplication: HTTPApplication? = nil,
-                logger: Logger) throws {
+                extraMetrics: (@Sendable () -> String)? = nil, logger: Logger) throws {
         var tlsContext: TLSContext?
         if settings.tlsListen != nil {
             guard let cert = settings.tlsCertificateFile, let key = settings.tlsPrivateKeyFile else {
@@ -30,7 +30,7 @@ public final class Server: @unchecked Sendable {
             }
         }
         shared = ServerShared(settings: settings, application: application, httpApplication: httpApplication,
-                              tlsContext: tlsContext, logger: logger)
+                              tlsContext: tlsContext, logger: logger, extraMetrics: extraMetrics)
     }
 
     /// Binds the listeners and starts serving. Throws when a port cannot be bound.

@@ -60,7 +60,7 @@ extension ServerConnection {
             return HTTPResponse.json(status: 200, #"{"status":"ok"}"#)
         case "/metrics" where settings.metricsEnabled:
             guard head.method == "GET" else { return methodNotAllowed(head) }
-            let text = state.shared.metricsSource.withLock { $0?.render() } ?? ""
+            let text = (state.shared.metricsSource.withLock { $0?.render() } ?? "") + (state.shared.extraMetrics?() ?? "")
             return HTTPResponse.text(status: 200, text, contentType: "text/plain; version=0.0.4; charset=utf-8")
         default:
             return nil

@@ -13,9 +13,12 @@ final class ServerShared: Sendable {
     let draining = Atomic<Bool>(false)
     /// Set once the loops exist; read by `/metrics`.
     let metricsSource = Mutex<MetricsRenderer?>(nil)
+    /// More Prometheus text appended to `/metrics` (the gateway's counters).
+    let extraMetrics: (@Sendable () -> String)?
 
     init(settings: ServerSettings, application: WebSocketApplication?, httpApplication: HTTPApplication?,
-         tlsContext: TLSContext?, logger: Logger) {
+         tlsContext: TLSContext?, logger: Logger, extraMetrics: (@Sendable () -> String)?) {
+        self.extraMetrics = extraMetrics
         self.settings = settings
         self.application = application
         self.httpApplication = httpApplication

@@ -43,7 +43,8 @@ struct Serve: ParsableCommand {
         do {
             gateway = try GatewayRuntime(options: GatewayRuntime.Options(configuration), logger: logger)
             let application = gateway.webSocketApplication(fallback: settings.echo ? EchoApplication() : nil)
-            server = try Server(settings: settings, application: application, httpApplication: gateway.httpApplication, logger: logger)
+            server = try Server(settings: settings, application: application, httpApplication: gateway.httpApplication,
+                                extraMetrics: gateway.metricsText, logger: logger)
             try server.start()
         } catch {
             logger.critical("cannot start: \(error)")

@@ -1,5 +1,6 @@
 import Gateway
 import GatewayProtocol
+import Synchronization
 import Testing
 
 @Suite struct ApprovalTests {
@@ -28,6 +29,10 @@ import Testing
         }
         #expect(f.hub.approval(approval.requestId)?.state == "approved")
         #expect(f.scheduler.pendingTimers == 0) // the approval's timeout was cancelled
+        #expect(f.hub.metrics.pendingApprovals.load(ordering: .relaxed) == 0)
+        #expect(f.hub.metrics.approvalsResolved.load(ordering: .relaxed) == 1)
+        #expect(f.hub.metrics.connectedDevices.load(ordering: .relaxed) == 2)
+        #expect(f.hub.metrics.render().contains("switchboard_gateway_approvals_resolved_total 1"))
     }
 
     @Test func anUnansweredRequestTimesOutAtExactlySixtySeconds() throws {

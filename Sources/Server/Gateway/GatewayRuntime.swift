@@ -99,6 +99,12 @@ public final class GatewayRuntime: @unchecked Sendable {
 
     public var httpApplication: HTTPApplication { api }
 
+    /// The hub's counters for `/metrics`.
+    public var metricsText: @Sendable () -> String {
+        let metrics = hub.metrics
+        return { metrics.render() }
+    }
+
     /// Stops the hub loop and closes the store (after the server has drained its connections).
     public func shutdown() {
         hubLoop.stop()

@@ -1,0 +1,34 @@
+import Synchronization
+
+/// Counters of the hub, written on the hub thread (relaxed atomics) and read by `/metrics` from any thread.
+public final class GatewayMetrics: Sendable {
+    public let eventsCommitted = Atomic<Int>(0)
+    public let commitFailures = Atomic<Int>(0)
+    public let connectedDevices = Atomic<Int>(0)
+    public let onlineUsers = Atomic<Int>(0)
+    public let pendingApprovals = Atomic<Int>(0)
+    public let approvalsResolved = Atomic<Int>(0)
+    public let approvalsTimedOut = Atomic<Int>(0)
+    public let messagesSent = Atomic<Int>(0)
+    public let commands = Atomic<Int>(0)
+    public let commandErrors = Atomic<Int>(0)
+
+    public init() {}
+
+    /// Prometheus text exposition of these counters.
+    public func render() -> String {
+        let rows: [(String, String, String, Int)] = [
+            ("switchboard_gateway_events_committed_total", "counter", "Events appended to users' durable logs.", eventsCommitted.load(ordering: .relaxed)),
+            ("switchboard_gateway_commit_failures_total", "counter", "Store batches that failed (their changes were not delivered).", commitFailures.load(ordering: .relaxed)),
+            ("switchboard_gateway_connected_devices", "gauge", "Authenticated devices connected to this node.", connectedDevices.load(ordering: .relaxed)),
+            ("switchboard_gateway_online_users", "gauge", "Users with at least one connected device.", onlineUsers.load(ordering: .relaxed)),
+            ("switchboard_gateway_pending_approvals", "gauge", "Approval requests waiting for an answer.", pendingApprovals.load(ordering: .relaxed)),
+            ("switchboard_gateway_approvals_resolved_total", "counter", "Approval requests answered by a device.", approvalsResolved.load(ordering: .relaxed)),
+            ("switchboard_gateway_approvals_timed_out_total", "counter", "Approval requests that timed out.", approvalsTimedOut.load(ordering: .relaxed)),
+            ("switchboard_gateway_messages_sent_total", "counter", "Direct messages stored and delivered.", messagesSent.load(ordering: .relaxed)),
+            ("switchboard_gateway_commands_total", "counter", "Client commands handled.", commands.load(ordering: .relaxed)),
+            ("switchboard_gateway_command_errors_total", "counter", "Client commands answered with an error.", commandErrors.load(ordering: .relaxed)),
+        ]
+        return rows.map { "# HELP \($0.0) \($0.2)\n# TYPE \($0.0) \($0.1)\n\($0.0) \($0.3)\n" }.joined()
+    }
+}

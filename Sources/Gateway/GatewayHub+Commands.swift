@@ -68,6 +68,15 @@ extension GatewayHub {
             let pending = approvals.values.filter { $0.userId == client.userId && $0.state == "pending" }
                 .sorted { $0.createdAt < $1.createdAt }.map(Self.approvalData)
             reply.ok(PendingApprovals(approvals: pending, badge: pending.count))
+        case "push_register":
+            try registerPushToken(try decoder.decode(PushRegisterCommand.self, from: data), client: client, reply: reply)
+        case "push_unregister":
+            let command = try decoder.decode(PushUnregisterCommand.self, from: data)
+            unregisterPushToken(kind: command.kind, sessionId: command.sessionId, client: client, reply: reply)
+        case "notification_settings":
+            reply.ok(notificationSettings[client.userId] ?? NotificationSettings())
+        case "set_notification_settings":
+            updateNotificationSettings(try decoder.decode(NotificationSettingsCommand.self, from: data), client: client, reply: reply)
         case "auth":
             throw GatewayError(.alreadyAuthenticated, "this connection is already authenticated")
         default:

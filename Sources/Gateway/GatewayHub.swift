@@ -28,6 +28,11 @@ public final class GatewayHub: @unchecked Sendable {
     var approvals: [String: ApprovalRecord] = [:]
     var latestMessageId: Int64 = 0
     var latestApprovalSequence: Int64 = 0
+    var pushTokens: [String: [PushTokenRecord]] = [:]
+    var notificationSettings: [String: NotificationSettings] = [:]
+    var latestPushJobId: Int64 = 0
+    /// Called on the hub thread after a commit that put jobs in the push outbox (the sender wakes up).
+    public var onPushJobsEnqueued: (() -> Void)?
 
     // Live state.
     var clients: [String: [ObjectIdentifier: ClientState]] = [:]
@@ -60,6 +65,9 @@ public final class GatewayHub: @unchecked Sendable {
         for session in snapshot.openSessions { sessions[session.id] = session }
         latestMessageId = snapshot.latestMessageId
         latestApprovalSequence = snapshot.latestApprovalSequence
+        for token in snapshot.pushTokens { pushTokens[token.deviceId, default: []].append(token) }
+        notificationSettings = snapshot.notificationSettings
+        latestPushJobId = snapshot.latestPushJobId
         for approval in snapshot.pendingApprovals {
             approvals[approval.id] = approval
             armTimeout(for: approval)
@@ -89,7 +97,9 @@ public final class GatewayHub: @unchecked Sendable {
             let record = StoredEvent(userId: event.userId, offset: offset, type: event.type, payload: event.data, createdAt: now)
             storedEvents.append(record)
             batch.append(.appendEvent(record))
+            batch += pushJobs(for: event, offset: offset).map { .enqueuePush($0) }
         }
+        let enqueuedPush = batch.contains { if case .enqueuePush = $0 { return true } else { return false } }
         let box = UncheckedBox(completion)
         let stored = UncheckedBox(storedEvents)
         store.write(batch) { [self] error in
@@ -105,6 +115,7 @@ public final class GatewayHub: @unchecked Sendable {
                 }
                 metrics.eventsCommitted.add(stored.value.count, ordering: .relaxed)
                 for event in stored.value { deliver(event) }
+                if enqueuedPush { onPushJobsEnqueued?() }
                 box.value(.success(stored.value))
             }
         }

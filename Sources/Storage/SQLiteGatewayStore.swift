@@ -82,6 +82,14 @@ public final class SQLiteGatewayStore: GatewayStore, @unchecked Sendable {
     }
 
     /// Events of `userId` with offset > `after`, oldest first, at most `limit` (a negative limit means none).
+    public func duePushJobs(now: Int64, limit: Int) throws -> [PushJobRecord] {
+        try read { reader throws(StorageError) in try reader.duePushJobs(now: now, limit: limit) }
+    }
+
+    public func pushJob(id: Int64) throws -> PushJobRecord? {
+        try read { reader throws(StorageError) in try reader.pushJob(id: id) }
+    }
+
     public func events(userId: String, after: Int64, limit: Int) throws -> [StoredEvent] {
         try read { reader throws(StorageError) in try reader.events(userId: userId, after: after, limit: limit) }
     }

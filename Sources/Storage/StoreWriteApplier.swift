@@ -97,6 +97,8 @@ struct StoreWriteApplier {
                 INSERT INTO idempotency (scope, "key", response, created_at) VALUES (?1, ?2, ?3, ?4)
                 ON CONFLICT (scope, "key") DO UPDATE SET response = excluded.response, created_at = excluded.created_at
                 """) { $0.bind(1, scope); $0.bind(2, key); $0.bind(3, response); $0.bind(4, createdAt) }
+        case .enqueuePush, .updatePushJob, .upsertPushToken, .deletePushToken, .setNotificationSettings:
+            try applyPush(write)
         }
     }
 
@@ -134,6 +136,11 @@ struct StoreWriteApplier {
         case .setReadMark(let userId, let peerId, _): return "setReadMark \(userId)->\(peerId)"
         case .setDeviceAck(let deviceId, _): return "setDeviceAck \(deviceId)"
         case .putIdempotency(let scope, let key, _, _): return "putIdempotency \(scope)/\(key)"
+        case .enqueuePush(let job): return "enqueuePush \(job.id)"
+        case .updatePushJob(let id, _, _, _, _): return "updatePushJob \(id)"
+        case .upsertPushToken(let t): return "upsertPushToken \(t.deviceId)/\(t.kind)"
+        case .deletePushToken(let deviceId, let kind, _): return "deletePushToken \(deviceId)/\(kind)"
+        case .setNotificationSettings(let userId, _): return "setNotificationSettings \(userId)"
         }
     }
 }

@@ -9,6 +9,8 @@ enum Observation: Equatable {
     case unread([String: Int])
     case idempotent([UInt8]?)
     case pruned(Int)
+    case pushJobs([PushJobRecord])
+    case pushJob(PushJobRecord?)
 }
 
 /// The scripted operations every store must answer identically: writes in three phases (applied in batches cut
@@ -71,7 +73,35 @@ enum StoreScript {
             .setReadMark(userId: "u1", peerId: "u3", messageId: 39),
             .setReadMark(userId: "u3", peerId: "u3", messageId: 1),
         ]
+        writes += pushWrites
         return writes
+    }
+
+    /// The push outbox, tokens and settings.
+    static var pushWrites: [StoreWrite] {
+        let alert = PushTarget(provider: "apns", token: "aa", kind: "alert", environment: "sandbox")
+        let la = PushTarget(provider: "apns", token: "la", kind: "liveActivityUpdate")
+        let notice = PushNotice(type: "approval_request", title: "Approval needed: bash", body: "ls é", genericTitle: "Approval needed",
+                                showDetails: true, timeSensitive: true, ids: ["requestId": "apr_1", "sessionId": "s1"],
+                                deepLinkPath: "session/s1/approval/apr_1", collapseID: "apr_1", expiresAt: 90, badge: 2,
+                                contentState: .object(["n": .int(1)]))
+        var settings = NotificationSettings()
+        settings.showDetails = true
+        return [
+            .enqueuePush(PushJobRecord(id: 1, userId: "u1", deviceId: "d1", target: la, notice: notice, fallback: alert, nextAttemptAt: 70, createdAt: 70)),
+            .enqueuePush(PushJobRecord(id: 2, userId: "u1", deviceId: "d1", target: alert, notice: PushNotice(type: "message", genericTitle: "New message"),
+                                       nextAttemptAt: 60, createdAt: 60)),
+            .enqueuePush(PushJobRecord(id: 3, userId: "u2", deviceId: "d3", target: PushTarget(provider: "fcm", token: "f", kind: "background"),
+                                       notice: notice, nextAttemptAt: 80, createdAt: 80)),
+            .updatePushJob(id: 2, state: "pending", attempts: 1, nextAttemptAt: 95, lastError: "503 Service Unavailable"),
+            .updatePushJob(id: 3, state: "sent", attempts: 1, nextAttemptAt: 80, lastError: nil),
+            .upsertPushToken(PushTokenRecord(deviceId: "d1", kind: "apns", token: "aa", environment: "sandbox", updatedAt: 1)),
+            .upsertPushToken(PushTokenRecord(deviceId: "d1", kind: "liveActivityUpdate", token: "la", sessionId: "s1", updatedAt: 2)),
+            .upsertPushToken(PushTokenRecord(deviceId: "d1", kind: "liveActivityUpdate", token: "la2", sessionId: "s2", updatedAt: 3)),
+            .upsertPushToken(PushTokenRecord(deviceId: "d1", kind: "apns", token: "aa-new", environment: "production", updatedAt: 4)),
+            .deletePushToken(deviceId: "d1", kind: "liveActivityUpdate", sessionId: "s2"),
+            .setNotificationSettings(userId: "u1", settings: settings),
+        ]
     }
 
     /// Phase 3 (after pruning): a reactivated contact, an ended approval, more events and messages.
@@ -110,6 +140,10 @@ enum StoreScript {
         for (scope, key) in [("approval", "k1"), ("approval", "k2"), ("message", "k1"), ("message", "k2")] {
             seen.append(.idempotent(try store.idempotentResponse(scope: scope, key: key)))
         }
+        for (now, limit) in [(0, 10), (75, 10), (100, 10), (100, 1)] as [(Int64, Int)] {
+            seen.append(.pushJobs(try store.duePushJobs(now: now, limit: limit)))
+        }
+        for id in [Int64(1), 2, 3, 99] { seen.append(.pushJob(try store.pushJob(id: id))) }
         return seen
     }
 

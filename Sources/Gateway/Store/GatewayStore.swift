@@ -12,6 +12,14 @@ public enum StoreWrite: Sendable, Equatable {
     case setDeviceAck(deviceId: String, offset: Int64)
     /// Remembers the response to an idempotent request (`scope` e.g. "approval", `key` from the client).
     case putIdempotency(scope: String, key: String, response: [UInt8], createdAt: Int64)
+    /// A push to send, in the same transaction as the event it announces (the outbox).
+    case enqueuePush(PushJobRecord)
+    /// The outcome of an attempt: `sent`, `dead`, or still `pending` with the next attempt's time.
+    case updatePushJob(id: Int64, state: String, attempts: Int, nextAttemptAt: Int64, lastError: String?)
+    case upsertPushToken(PushTokenRecord)
+    /// Forgets a token (invalid, or replaced); `sessionId` "" for tokens that are not per session.
+    case deletePushToken(deviceId: String, kind: String, sessionId: String)
+    case setNotificationSettings(userId: String, settings: NotificationSettings)
 }
 
 /// Everything the domain needs in memory at start-up.
@@ -29,6 +37,10 @@ public struct GatewaySnapshot: Sendable, Equatable {
     public var latestMessageId: Int64 = 0
     /// The highest approval sequence used in ids (0 when none).
     public var latestApprovalSequence: Int64 = 0
+    public var pushTokens: [PushTokenRecord] = []
+    public var notificationSettings: [String: NotificationSettings] = [:]
+    /// The highest push job id ever stored (0 when none).
+    public var latestPushJobId: Int64 = 0
 
     public init() {}
 }
@@ -53,6 +65,10 @@ public protocol GatewayStore: AnyObject, Sendable {
     func unreadCounts(userId: String) throws -> [String: Int]
     /// The stored response for an idempotency key, if any.
     func idempotentResponse(scope: String, key: String) throws -> [UInt8]?
+    /// Pending push jobs whose next attempt is due at `now`, oldest first, at most `limit`.
+    func duePushJobs(now: Int64, limit: Int) throws -> [PushJobRecord]
+    /// One push job by id (any state).
+    func pushJob(id: Int64) throws -> PushJobRecord?
     /// Drops events older than `before` (ms) but always keeps each user's newest `keepLatest` events. Returns how many were removed.
     func pruneEvents(before: Int64, keepLatest: Int) throws -> Int
 }

@@ -12,6 +12,7 @@ public final class InMemoryGatewayStore: GatewayStore {
         var endedSessions: [String: SessionRecord] = [:]
         var resolvedApprovals: [String: ApprovalRecord] = [:]
         var batches = 0
+        var pushJobs: [Int64: PushJobRecord] = [:]
 
         mutating func apply(_ write: StoreWrite) {
             switch write {
@@ -48,6 +49,22 @@ public final class InMemoryGatewayStore: GatewayStore {
                 }
             case .putIdempotency(let scope, let key, let response, _):
                 idempotency[scope + "\u{0}" + key] = response
+            case .enqueuePush(let job):
+                pushJobs[job.id] = job
+                snapshot.latestPushJobId = max(snapshot.latestPushJobId, job.id)
+            case .updatePushJob(let id, let state, let attempts, let nextAttemptAt, let lastError):
+                pushJobs[id]?.state = state
+                pushJobs[id]?.attempts = attempts
+                pushJobs[id]?.nextAttemptAt = nextAttemptAt
+                pushJobs[id]?.lastError = lastError
+            case .upsertPushToken(let token):
+                replace(&snapshot.pushTokens, token) {
+                    $0.deviceId == token.deviceId && $0.kind == token.kind && $0.sessionId == token.sessionId
+                }
+            case .deletePushToken(let deviceId, let kind, let sessionId):
+                snapshot.pushTokens.removeAll { $0.deviceId == deviceId && $0.kind == kind && $0.sessionId == sessionId }
+            case .setNotificationSettings(let userId, let settings):
+                snapshot.notificationSettings[userId] = settings
             }
         }
 
@@ -100,6 +117,17 @@ public final class InMemoryGatewayStore: GatewayStore {
 
     public func idempotentResponse(scope: String, key: String) throws -> [UInt8]? {
         state.withLock { $0.idempotency[scope + "\u{0}" + key] }
+    }
+
+    public func duePushJobs(now: Int64, limit: Int) throws -> [PushJobRecord] {
+        state.withLock { state in
+            Array(state.pushJobs.values.filter { $0.state == "pending" && $0.nextAttemptAt <= now }
+                .sorted { ($0.nextAttemptAt, $0.id) < ($1.nextAttemptAt, $1.id) }.prefix(limit))
+        }
+    }
+
+    public func pushJob(id: Int64) throws -> PushJobRecord? {
+        state.withLock { $0.pushJobs[id] }
     }
 
     public func pruneEvents(before: Int64, keepLatest: Int) throws -> Int {

@@ -1,0 +1,220 @@
+import GatewayProtocol
+import JSON
+
+/// Online-aware delivery: events for a user with no connected device become push jobs, written to the outbox in
+/// the same transaction as the event (docs/PUSH.md has the whole policy). The push adapters send them; this file
+/// only decides what should go where.
+extension GatewayHub {
+    static let pushTokenKinds: Set<String> = ["apns", "fcm", "webhook", "liveActivityStart", "liveActivityUpdate"]
+
+    // MARK: Decisions
+
+    /// Push jobs for an event about to be committed. A user with a connected device gets none (the socket carries
+    /// it), except a handoff, which goes to the previous device when that one is not connected.
+    func pushJobs(for event: PendingEvent, offset: Int64) -> [PushJobRecord] {
+        let settings = notificationSettings[event.userId] ?? NotificationSettings()
+        let data = (try? JSONValue.parse(event.data)) ?? .null
+        func field(_ name: String) -> String? {
+            if case .object(let o) = data, case .string(let s)? = o[name] { return s }
+            return nil
+        }
+        let connected = Set((clients[event.userId] ?? [:]).values.map(\.client.deviceId))
+        var targetsByDevice: [(String, [(PushTarget, PushTarget?)])] = []
+        var notice: PushNotice
+
+        switch event.type {
+        case "approval_request":
+            guard connected.isEmpty, let requestId = field("requestId"), let sessionId = field("sessionId") else { return [] }
+            notice = approvalNotice(event.type, data: data, requestId: requestId, sessionId: sessionId, settings: settings, title: "Approval needed")
+            for device in devices(of: event.userId) {
+                targetsByDevice.append((device, approvalTargets(device: device, sessionId: sessionId, settings: settings)))
+            }
+        case "approval_resolved", "approval_timeout":
+            guard connected.isEmpty, settings.backgroundNotifications, let requestId = field("requestId"), let sessionId = field("sessionId") else { return [] }
+            notice = approvalNotice(event.type, data: data, requestId: requestId, sessionId: sessionId, settings: settings,
+                                    title: event.type == "approval_timeout" ? "Approval timed out" : "Approval answered")
+            for device in devices(of: event.userId) {
+                var targets = backgroundTargets(device: device)
+                if let la = token(device, "liveActivityUpdate", session: sessionId) {
+                    targets.insert((PushTarget(provider: "apns", token: la.token, kind: "liveActivityUpdate", environment: la.environment), nil), at: 0)
+                }
+                targetsByDevice.append((device, targets))
+            }
+        case "session_handoff":
+            guard case .object(let o) = data, case .object(let previous)? = o["previous"], case .string(let old)? = previous["deviceId"],
+                  !connected.contains(old), let sessionId = field("sessionId") else { return [] }
+            notice = PushNotice(type: event.type, genericTitle: "Session moved to another device", ids: ["sessionId": sessionId],
+                                deepLinkPath: "session/\(sessionId)", collapseID: "handoff-\(sessionId)",
+                                contentState: data)
+            var targets = settings.backgroundNotifications ? backgroundTargets(device: old) : []
+            if let la = token(old, "liveActivityUpdate", session: sessionId) {
+                targets.append((PushTarget(provider: "apns", token: la.token, kind: "liveActivityEnd", environment: la.environment), nil))
+            }
+            targetsByDevice.append((old, targets))
+        case "message":
+            guard connected.isEmpty, let from = field("from"), from != event.userId else { return [] }
+            let sender = users[from].map { $0.displayName ?? $0.hexCode } ?? from
+            var ids = ["from": from]
+            if case .object(let o) = data, case .int(let id)? = o["messageId"] { ids["messageId"] = String(id) }
+            notice = PushNotice(type: event.type, title: sender, body: field("text"), genericTitle: "New message",
+                                showDetails: settings.showDetails, ids: ids, deepLinkPath: "chat/\(from)")
+            for device in devices(of: event.userId) { targetsByDevice.append((device, alertTargets(device: device, settings: settings))) }
+        default:
+            return []   // presence and contact events are not pushed (docs/PUSH.md)
+        }
+
+        var jobs: [PushJobRecord] = []
+        let now = clock.now()
+        for (device, targets) in targetsByDevice {
+            for (target, fallback) in targets {
+                latestPushJobId += 1
+                jobs.append(PushJobRecord(id: latestPushJobId, userId: event.userId, deviceId: device, target: target, notice: notice,
+                                          fallback: fallback, nextAttemptAt: now, createdAt: now))
+            }
+        }
+        return jobs
+    }
+
+    private func approvalNotice(_ type: String, data: JSONValue, requestId: String, sessionId: String, settings: NotificationSettings,
+                                title: String) -> PushNotice {
+        var toolName: String?, summary: String?, expiresAt: Int64?
+        if case .object(let o) = data {
+            if case .string(let s)? = o["toolName"] { toolName = s }
+            if case .string(let s)? = o["summary"] { summary = s }
+            if case .int(let e)? = o["expiresAt"] { expiresAt = e }
+        }
+        let pending = approvals.values.filter { $0.userId == approvals[requestId]?.userId && $0.state == "pending" }.count
+        return PushNotice(type: type, title: toolName.map { "\(title): \($0)" }, body: summary, genericTitle: title,
+                          showDetails: settings.showDetails, timeSensitive: settings.timeSensitive && type == "approval_request",
+                          ids: ["sessionId": sessionId, "requestId": requestId],
+                          deepLinkPath: "session/\(sessionId)/approval/\(requestId)", collapseID: requestId,
+                          expiresAt: type == "approval_request" ? expiresAt : nil, badge: pending, contentState: data)
+    }
+
+    /// Live Activity first (its update token, else push-to-start when enabled), falling back to an alert in the same delivery.
+    private func approvalTargets(device: String, sessionId: String, settings: NotificationSettings) -> [(PushTarget, PushTarget?)] {
+        let alerts = alertTargets(device: device, settings: settings)
+        let apnsAlert = alerts.first { $0.0.provider == "apns" }?.0
+        var targets = alerts.filter { $0.0.provider != "apns" }
+        if settings.liveActivities, let la = token(device, "liveActivityUpdate", session: sessionId) {
+            targets.insert((PushTarget(provider: "apns", token: la.token, kind: "liveActivityUpdate", environment: la.environment), apnsAlert), at: 0)
+        } else if settings.liveActivities, let start = token(device, "liveActivityStart", session: "") {
+            targets.insert((PushTarget(provider: "apns", token: start.token, kind: "liveActivityStart", environment: start.environment), apnsAlert), at: 0)
+        } else if let apnsAlert {
+            targets.insert((apnsAlert, nil), at: 0)
+        }
+        return targets
+    }
+
+    private func alertTargets(device: String, settings: NotificationSettings) -> [(PushTarget, PushTarget?)] {
+        var targets: [(PushTarget, PushTarget?)] = []
+        if let t = token(device, "apns", session: "") { targets.append((PushTarget(provider: "apns", token: t.token, kind: "alert", environment: t.environment), nil)) }
+        if let t = token(device, "fcm", session: "") { targets.append((PushTarget(provider: "fcm", token: t.token, kind: "alert"), nil)) }
+        if let t = token(device, "webhook", session: "") { targets.append((PushTarget(provider: "webhook", token: t.token, kind: "alert"), nil)) }
+        return targets
+    }
+
+    private func backgroundTargets(device: String) -> [(PushTarget, PushTarget?)] {
+        alertTargets(device: device, settings: NotificationSettings()).map {
+            var t = $0.0
+            t.kind = "background"
+            return (t, nil)
+        }
+    }
+
+    func token(_ device: String, _ kind: String, session: String) -> PushTokenRecord? {
+        pushTokens[device]?.first { $0.kind == kind && $0.sessionId == session }
+    }
+
+    private func devices(of userId: String) -> [String] {
+        devices.values.filter { $0.userId == userId }.map(\.id).sorted()
+    }
+
+    // MARK: Registration (client commands and the sender's feedback)
+
+    func registerPushToken(_ command: PushRegisterCommand, client: GatewayClient, reply: Reply) throws {
+        guard Self.pushTokenKinds.contains(command.kind) else {
+            throw GatewayError(.invalidField, "kind must be one of \(Self.pushTokenKinds.sorted().joined(separator: ", "))")
+        }
+        guard !command.token.isEmpty, command.token.utf8.count <= 4096 else { throw GatewayError(.invalidField, "token must have 1 to 4096 bytes") }
+        if command.kind == "liveActivityUpdate" && (command.sessionId ?? "").isEmpty {
+            throw GatewayError(.missingField, "missing field \"sessionId\" (Live Activity update tokens belong to a session)")
+        }
+        if let env = command.environment, env != "sandbox" && env != "production" {
+            throw GatewayError(.invalidField, "environment must be \"sandbox\" or \"production\"")
+        }
+        let record = PushTokenRecord(deviceId: client.deviceId, kind: command.kind, token: command.token, environment: command.environment,
+                                     sessionId: command.kind == "liveActivityUpdate" ? command.sessionId ?? "" : "", updatedAt: clock.now())
+        pushTokens[client.deviceId, default: []].removeAll { $0.kind == record.kind && $0.sessionId == record.sessionId }
+        pushTokens[client.deviceId, default: []].append(record)
+        commit([.upsertPushToken(record)]) { outcome in
+            switch outcome {
+            case .success: reply.ok(Empty())
+            case .failure(let error): reply.fail(error)
+            }
+        }
+    }
+
+    func unregisterPushToken(kind: String, sessionId: String?, client: GatewayClient, reply: Reply) {
+        let session = kind == "liveActivityUpdate" ? sessionId ?? "" : ""
+        pushTokens[client.deviceId]?.removeAll { $0.kind == kind && $0.sessionId == session }
+        commit([.deletePushToken(deviceId: client.deviceId, kind: kind, sessionId: session)]) { outcome in
+            switch outcome {
+            case .success: reply.ok(Empty())
+            case .failure(let error): reply.fail(error)
+            }
+        }
+    }
+
+    func updateNotificationSettings(_ command: NotificationSettingsCommand, client: GatewayClient, reply: Reply) {
+        var settings = notificationSettings[client.userId] ?? NotificationSettings()
+        if let v = command.liveActivities { settings.liveActivities = v }
+        if let v = command.backgroundNotifications { settings.backgroundNotifications = v }
+        if let v = command.timeSensitive { settings.timeSensitive = v }
+        if let v = command.showDetails { settings.showDetails = v }
+        notificationSettings[client.userId] = settings
+        commit([.setNotificationSettings(userId: client.userId, settings: settings)]) { outcome in
+            switch outcome {
+            case .success: reply.ok(settings)
+            case .failure(let error): reply.fail(error)
+            }
+        }
+    }
+
+    /// The sender reports a token the provider called invalid: forget it so no later push uses it.
+    public func forgetPushToken(deviceId: String, target: PushTarget) {
+        let kind = Self.tokenKind(for: target)
+        let matching = (pushTokens[deviceId] ?? []).filter { $0.kind == kind && $0.token == target.token }
+        guard !matching.isEmpty else { return }
+        pushTokens[deviceId]?.removeAll { $0.kind == kind && $0.token == target.token }
+        store.write(matching.map { .deletePushToken(deviceId: deviceId, kind: kind, sessionId: $0.sessionId) }) { _ in }
+    }
+
+    /// The kind of token a target was built from.
+    public static func tokenKind(for target: PushTarget) -> String {
+        switch (target.provider, target.kind) {
+        case ("apns", "liveActivityUpdate"), ("apns", "liveActivityEnd"): return "liveActivityUpdate"
+        case ("apns", "liveActivityStart"): return "liveActivityStart"
+        default: return target.provider
+        }
+    }
+}
+
+public struct PushRegisterCommand: Decodable, Sendable {
+    public var kind: String
+    public var token: String
+    public var environment: String?
+    public var sessionId: String?
+}
+
+public struct PushUnregisterCommand: Decodable, Sendable {
+    public var kind: String
+    public var sessionId: String?
+}
+
+public struct NotificationSettingsCommand: Decodable, Sendable {
+    public var liveActivities: Bool?
+    public var backgroundNotifications: Bool?
+    public var timeSensitive: Bool?
+    public var showDetails: Bool?
+}

@@ -1,0 +1,90 @@
+import FoundationEssentials
+import Gateway
+
+/// Push outbox, tokens and settings on SQLite. Targets, notices and settings are stored as JSON blobs: the outbox
+/// is read by id or by due time, never queried inside them.
+extension StoreWriteApplier {
+    func applyPush(_ write: StoreWrite) throws(StorageError) {
+        switch write {
+        case .enqueuePush(let job):
+            let target = encode(job.target), notice = encode(job.notice), fallback = job.fallback.map(encode)
+            try db.run("""
+                INSERT INTO push_jobs (id, user_id, device_id, target, notice, fallback, state, attempts, next_attempt_at, last_error, created_at)
+                VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)
+                """) {
+                $0.bind(1, job.id); $0.bind(2, job.userId); $0.bind(3, job.deviceId); $0.bind(4, target); $0.bind(5, notice)
+                $0.bind(6, fallback); $0.bind(7, job.state); $0.bind(8, job.attempts); $0.bind(9, job.nextAttemptAt)
+                $0.bind(10, job.lastError); $0.bind(11, job.createdAt)
+            }
+        case .updatePushJob(let id, let state, let attempts, let nextAttemptAt, let lastError):
+            try db.run("UPDATE push_jobs SET state = ?2, attempts = ?3, next_attempt_at = ?4, last_error = ?5 WHERE id = ?1") {
+                $0.bind(1, id); $0.bind(2, state); $0.bind(3, attempts); $0.bind(4, nextAttemptAt); $0.bind(5, lastError)
+            }
+        case .upsertPushToken(let t):
+            try db.run("""
+                INSERT INTO push_tokens (device_id, kind, session_id, token, environment, updated_at) VALUES (?1, ?2, ?3, ?4, ?5, ?6)
+                ON CONFLICT (device_id, kind, session_id) DO UPDATE SET token = excluded.token, environment = excluded.environment,
+                    updated_at = excluded.updated_at
+                """) {
+                $0.bind(1, t.deviceId); $0.bind(2, t.kind); $0.bind(3, t.sessionId); $0.bind(4, t.token)
+                $0.bind(5, t.environment); $0.bind(6, t.updatedAt)
+            }
+        case .deletePushToken(let deviceId, let kind, let sessionId):
+            try db.run("DELETE FROM push_tokens WHERE device_id = ?1 AND kind = ?2 AND session_id = ?3") {
+                $0.bind(1, deviceId); $0.bind(2, kind); $0.bind(3, sessionId)
+            }
+        case .setNotificationSettings(let userId, let settings):
+            let blob = encode(settings)
+            try db.run("""
+                INSERT INTO notification_settings (user_id, settings) VALUES (?1, ?2)
+                ON CONFLICT (user_id) DO UPDATE SET settings = excluded.settings
+                """) { $0.bind(1, userId); $0.bind(2, blob) }
+        default:
+            break
+        }
+    }
+
+    private func encode(_ value: some Encodable) -> [UInt8] {
+        (try? JSONEncoder().encode(value)).map(Array.init) ?? []
+    }
+}
+
+extension StoreReader {
+    func loadPush(into snapshot: inout GatewaySnapshot) throws(StorageError) {
+        snapshot.pushTokens = try db.query("""
+            SELECT device_id, kind, token, environment, session_id, updated_at FROM push_tokens ORDER BY rowid
+            """) {
+            PushTokenRecord(deviceId: $0.string(0), kind: $0.string(1), token: $0.string(2), environment: $0.optionalString(3),
+                            sessionId: $0.string(4), updatedAt: $0.int64(5))
+        }
+        let settings = try db.query("SELECT user_id, settings FROM notification_settings") { ($0.string(0), $0.bytes(1)) }
+        for (user, blob) in settings {
+            snapshot.notificationSettings[user] = try? JSONDecoder().decode(NotificationSettings.self, from: Data(blob))
+        }
+        snapshot.latestPushJobId = try db.queryFirst("SELECT COALESCE(MAX(id), 0) FROM push_jobs") { $0.int64(0) } ?? 0
+    }
+
+    func duePushJobs(now: Int64, limit: Int) throws(StorageError) -> [PushJobRecord] {
+        try db.query("""
+            SELECT \(Self.pushColumns) FROM push_jobs WHERE state = 'pending' AND next_attempt_at <= ?1
+            ORDER BY next_attempt_at, id LIMIT ?2
+            """) { $0.bind(1, now); $0.bind(2, Int64(limit)) } row: { Self.pushJob($0) }.compactMap { $0 }
+    }
+
+    func pushJob(id: Int64) throws(StorageError) -> PushJobRecord? {
+        try db.queryFirst("SELECT \(Self.pushColumns) FROM push_jobs WHERE id = ?1") { $0.bind(1, id) } row: { Self.pushJob($0) } ?? nil
+    }
+
+    private static let pushColumns = "id, user_id, device_id, target, notice, fallback, state, attempts, next_attempt_at, last_error, created_at"
+
+    /// nil when a blob does not decode (a row written by a newer build): skipped rather than crashing the sender.
+    private static func pushJob(_ row: SQLiteStatement) -> PushJobRecord? {
+        let decoder = JSONDecoder()
+        guard let target = try? decoder.decode(PushTarget.self, from: Data(row.bytes(3))),
+              let notice = try? decoder.decode(PushNotice.self, from: Data(row.bytes(4))) else { return nil }
+        let fallback = row.optionalBytes(5).flatMap { try? decoder.decode(PushTarget.self, from: Data($0)) }
+        return PushJobRecord(id: row.int64(0), userId: row.string(1), deviceId: row.string(2), target: target, notice: notice,
+                             fallback: fallback, state: row.string(6), attempts: Int(row.int64(7)), nextAttemptAt: row.int64(8),
+                             lastError: row.optionalString(9), createdAt: row.int64(10))
+    }
+}

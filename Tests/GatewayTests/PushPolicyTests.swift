@@ -1,0 +1,125 @@
+import Gateway
+import Testing
+
+@Suite struct PushPolicyTests {
+    /// A user's device registers tokens over the protocol, then goes offline.
+    func offlinePhone(_ f: HubFixture, tokens: [String]) -> FakeClient {
+        let phone = f.connect("u1", "phone", "ios")
+        for (i, json) in tokens.enumerated() { f.command(phone, #"{"id":"t\#(i)","type":"push_register",\#(json)}"#) }
+        for i in tokens.indices { #expect(phone.reply("t\(i)")?["ok"] as? Bool == true) }
+        f.hub.disconnect(phone)
+        return phone
+    }
+
+    func jobs(_ f: HubFixture) throws -> [PushJobRecord] { try f.store.duePushJobs(now: .max, limit: 100) }
+
+    @Test func anOfflineDeviceGetsAnAlertForAnApprovalAndAnOnlineOneNothing() throws {
+        let f = try HubFixture()
+        let session = f.session("u1")
+        let phone = f.connect("u1", "phone", "ios")
+        f.command(phone, #"{"id":"t","type":"push_register","kind":"apns","token":"aa11","environment":"sandbox"}"#)
+        _ = f.approval(session: session)
+        #expect(try jobs(f).isEmpty)                     // connected: the socket carries it
+        f.hub.disconnect(phone)
+        let approval = f.approval(session: session)
+        let job = try #require(try jobs(f).first)
+        #expect(job.target == PushTarget(provider: "apns", token: "aa11", kind: "alert", environment: "sandbox"))
+        #expect(job.notice.collapseID == approval.requestId)
+        #expect(job.notice.expiresAt == approval.expiresAt)
+        #expect(job.notice.badge == 2)
+        #expect(job.notice.genericTitle == "Approval needed")
+        #expect(job.notice.showDetails == false)
+        #expect(job.notice.timeSensitive == true)
+        #expect(job.notice.deepLinkPath == "session/\(session)/approval/\(approval.requestId)")
+    }
+
+    @Test func liveActivityTokensArePreferredWithAnAlertAsFallback() throws {
+        let f = try HubFixture()
+        let session = f.session("u1")
+        _ = offlinePhone(f, tokens: [#""kind":"apns","token":"alert-tok""#,
+                                     #""kind":"liveActivityUpdate","token":"la-tok","sessionId":"\#(session)""#])
+        _ = f.approval(session: session)
+        let job = try #require(try jobs(f).first)
+        #expect(job.target.kind == "liveActivityUpdate")
+        #expect(job.target.token == "la-tok")
+        #expect(job.fallback?.kind == "alert")
+        #expect(job.fallback?.token == "alert-tok")
+        // The provider said the Live Activity token is invalid: it is forgotten, the next request goes as an alert.
+        f.hub.forgetPushToken(deviceId: "phone", target: job.target)
+        _ = f.approval(session: session)
+        #expect(try jobs(f).last?.target.kind == "alert")
+    }
+
+    @Test func pushToStartIsUsedOnlyWhenLiveActivitiesAreOn() throws {
+        let f = try HubFixture()
+        let session = f.session("u1")
+        let phone = offlinePhone(f, tokens: [#""kind":"apns","token":"a""#, #""kind":"liveActivityStart","token":"s""#])
+        _ = f.approval(session: session)
+        #expect(try jobs(f).last?.target.kind == "liveActivityStart")
+        f.hub.connect(phone, resumeAfter: nil)
+        f.command(phone, #"{"id":"s","type":"set_notification_settings","liveActivities":false,"showDetails":true}"#)
+        #expect((phone.reply("s")?["result"] as? [String: Any])?["showDetails"] as? Bool == true)
+        f.hub.disconnect(phone)
+        _ = f.approval(session: session)
+        let last = try #require(try jobs(f).last)
+        #expect(last.target.kind == "alert")
+        #expect(last.notice.showDetails == true)
+    }
+
+    @Test func messagesToAnOfflineUserBecomeAlertsWithTheSendersName() throws {
+        let f = try HubFixture()
+        f.contacts("u1", "bob")
+        f.hub.upsertUser(id: "bob", displayName: "Bob") { _ in }
+        _ = offlinePhone(f, tokens: [#""kind":"fcm","token":"fcm-1""#])
+        let bob = f.connect("bob", "b1")
+        f.command(bob, #"{"id":"m","type":"send_message","to":"u1","text":"the key is sk-live-123"}"#)
+        let job = try #require(try jobs(f).first)
+        #expect(job.target == PushTarget(provider: "fcm", token: "fcm-1", kind: "alert"))
+        #expect(job.notice.genericTitle == "New message")
+        #expect(job.notice.title == "Bob")
+        #expect(job.notice.body == "the key is sk-live-123")   // redaction happens when the push is rendered
+        #expect(job.notice.showDetails == false)
+        #expect(job.notice.deepLinkPath == "chat/bob")
+        #expect(try jobs(f).count == 1)                       // bob is connected: his own copy is not pushed
+    }
+
+    @Test func aHandoffTellsTheOfflinePreviousDeviceAndEndsItsLiveActivity() throws {
+        let f = try HubFixture()
+        let session = f.session("u1")
+        let phone = f.connect("u1", "phone", "ios")
+        f.command(phone, #"{"id":"1","type":"push_register","kind":"apns","token":"p-apns"}"#)
+        f.command(phone, #"{"id":"2","type":"push_register","kind":"liveActivityUpdate","token":"p-la","sessionId":"\#(session)"}"#)
+        f.command(phone, #"{"id":"3","type":"session_attach","sessionId":"\#(session)"}"#)
+        f.hub.disconnect(phone)
+        let desktop = f.connect("u1", "desk", "desktop")
+        f.command(desktop, #"{"id":"4","type":"session_attach","sessionId":"\#(session)"}"#)
+        let kinds = try jobs(f).filter { $0.deviceId == "phone" }.map(\.target.kind)
+        #expect(kinds == ["background", "liveActivityEnd"])
+        #expect(try jobs(f).first?.notice.ids["sessionId"] == session)
+    }
+
+    @Test func badRegistrationsGetPreciseErrors() throws {
+        let f = try HubFixture()
+        let c = f.connect("u1", "d")
+        f.command(c, #"{"id":"1","type":"push_register","kind":"pager","token":"x"}"#)
+        #expect(c.errorCode("1") == "invalid_field")
+        f.command(c, #"{"id":"2","type":"push_register","kind":"liveActivityUpdate","token":"x"}"#)
+        #expect(c.errorCode("2") == "missing_field")
+        f.command(c, #"{"id":"3","type":"push_register","kind":"apns","token":"x","environment":"staging"}"#)
+        #expect(c.errorCode("3") == "invalid_field")
+        f.command(c, #"{"id":"4","type":"push_register","kind":"apns","token":""}"#)
+        #expect(c.errorCode("4") == "invalid_field")
+    }
+
+    @Test func tokensAndSettingsSurviveARestart() throws {
+        let store = InMemoryGatewayStore()
+        let f = try HubFixture(store: store)
+        let session = f.session("u1")
+        _ = offlinePhone(f, tokens: [#""kind":"apns","token":"kept""#])
+        let second = try HubFixture(store: store)
+        _ = second.approval(session: session)
+        let ids = try store.duePushJobs(now: .max, limit: 10).map(\.id)
+        #expect(ids == ids.sorted() && Set(ids).count == ids.count)   // job ids keep increasing after the restart
+        #expect(try store.duePushJobs(now: .max, limit: 10).last?.target.token == "kept")
+    }
+}

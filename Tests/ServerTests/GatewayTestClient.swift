@@ -116,12 +116,17 @@ final class GatewayTestClient {
     /// Reads and decodes what arrives before `deadline`; false when nothing new was decoded (timeout or EOF).
     private func readMore(until deadline: Date) throws -> Bool {
         let before = inbox.count
+        // Bytes may already be buffered (a frame that came in the same segment as the 101).
+        var mustRead = raw.buffer.isEmpty
         while inbox.count == before {
-            let remaining = deadline.timeIntervalSinceNow
-            guard remaining > 0 else { return false }
-            var timeout = timeval(tv_sec: Int(remaining), tv_usec: min(Int((remaining - remaining.rounded(.down)) * 1_000_000) + 1000, 999_999))
-            setsockopt(raw.fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
-            guard raw.fill() else { return false }
+            if mustRead {
+                let remaining = deadline.timeIntervalSinceNow
+                guard remaining > 0 else { return false }
+                var timeout = timeval(tv_sec: Int(remaining), tv_usec: min(Int((remaining - remaining.rounded(.down)) * 1_000_000) + 1000, 999_999))
+                setsockopt(raw.fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+                guard raw.fill() else { return false }
+            }
+            mustRead = true
             var events: [Inbound] = []
             let consumed = try raw.buffer.withUnsafeMutableBytes { buffer in
                 try decoder.decode(buffer) { event in

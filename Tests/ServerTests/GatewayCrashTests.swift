@@ -1,0 +1,135 @@
+import Foundation
+import Glibc
+import Testing
+@testable import Server
+
+/// The real `switchboard` executable, killed with SIGKILL mid-stream: every event the API acknowledged with 201
+/// must survive and be replayed exactly once, in order, without gaps.
+@Suite struct GatewayCrashTests {
+    /// `.build/debug/switchboard` of this package (the test command builds every product first).
+    static var executable: String {
+        URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+            .appendingPathComponent(".build/debug/switchboard").path
+    }
+
+    /// A loopback port that was free a moment ago.
+    static func freePort() throws -> UInt16 {
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        defer { close(fd) }
+        var addr = sockaddr_in()
+        addr.sin_family = sa_family_t(AF_INET)
+        addr.sin_addr.s_addr = inet_addr("127.0.0.1")
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        let ok = withUnsafeMutablePointer(to: &addr) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, length) == 0 && getsockname(fd, $0, &length) == 0 }
+        }
+        guard ok else { throw TestFailure("cannot find a free port: errno \(errno)") }
+        return UInt16(bigEndian: addr.sin_port)
+    }
+
+    /// Starts `switchboard serve` on a fresh port with the database in `directory`; returns once /healthz answers.
+    static func launch(directory: TemporaryDirectory) throws -> (process: Process, port: UInt16) {
+        let port = try freePort()
+        let config = """
+            [server]
+            listen = "127.0.0.1:\(port)"
+            event_loops = 1
+            drain_timeout_ms = 0
+            [log]
+            level = "critical"
+            [auth]
+            hs256_secret = "\(GatewayTestServer.secret)"
+            api_keys = ["\(GatewayTestServer.apiKey)"]
+            [storage]
+            path = "\(directory.path)/gateway.db"
+            """
+        let configPath = directory.path + "/switchboard-\(port).toml"
+        try config.write(toFile: configPath, atomically: true, encoding: .utf8)
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: executable)
+        process.arguments = ["serve", "--config", configPath]
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        let deadline = Date().addingTimeInterval(5)
+        while Date() < deadline {
+            if let health = try? GatewayHTTP.request(port: port, "GET", "/healthz", key: nil), health.status == 200 { return (process, port) }
+            guard process.isRunning else { throw TestFailure("switchboard exited with \(process.terminationStatus)") }
+            usleep(20_000)
+        }
+        kill(process.processIdentifier, SIGKILL)
+        throw TestFailure("switchboard did not answer /healthz within 5 s")
+    }
+
+    /// What the publisher thread learned: offset → sequence number, for every publish answered 201.
+    final class Acknowledged: @unchecked Sendable {
+        // @unchecked: guarded by `lock`.
+        private let lock = NSLock()
+        private var offsets: [Int64: Int64] = [:]
+        func record(offset: Int64, seq: Int64) { lock.lock(); offsets[offset] = seq; lock.unlock() }
+        var all: [Int64: Int64] { lock.lock(); defer { lock.unlock() }; return offsets }
+    }
+
+    @Test(.timeLimit(.minutes(1))) func acknowledgedEventsSurviveKill9() throws {
+        try #require(FileManager.default.isExecutableFile(atPath: Self.executable), "build the switchboard executable first")
+        let directory = try TemporaryDirectory()
+        var (process, port) = try Self.launch(directory: directory)
+        defer { if process.isRunning { kill(process.processIdentifier, SIGKILL); process.waitUntilExit() } }
+
+        #expect(try GatewayHTTP.request(port: port, "POST", "/v1/users", ["userId": "kim"]).status == 200)
+        let token = GatewayTestServer.token(user: "kim", device: "kim-phone")
+        let client = try GatewayTestClient(port: port, path: "/v1/ws?token=\(token)")
+        _ = try client.next("welcome")
+
+        let acknowledged = Acknowledged()
+        let publishPort = port
+        let publisher = BackgroundCall { () -> Int in
+            for seq in 1...2000 {
+                guard let r = try? GatewayHTTP.request(port: publishPort, "POST", "/v1/users/kim/events",
+                                                       ["name": "step", "payload": ["seq": seq]], timeoutSeconds: 2),
+                      r.status == 201, let offset = GatewayJSON.int(r.json, "offset") else { return seq - 1 }
+                acknowledged.record(offset: offset, seq: Int64(seq))
+            }
+            return 2000
+        }
+
+        // The device receives and acks the first events live, then falls behind (stops reading); the gateway is
+        // killed while the publisher is still going, with acknowledged events the device never saw.
+        var received: [(offset: Int64, seq: Int64)] = []
+        while received.count < 10 {
+            let event = try client.next("custom")
+            let offset = GatewayJSON.int(event, "offset") ?? -1
+            received.append((offset, GatewayJSON.int(event, "data", "payload", "seq") ?? -1))
+            client.send(["type": "ack", "id": "ack\(offset)", "offset": offset])
+        }
+        let waitUntil = Date().addingTimeInterval(5)
+        while acknowledged.all.count < 40 && Date() < waitUntil { usleep(2000) }
+        kill(process.processIdentifier, SIGKILL)
+        process.waitUntilExit()
+        let published = try #require(publisher.wait(seconds: 10))
+        let acked = acknowledged.all
+        #expect(published >= 40 && published < 2000, "the kill must land mid-stream")
+        #expect(received.map(\.offset) == Array(1...Int64(received.count)))
+        let lastReceived = Int64(received.count)
+
+        // Same database, new process: resume from the last offset this device saw.
+        (process, port) = try Self.launch(directory: directory)
+        let again = try GatewayTestClient(port: port, path: "/v1/ws?token=\(token)&offset=\(lastReceived)")
+        #expect(try again.next { _ in true }["type"] as? String == "welcome")
+        let resume = try again.next { _ in true }
+        #expect(resume["type"] as? String == "resume")
+        #expect(GatewayJSON.bool(resume, "data", "recovered") == true)
+        var replayed: [(offset: Int64, seq: Int64)] = []
+        while let event = try? again.next(timeout: 0.5, where: { _ in true }) {
+            #expect(event["type"] as? String == "custom")
+            replayed.append((GatewayJSON.int(event, "offset") ?? -1, GatewayJSON.int(event, "data", "payload", "seq") ?? -1))
+        }
+        // Contiguous after what the device had, no duplicates, and every 201 is there with its own payload.
+        #expect(replayed.map(\.offset) == Array((lastReceived + 1)..<(lastReceived + 1 + Int64(replayed.count))))
+        let all = received + replayed
+        let maxAcked = acked.keys.max() ?? 0
+        #expect(Int64(all.count) >= maxAcked)
+        for (offset, seq) in acked { #expect(all.first { $0.offset == offset }?.seq == seq, "offset \(offset) lost") }
+        #expect(all.map(\.seq) == Array(1...Int64(all.count)), "events are in publish order")
+    }
+}

@@ -27,7 +27,7 @@ extension GatewayHub {
             return completion(.failure(GatewayError(.timeoutOutOfRange,
                 "timeoutSeconds must be between \(settings.approvalMinTimeoutMs / 1000) and \(settings.approvalMaxTimeoutMs / 1000)")))
         }
-        let create = { [self] in
+        let create = { [self] (done: @escaping (Result<ApprovalData, GatewayError>) -> Void) in
             latestApprovalSequence += 1
             let now = clock.now()
             let approval = ApprovalRecord(id: "apr_\(latestApprovalSequence)", userId: session.userId, sessionId: sessionId,
@@ -42,13 +42,11 @@ extension GatewayHub {
             }
             armTimeout(for: approval)
             commit(writes, events: [PendingEvent(userId: session.userId, type: "approval_request", data: encode(data))]) { outcome in
-                completion(outcome.map { _ in data })
+                done(outcome.map { _ in data })
             }
         }
-        guard let idempotencyKey else { return create() }
-        lookUpIdempotent(scope: "approval", key: idempotencyKey) { (previous: ApprovalData?) in
-            if let previous { completion(.success(previous)) } else { create() }
-        }
+        guard let idempotencyKey else { return create(completion) }
+        idempotent(scope: "approval", key: idempotencyKey, perform: create, completion: completion)
     }
 
     /// A device answers. Exactly one answer wins; later ones get `approval_already_resolved` or `approval_expired`.

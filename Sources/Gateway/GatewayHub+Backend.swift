@@ -94,7 +94,7 @@ extension GatewayHub {
     public func publish(userId: String, name: String, payload: JSONValue?, idempotencyKey: String?,
                         completion: @escaping (Result<Int64, GatewayError>) -> Void) {
         guard users[userId] != nil else { return completion(.failure(GatewayError(.userNotFound, "no user \"\(userId)\""))) }
-        let append = { [self] in
+        let append = { [self] (done: @escaping (Result<PublishResult, GatewayError>) -> Void) in
             let data = encode(CustomEventData(name: name, payload: payload))
             // Reserve the offset now so the idempotency record can name it.
             let offset = (latestOffsets[userId] ?? 0) + 1
@@ -104,13 +104,12 @@ extension GatewayHub {
                                               response: encode(PublishResult(offset: offset)), createdAt: clock.now()))
             }
             commit(writes, events: [PendingEvent(userId: userId, type: "custom", data: data)]) { outcome in
-                completion(outcome.map { $0.first?.offset ?? offset })
+                done(outcome.map { PublishResult(offset: $0.first?.offset ?? offset) })
             }
         }
-        guard let idempotencyKey else { return append() }
-        lookUpIdempotent(scope: "publish:" + userId, key: idempotencyKey) { (previous: PublishResult?) in
-            if let previous { completion(.success(previous.offset)) } else { append() }
-        }
+        let finish: (Result<PublishResult, GatewayError>) -> Void = { completion($0.map(\.offset)) }
+        guard let idempotencyKey else { return append(finish) }
+        idempotent(scope: "publish:" + userId, key: idempotencyKey, perform: append, completion: finish)
     }
 
     // MARK: Standalone mode

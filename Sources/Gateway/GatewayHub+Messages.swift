@@ -22,7 +22,7 @@ extension GatewayHub {
             return
         }
         let scope = "message:" + client.userId
-        let send = { [self] in
+        let send = { [self] (done: @escaping (Result<SentMessage, GatewayError>) -> Void) in
             latestMessageId += 1
             let message = MessageRecord(id: latestMessageId, from: client.userId, to: command.to, text: text, sentAt: clock.now())
             let data = encode(MessageData(messageId: message.id, from: message.from, to: message.to, text: text,
@@ -35,18 +35,18 @@ extension GatewayHub {
             // Both logs: the recipient's devices get it, and the sender's other devices stay in sync.
             commit(writes, events: [PendingEvent(userId: command.to, type: "message", data: data),
                                     PendingEvent(userId: client.userId, type: "message", data: data)]) { outcome in
-                switch outcome {
-                case .success:
-                    self.metrics.messagesSent.add(1, ordering: .relaxed)
-                    reply.ok(result)
-                case .failure(let error): reply.fail(error)
-                }
+                if case .success = outcome { self.metrics.messagesSent.add(1, ordering: .relaxed) }
+                done(outcome.map { _ in result })
             }
         }
-        guard let key = command.clientMessageId else { return send() }
-        lookUpIdempotent(scope: scope, key: key) { (previous: SentMessage?) in
-            if let previous { reply.ok(previous) } else { send() }
+        let answer: (Result<SentMessage, GatewayError>) -> Void = { outcome in
+            switch outcome {
+            case .success(let sent): reply.ok(sent)
+            case .failure(let error): reply.fail(error)
+            }
         }
+        guard let key = command.clientMessageId else { return send(answer) }
+        idempotent(scope: scope, key: key, perform: send, completion: answer)
     }
 
     func history(_ command: HistoryCommand, for client: GatewayClient, reply: Reply) {
@@ -88,18 +88,6 @@ extension GatewayHub {
             switch outcome {
             case .success: reply.ok(Empty())
             case .failure(let error): reply.fail(error)
-            }
-        }
-    }
-
-    /// Looks up a stored idempotent response off the hub thread and decodes it on the hub thread.
-    func lookUpIdempotent<T: Decodable>(scope: String, key: String, _ completion: @escaping (T?) -> Void) {
-        let store = self.store
-        let box = UncheckedBox(completion)
-        scheduler.runBlocking { [self] in
-            let bytes = try? store.idempotentResponse(scope: scope, key: key)
-            scheduler.execute { [self] in
-                box.value(bytes.flatMap { try? decoder.decode(T.self, from: Data($0)) })
             }
         }
     }

@@ -39,6 +39,8 @@ public final class GatewayHub: @unchecked Sendable {
     var presence: [String: PresenceState] = [:]
     var approvalTimers: [String: GatewayTimer] = [:]
     var approvalWaiters: [String: [(ApprovalRecord) -> Void]] = [:]
+    /// Idempotency keys being looked up or committed, with the callers waiting for their result.
+    var idempotencyWaiters: [String: [(Result<[UInt8], GatewayError>) -> Void]] = [:]
 
     let decoder = JSONDecoder()
 

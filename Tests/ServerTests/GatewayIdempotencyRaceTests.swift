@@ -5,9 +5,8 @@ import Testing
 /// Retries that overlap the first attempt (a backend that times out and retries while the first call is still in
 /// flight) must still act once per Idempotency-Key.
 ///
-/// KNOWN BUG (reported to the lead): `GatewayHub.publish` and `GatewayHub.requestApproval` look the key up off the
-/// hub thread (`lookUpIdempotent`) and create on a miss, with nothing marking the key as taken in between, so
-/// concurrent calls with one key each miss and each append. Remove `withKnownIssue` once fixed.
+/// The hub marks a key as in flight before it looks it up, and later callers wait for the first call's result
+/// (`GatewayHub.idempotent`); before that, concurrent calls with one key each missed and each appended.
 @Suite struct GatewayIdempotencyRaceTests {
     /// Sends `count` identical requests at once and returns the JSON field `field` of every 201 answer.
     static func concurrently(_ server: GatewayTestServer, count: Int, _ path: String, _ body: [String: Any], key: String,
@@ -25,25 +24,21 @@ import Testing
     @Test func overlappingRetriesWithOneKeyPublishOnce() throws {
         let server = try GatewayTestServer()
         #expect(try server.api("POST", "/v1/users", ["userId": "ivy"]).status == 200)
-        withKnownIssue("concurrent publishes with one Idempotency-Key each append an event", isIntermittent: true) {
-            for round in 0..<5 {
-                let offsets = Self.concurrently(server, count: 6, "/v1/users/ivy/events", ["name": "x"], key: "k\(round)", field: "offset")
-                #expect(offsets.count == 6)
-                #expect(Set(offsets).count == 1, "round \(round): \(offsets)")
-            }
+        for round in 0..<5 {
+            let offsets = Self.concurrently(server, count: 6, "/v1/users/ivy/events", ["name": "x"], key: "k\(round)", field: "offset")
+            #expect(offsets.count == 6)
+            #expect(Set(offsets).count == 1, "round \(round): \(offsets)")
         }
     }
 
     @Test func overlappingRetriesWithOneKeyRequestOneApproval() throws {
         let server = try GatewayTestServer()
         #expect(try server.api("POST", "/v1/sessions", ["userId": "ivy", "sessionId": "s1"]).status == 201)
-        withKnownIssue("concurrent approval requests with one Idempotency-Key each create a request", isIntermittent: true) {
-            for round in 0..<5 {
-                let ids = Self.concurrently(server, count: 6, "/v1/sessions/s1/approvals", ["toolName": "t", "summary": "s"],
-                                            key: "a\(round)", field: "requestId")
-                #expect(ids.count == 6)
-                #expect(Set(ids).count == 1, "round \(round): \(ids)")
-            }
+        for round in 0..<5 {
+            let ids = Self.concurrently(server, count: 6, "/v1/sessions/s1/approvals", ["toolName": "t", "summary": "s"],
+                                        key: "a\(round)", field: "requestId")
+            #expect(ids.count == 6)
+            #expect(Set(ids).count == 1, "round \(round): \(ids)")
         }
     }
 }

@@ -36,8 +36,11 @@ public final class GatewayRuntime: @unchecked Sendable {
     let endpoint: GatewayEndpoint
     let api: ServerAPI
     private let webhook: ApprovalWebhook?
+    private let pushOutbox: PushOutbox?
 
-    public init(options: Options, logger: Logger) throws {
+    /// `pushTransport`: where outbox jobs are sent (the push adapters); nil keeps jobs queued in the outbox unsent.
+    public init(options: Options, pushTransport: PushTransport? = nil,
+                pushRetryDelay: (@Sendable (Int, Int64?) -> Int64?)? = nil, logger: Logger) throws {
         var storeOptions = SQLiteStoreOptions(path: options.databasePath)
         storeOptions.synchronous = options.synchronousFull ? .full : .normal
         do {
@@ -73,6 +76,12 @@ public final class GatewayRuntime: @unchecked Sendable {
         endpoint = GatewayEndpoint(hub: hub, scheduler: scheduler, authenticator: authenticator,
                                    authTimeoutMs: options.authTimeoutMs, maxCommandBytes: options.maxCommandBytes)
         api = ServerAPI(hub: hub, scheduler: scheduler, authenticator: authenticator, standalone: options.standalone)
+        if let pushTransport {
+            pushOutbox = PushOutbox(hub: hub, store: store, scheduler: scheduler, transport: pushTransport,
+                                    retryDelay: pushRetryDelay ?? PushOutbox.defaultRetryDelay)
+        } else {
+            pushOutbox = nil
+        }
 
         // Load state and re-arm approval deadlines on the hub's own thread before any client can reach it.
         try hubLoop.start()
@@ -82,8 +91,10 @@ public final class GatewayRuntime: @unchecked Sendable {
         let retentionMs = Int64(options.retentionHours) * 3_600_000
         let keep = options.keepLatestEvents
         let scheduler = self.scheduler
+        let outbox = pushOutbox.map(UncheckedOutbox.init)
         hubLoop.execute {
             do { try hub.start() } catch { failure.error = error }
+            outbox?.value.start()
             Self.schedulePruning(scheduler: scheduler, store: store, retentionMs: retentionMs, keepLatest: keep, logger: logger)
             started.signal()
         }
@@ -102,7 +113,8 @@ public final class GatewayRuntime: @unchecked Sendable {
     /// The hub's counters for `/metrics`.
     public var metricsText: @Sendable () -> String {
         let metrics = hub.metrics
-        return { metrics.render() }
+        let outbox = pushOutbox
+        return { metrics.render() + (outbox?.metricsText() ?? "") }
     }
 
     /// Stops the hub loop and closes the store (after the server has drained its connections).
@@ -159,6 +171,11 @@ public final class GatewayRuntime: @unchecked Sendable {
         }
         return String(decoding: bytes, as: UTF8.self)
     }
+}
+
+private struct UncheckedOutbox: @unchecked Sendable {
+    // Hands the outbox to the hub loop once, before anything else runs there.
+    let value: PushOutbox
 }
 
 private final class ErrorBox: @unchecked Sendable {

@@ -1,0 +1,144 @@
+import Gateway
+import Synchronization
+
+/// What a push provider said about one attempt.
+public enum PushDeliveryOutcome: Sendable, Equatable {
+    case delivered
+    /// Try again later; `afterMs` from the provider's Retry-After when it gave one.
+    case retry(afterMs: Int64?, reason: String)
+    /// The token is dead (APNs 410 / BadDeviceToken, FCM UNREGISTERED): forget it, never retry.
+    case invalidToken(reason: String)
+    /// The request itself was refused (other 4xx): dead-lettered with the reason, never retried.
+    case rejected(reason: String)
+}
+
+/// Sends one push job's notice to one target (the push adapters implement it: APNs, FCM, webhook).
+public protocol PushTransport: AnyObject, Sendable {
+    /// May be called from the hub thread; must not block. `completion` may run on any thread.
+    func send(_ notice: PushNotice, to target: PushTarget, completion: @escaping @Sendable (PushDeliveryOutcome) -> Void)
+}
+
+/// Drains the push outbox: due jobs are read from the store, sent with bounded concurrency, and their outcome written
+/// back (sent, retried with backoff, or dead with a reason). An invalid Live Activity token falls back to the job's
+/// alert target in the same delivery and the token is forgotten. Runs on the hub thread; after a crash, jobs that were
+/// pending are simply due again (at-least-once: a push whose success was not yet recorded can go out twice —
+/// the APNs collapse id keeps that to one visible notification).
+final class PushOutbox: @unchecked Sendable {
+    // @unchecked: hub thread only (the counters are locked for /metrics).
+    private let hub: GatewayHub
+    private let store: GatewayStore
+    private let scheduler: HubScheduler
+    private let transport: PushTransport
+    private let maxInFlight: Int
+    private let retryDelay: @Sendable (_ attempt: Int, _ retryAfterMs: Int64?) -> Int64?
+    private var inFlight: Set<Int64> = []
+    private var reading = false
+    private var pollTimer: GatewayTimer?
+    private let outcomes = Mutex<[String: Int]>([:])
+
+    init(hub: GatewayHub, store: GatewayStore, scheduler: HubScheduler, transport: PushTransport, maxInFlight: Int = 64,
+         retryDelay: @escaping @Sendable (_ attempt: Int, _ retryAfterMs: Int64?) -> Int64? = PushOutbox.defaultRetryDelay) {
+        self.hub = hub
+        self.store = store
+        self.scheduler = scheduler
+        self.transport = transport
+        self.maxInFlight = maxInFlight
+        self.retryDelay = retryDelay
+    }
+
+    /// Exponential backoff with full jitter from 1 s, capped at 10 min, honouring Retry-After; 12 attempts at most.
+    static let defaultRetryDelay: @Sendable (Int, Int64?) -> Int64? = { attempt, retryAfterMs in
+        guard attempt < 12 else { return nil }
+        let ceiling = min(600_000, 1_000 << min(attempt, 20))
+        let jittered = Int64.random(in: Int64(ceiling / 2)...Int64(ceiling))
+        return max(jittered, retryAfterMs ?? 0)
+    }
+
+    /// Starts polling (hub thread): due jobs are looked for every second and whenever new ones are enqueued.
+    func start() {
+        hub.onPushJobsEnqueued = { [weak self] in self?.drain() }
+        poll()
+    }
+
+    private func poll() {
+        drain()
+        pollTimer = scheduler.schedule(at: scheduler.now() + 1_000) { [weak self] in self?.poll() }
+    }
+
+    func drain() {
+        guard !reading, inFlight.count < maxInFlight else { return }
+        reading = true
+        let (store, limit, now) = (self.store, maxInFlight - inFlight.count, scheduler.now())
+        scheduler.runBlocking { [self] in
+            let due = (try? store.duePushJobs(now: now, limit: limit)) ?? []
+            scheduler.execute { [self] in
+                reading = false
+                for job in due where !inFlight.contains(job.id) {
+                    inFlight.insert(job.id)
+                    attempt(job, target: job.target, usingFallback: false)
+                }
+            }
+        }
+    }
+
+    private func attempt(_ job: PushJobRecord, target: PushTarget, usingFallback: Bool) {
+        transport.send(job.notice, to: target) { [self] outcome in
+            scheduler.execute { [self] in finish(job, target: target, usingFallback: usingFallback, outcome: outcome) }
+        }
+    }
+
+    private func finish(_ job: PushJobRecord, target: PushTarget, usingFallback: Bool, outcome: PushDeliveryOutcome) {
+        count(target.provider, outcome)
+        let attempts = job.attempts + 1
+        let now = scheduler.now()
+        switch outcome {
+        case .delivered:
+            record(job.id, "sent", attempts, now, nil)
+        case .retry(let afterMs, let reason):
+            if let delay = retryDelay(attempts, afterMs), job.notice.expiresAt.map({ now + delay < $0 }) ?? true {
+                record(job.id, "pending", attempts, now + delay, reason)
+            } else {
+                record(job.id, "dead", attempts, now, "gave up after \(attempts) attempts: \(reason)")
+            }
+        case .invalidToken(let reason):
+            hub.forgetPushToken(deviceId: job.deviceId, target: target)
+            if !usingFallback, let fallback = job.fallback {
+                attempt(job, target: fallback, usingFallback: true)   // same delivery, the alert instead of the Live Activity
+                return
+            }
+            record(job.id, "dead", attempts, now, "invalid token: \(reason)")
+        case .rejected(let reason):
+            record(job.id, "dead", attempts, now, "rejected: \(reason)")
+        }
+    }
+
+    private func record(_ id: Int64, _ state: String, _ attempts: Int, _ next: Int64, _ error: String?) {
+        store.write([.updatePushJob(id: id, state: state, attempts: attempts, nextAttemptAt: next, lastError: error)]) { [self] _ in
+            scheduler.execute { [self] in
+                inFlight.remove(id)
+                if state == "pending" { return }
+                drain()
+            }
+        }
+    }
+
+    private func count(_ provider: String, _ outcome: PushDeliveryOutcome) {
+        let label: String
+        switch outcome {
+        case .delivered: label = "delivered"
+        case .retry: label = "retry"
+        case .invalidToken: label = "invalid_token"
+        case .rejected: label = "rejected"
+        }
+        outcomes.withLock { $0["provider=\"\(provider)\",outcome=\"\(label)\"", default: 0] += 1 }
+    }
+
+    /// Prometheus text: attempts by provider and outcome.
+    func metricsText() -> String {
+        var out = "# HELP switchboard_push_attempts_total Push attempts by provider and outcome.\n# TYPE switchboard_push_attempts_total counter\n"
+        for (labels, n) in outcomes.withLock({ $0 }).sorted(by: { $0.key < $1.key }) {
+            out += "switchboard_push_attempts_total{\(labels)} \(n)\n"
+        }
+        return out
+    }
+}

@@ -58,6 +58,9 @@ let package = Package(
         .testTarget(name: "WebSocketDeflateTests", dependencies: ["WebSocketDeflate", "WebSocketCodec"]),
         .testTarget(name: "EventLoopTests", dependencies: ["EventLoop"]),
         .testTarget(name: "TLSTests", dependencies: ["TLS"]),
+        .testTarget(name: "LoadTestTests", dependencies: [
+            "switchboard-load", "EventLoop", "WebSocketCodec", "WebSocketDeflate", "HTTP1",
+        ], path: "loadtest/Tests/LoadTestTests"),
         .testTarget(name: "ServerTests", dependencies: ["Server", "WebSocketCodec", "HTTP1", "TLS", "EventLoop"]),
     ]
 )

@@ -1,20 +1,14 @@
 import WebSocketCodec
 
-/// One echo connection: keeps `depth` messages of `size` bytes in flight, checks every reply byte for byte and in
-/// order, and records the round trip of each.
-///
-/// Ordering rule (TCP and the echo server preserve order): replies must arrive with sequence numbers 0, 1, 2, …
-/// A reply ahead of the expected one means the ones skipped are lost; one behind it is a duplicate; a reply whose
-/// length or bytes differ is corrupted (and its sequence is taken as the expected one, so one corruption is not also
-/// counted as a loss). Loop-confined: every call happens on the driver's loop.
+/// One echo connection: keeps `depth` messages of `size` bytes in flight, checks every reply with an
+/// `EchoVerifier`, records each round trip, and counts loss, duplication and corruption as errors.
+/// Loop-confined: every call happens on the driver's loop.
 final class EchoSession: ConnectionSession {
     private unowned let driver: LoopDriver
     private let size: Int
     private let depth: Int
-    private let opcode = WebSocketOpcode.binary
+    private var verifier: EchoVerifier
     private var client: WebSocketClient?
-    private var nextToSend: UInt64 = 0
-    private var nextExpected: UInt64 = 0
     private var sending = true
     /// Send times (monotonic ns) of the messages in flight, indexed by sequence % depth: at most `depth` are in
     /// flight and they come back in order, so a ring is enough.
@@ -25,11 +19,12 @@ final class EchoSession: ConnectionSession {
         self.driver = driver
         self.size = size
         self.depth = depth
+        verifier = EchoVerifier(size: size)
         sentAt = Array(repeating: 0, count: depth)
         payload = Array(repeating: 0, count: size)
     }
 
-    var outstanding: Int { Int(nextToSend - nextExpected) }
+    var outstanding: Int { verifier.outstanding }
 
     func didOpen(_ client: WebSocketClient) {
         self.client = client
@@ -40,48 +35,31 @@ final class EchoSession: ConnectionSession {
         driver.stats.messagesReceived += 1
         driver.stats.bytesReceived += payload.count
         driver.counters.messagesReceived.add(1, ordering: .relaxed)
-        guard nextExpected < nextToSend else {
-            // Nothing is in flight, so this can only be a duplicate of something already answered.
+        switch verifier.receive(opcode: opcode, payload: payload) {
+        case .matched(let sequence, let skipped):
+            if skipped > 0 {
+                driver.stats.echoesLost += skipped
+                driver.recordError("echo_lost", count: skipped)
+            }
+            driver.stats.roundTripLatency.record(
+                microseconds: MonotonicClock.microseconds(since: sentAt[Int(sequence % UInt64(depth))]))
+        case .duplicate:
             driver.stats.echoesDuplicated += 1
             driver.recordError("echo_duplicated")
-            return
-        }
-        guard let sequence = EchoPayload.sequence(of: payload), sequence < nextToSend,
-              opcode == self.opcode, EchoPayload.matches(payload, sequence: sequence, size: size) else {
+        case .corrupted:
             driver.stats.echoesCorrupted += 1
             driver.recordError("echo_corrupted")
-            complete(nextExpected)
-            return
         }
-        if sequence < nextExpected {
-            driver.stats.echoesDuplicated += 1
-            driver.recordError("echo_duplicated")
-            return
-        }
-        if sequence > nextExpected {
-            let skipped = Int(sequence - nextExpected)
-            driver.stats.echoesLost += skipped
-            driver.recordError("echo_lost", count: skipped)
-        }
-        driver.stats.roundTripLatency.record(
-            microseconds: MonotonicClock.microseconds(since: sentAt[Int(sequence % UInt64(depth))]))
-        complete(sequence)
-    }
-
-    /// Marks everything up to and including `sequence` as answered and refills the window.
-    private func complete(_ sequence: UInt64) {
-        nextExpected = sequence + 1
         fillWindow()
     }
 
     private func fillWindow() {
         guard sending, let client, client.state == .open else { return }
-        while outstanding < depth {
-            let sequence = nextToSend
-            nextToSend += 1
+        while verifier.outstanding < depth {
+            let sequence = verifier.takeSequence()
             payload.withUnsafeMutableBytes { EchoPayload.fill($0, sequence: sequence) }
             sentAt[Int(sequence % UInt64(depth))] = MonotonicClock.nanoseconds()
-            payload.withUnsafeBytes { client.send(opcode: opcode, payload: $0, random: &driver.random) }
+            payload.withUnsafeBytes { client.send(opcode: verifier.opcode, payload: $0, random: &driver.random) }
             driver.stats.messagesSent += 1
             driver.stats.bytesSent += size
         }
@@ -92,11 +70,10 @@ final class EchoSession: ConnectionSession {
     }
 
     func didEnd() {
-        let missing = outstanding
+        let missing = verifier.abandonOutstanding()
         if missing > 0 {
             driver.stats.echoesLost += missing
             driver.recordError("echo_lost", count: missing)
-            nextExpected = nextToSend
         }
         client = nil
     }

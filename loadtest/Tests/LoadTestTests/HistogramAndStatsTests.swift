@@ -30,7 +30,8 @@ struct HistogramAndStatsTests {
         #expect(decoded.count == histogram.count)
         for percentile in [50.0, 90, 99, 99.9, 100] {
             let a = histogram.value(atPercentile: percentile), b = decoded.value(atPercentile: percentile)
-            #expect(a == b, "p\(percentile): \(a) vs \(b)")
+            // Exact within HdrHistogram's resolution: both values fall in the same bucket.
+            #expect(histogram.histogram.valuesAreEquivalent(a, b), "p\(percentile): \(a) vs \(b)")
         }
     }
 

@@ -16,9 +16,13 @@ struct LoadReport: Codable, Sendable {
         var pid: Int32
         var cpuSeconds: Double
         var rssBeforeBytes: Int
+        /// RSS at the once-a-second sample with the most connections open (the hold phase).
+        var rssHeldBytes: Int
         var rssPeakBytes: Int
         var rssAfterBytes: Int
-        /// (peak RSS − RSS before) / connections opened.
+        /// Connections open at that sample.
+        var connectionsHeld: Int
+        /// (held RSS − RSS before) / connections held.
         var rssPerConnectionBytes: Double?
         /// Messages echoed per second of server CPU time (nil when no messages or no CPU was used).
         var messagesPerCPUSecond: Double?

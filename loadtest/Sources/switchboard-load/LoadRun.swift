@@ -34,8 +34,12 @@ struct LoadRun {
         }
         let perProcess = RunPlan.share(of: options.connections, part: 0, parts: options.workers).count
         try ResourceLimits.ensureDescriptors(for: perProcess, workers: options.workers)
-        try ResourceLimits.ensurePorts(
-            for: options.connections, sourceCount: settings.sources.count, range: ResourceLimits.ephemeralPortRange())
+        let portRange = ResourceLimits.ephemeralPortRange()
+        try ResourceLimits.ensurePorts(for: options.connections, sourceCount: settings.sources.count, range: portRange)
+        if let warning = ResourceLimits.portSearchWarning(
+            for: options.connections, sourceCount: settings.sources.count, range: portRange) {
+            FileHandle.standardError.write(Data("switchboard-load: warning: \(warning)\n".utf8))
+        }
         let sampler = try options.serverPid.map { pid throws(LoadTestError) in try ServerProcessSampler(pid: pid) }
 
         let source: any LoadSource = options.workers > 1
@@ -58,6 +62,10 @@ struct LoadRun {
         -> (stats: LoadStats, wallSeconds: Double, samples: [LoadReport.SecondSample], server: LoadReport.ServerUsage?) {
         let before = sampler?.sample()
         var peakRSS = before?.rssBytes ?? 0
+        // RSS at the sample with the most connections open: the closing burst (close frames queued for thousands of
+        // sockets) must not inflate the per-connection figure.
+        var heldRSS: Int?
+        var maxOpen = 0
         var lastCPU = before?.cpuSeconds
         let start = MonotonicClock.nanoseconds()
         let boundSeconds = Double(options.connections) / options.rate + 10 + options.duration + options.drainTimeout + 33
@@ -79,7 +87,15 @@ struct LoadRun {
             let progress = source.poll()
             let interval = Double(now - lastTickTime) / 1e9
             let server = sampler?.sample()
-            if let server { peakRSS = max(peakRSS, server.rssBytes) }
+            if let server {
+                peakRSS = max(peakRSS, server.rssBytes)
+                if progress.open > maxOpen {
+                    maxOpen = progress.open
+                    heldRSS = server.rssBytes
+                } else if progress.open == maxOpen && progress.open > 0 {
+                    heldRSS = max(heldRSS ?? 0, server.rssBytes)
+                }
+            }
             var cpuPercent: Double?
             if let server, let last = lastCPU { cpuPercent = (server.cpuSeconds - last) / interval * 100 }
             lastCPU = server?.cpuSeconds ?? lastCPU
@@ -99,11 +115,14 @@ struct LoadRun {
             let after = sampler.sample() ?? before
             peakRSS = max(peakRSS, after.rssBytes)
             let cpu = after.cpuSeconds - before.cpuSeconds
+            // Runs shorter than one sample fall back to the peak and the connections opened.
+            let held = heldRSS ?? peakRSS
+            let heldConnections = maxOpen > 0 ? maxOpen : stats.connectsSucceeded
             usage = LoadReport.ServerUsage(
-                pid: sampler.pid, cpuSeconds: cpu, rssBeforeBytes: before.rssBytes, rssPeakBytes: peakRSS,
-                rssAfterBytes: after.rssBytes,
-                rssPerConnectionBytes: stats.connectsSucceeded > 0
-                    ? Double(peakRSS - before.rssBytes) / Double(stats.connectsSucceeded) : nil,
+                pid: sampler.pid, cpuSeconds: cpu, rssBeforeBytes: before.rssBytes, rssHeldBytes: held,
+                rssPeakBytes: peakRSS, rssAfterBytes: after.rssBytes, connectionsHeld: heldConnections,
+                rssPerConnectionBytes: heldConnections > 0
+                    ? Double(held - before.rssBytes) / Double(heldConnections) : nil,
                 messagesPerCPUSecond: cpu > 0 && stats.messagesReceived > 0 ? Double(stats.messagesReceived) / cpu : nil)
         }
         return (stats, wall, samples, usage)

@@ -41,10 +41,11 @@ struct TextReport {
         }
         if let server = report.server {
             var text = "pid \(server.pid): cpu \(Self.number(server.cpuSeconds)) s, rss \(Self.bytes(Double(server.rssBeforeBytes)))"
-            text += " before, \(Self.bytes(Double(server.rssPeakBytes))) peak, \(Self.bytes(Double(server.rssAfterBytes))) after"
+            text += " before, \(Self.bytes(Double(server.rssHeldBytes))) with \(server.connectionsHeld) open,"
+            text += " \(Self.bytes(Double(server.rssPeakBytes))) peak, \(Self.bytes(Double(server.rssAfterBytes))) after"
             out += line("server", text)
             if let perConnection = server.rssPerConnectionBytes {
-                out += line("memory", "\(Self.number(perConnection)) bytes per connection (peak − before) / opened")
+                out += line("memory", "\(Self.number(perConnection)) bytes per connection (RSS with connections open − before) / open")
             }
             if let perCPU = server.messagesPerCPUSecond {
                 out += line("efficiency", "\(Self.number(perCPU)) messages per server CPU-second")

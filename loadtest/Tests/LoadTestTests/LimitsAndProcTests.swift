@@ -49,3 +49,14 @@ struct LimitsAndProcTests {
         #expect(ProcFile.statusField("VmSwap", in: status) == nil)
     }
 }
+
+/// The warning about the kernel's slow port search past half the range.
+struct PortSearchWarningTests {
+    @Test func warnsPastHalfTheRangeAndSuggestsEnoughSources() throws {
+        let range = 32768...60999  // 28 232 ports: half is 14 116
+        #expect(ResourceLimits.portSearchWarning(for: 14_000, sourceCount: 0, range: range) == nil)
+        #expect(ResourceLimits.portSearchWarning(for: 19_000, sourceCount: 2, range: range) == nil)
+        let warning = try #require(ResourceLimits.portSearchWarning(for: 19_000, sourceCount: 1, range: range))
+        #expect(warning.contains("--source-addresses with 2 or more"))
+    }
+}

@@ -209,12 +209,18 @@ final class WebSocketClient: SocketConnectionDelegate, @unchecked Sendable {
                 plaintext = pending
             }
         }
-        if status == .closed && state != .ended { connectionDidClose(connection, error: nil) }
+        // close_notify: the peer is done; the socket is still open and `end` closes it.
+        if status == .closed && state != .ended { peerEnded(error: nil) }
         return bytes.count
     }
 
     func connectionDidClose(_ connection: SocketConnection, error: SystemError?) {
-        self.connection = nil
+        self.connection = nil  // already closed
+        peerEnded(error: error)
+    }
+
+    /// The server closed the stream (TCP end, reset or TLS close_notify): a failure unless we were closing.
+    private func peerEnded(error: SystemError?) {
         switch state {
         case .upgrading: fail(error == nil ? "handshake_eof" : "connection_reset")
         case .open: fail(error == nil ? "closed_by_server" : "connection_reset")

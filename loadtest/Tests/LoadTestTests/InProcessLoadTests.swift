@@ -4,9 +4,10 @@ import Testing
 /// The whole client side (ramp → hold → drain → close, the echo session and the verifier) over real loopback
 /// sockets against `TestEchoServer`.
 struct InProcessLoadTests {
-    private func run(_ scenario: any Scenario, server: TestEchoServer, connections: Int, loops: Int = 1) throws -> LoadStats {
+    private func run(_ scenario: any Scenario, server: TestEchoServer, connections: Int, loops: Int = 1,
+                     sources: [String] = []) throws -> LoadStats {
         let settings = try ClientSettings(
-            target: TargetURL(parsing: server.url), sourceAddresses: [], insecure: false, caFile: nil, deflate: false,
+            target: TargetURL(parsing: server.url), sourceAddresses: sources, insecure: false, caFile: nil, deflate: false,
             maxMessageBytes: 1 << 20, closeTimeoutMs: 500)
         let load = InProcessLoad(
             scenario: scenario, settings: settings, connections: connections, connectsPerSecond: 2000, loops: loops,
@@ -67,5 +68,22 @@ struct InProcessLoadTests {
         #expect(stats.connectsSucceeded == 0)
         #expect(stats.errorCount == 3)
         #expect(stats.errors.keys.allSatisfy { $0.hasPrefix("connect_") }, "\(stats.errors)")
+    }
+
+    @Test func boundSourceAddressesConnect() throws {
+        let server = try TestEchoServer()
+        defer { server.stop() }
+        let stats = try run(ConnectScenario(), server: server, connections: 4, sources: ["127.0.0.2", "127.0.0.3"])
+        #expect(stats.connectsSucceeded == 4)
+        #expect(stats.errors.isEmpty, "\(stats.errors)")
+    }
+
+    @Test func sourceAddressNotOnThisHostIsReported() throws {
+        let server = try TestEchoServer()
+        defer { server.stop() }
+        // 192.0.2.0/24 is TEST-NET-1 (RFC 5737): never assigned to this host, so bind() fails with EADDRNOTAVAIL.
+        let stats = try run(ConnectScenario(), server: server, connections: 2, sources: ["192.0.2.1"])
+        #expect(stats.connectsSucceeded == 0)
+        #expect(stats.errors == ["bind_address_unavailable": 2])
     }
 }

@@ -11,10 +11,12 @@ let package = Package(
     platforms: [.macOS(.v14)],
     products: [
         .executable(name: "switchboard", targets: ["switchboard"]),
+        .executable(name: "switchboard-load", targets: ["switchboard-load"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
         .package(url: "https://github.com/apple/swift-log", from: "1.6.0"),
+        .package(url: "https://github.com/HdrHistogram/hdrhistogram-swift", from: "0.1.0"),
     ],
     targets: [
         // C shims: Glibc does not export epoll/eventfd/timerfd, and OpenSSL/zlib expose macros Swift cannot call.
@@ -54,6 +56,13 @@ let package = Package(
             .product(name: "Logging", package: "swift-log"),
         ]),
 
+        // The load generator: a network client of the server (never links Server), on the same event loop.
+        .executableTarget(name: "switchboard-load", dependencies: [
+            "EventLoop", "WebSocketCodec", "WebSocketDeflate", "HTTP1", "TLS",
+            .product(name: "Histogram", package: "hdrhistogram-swift"),
+            .product(name: "ArgumentParser", package: "swift-argument-parser"),
+        ], path: "loadtest/Sources/switchboard-load"),
+
         .testTarget(name: "WebSocketCodecTests", dependencies: ["WebSocketCodec"]),
         .testTarget(name: "HTTP1Tests", dependencies: ["HTTP1"]),
         .testTarget(name: "SwitchboardConfigTests", dependencies: ["SwitchboardConfig"]),
@@ -63,6 +72,9 @@ let package = Package(
         .testTarget(name: "GatewayTests", dependencies: ["Gateway", "GatewayProtocol", "JSON"]),
         .testTarget(name: "StorageTests", dependencies: ["Storage", "Gateway"]),
         .testTarget(name: "AuthTests", dependencies: ["Auth", "JSON"]),
+        .testTarget(name: "LoadTestTests", dependencies: [
+            "switchboard-load", "EventLoop", "WebSocketCodec", "WebSocketDeflate", "HTTP1",
+        ], path: "loadtest/Tests/LoadTestTests"),
         .testTarget(name: "ServerTests", dependencies: ["Server", "WebSocketCodec", "HTTP1", "TLS", "EventLoop", "Auth", "Gateway", "Storage"]),
     ]
 )

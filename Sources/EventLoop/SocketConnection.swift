@@ -53,9 +53,26 @@ public final class SocketConnection: EventHandler, FlushHandler, @unchecked Send
     /// Opens a non-blocking connection to `address` (for clients: tests and the load generator). Call on `loop`'s thread;
     /// `completion` runs on it once connected or failed (a failed connection is closed without `connectionDidClose`).
     public static func connect(to address: SocketAddress, on loop: EventLoop, completion: @escaping (SystemError?) -> Void) throws -> SocketConnection {
+        try connect(to: address, from: nil, on: loop, completion: completion)
+    }
+
+    /// Like `connect(to:on:completion:)`, but binds the socket to the local `source` address first (pass port 0). The ephemeral port is then chosen at connect time (`IP_BIND_ADDRESS_NO_PORT`), so each source address
+    /// has its own ~28k ports per destination: a load generator passes several loopback sources to go beyond that.
+    /// Throws if the bind fails (e.g. EADDRNOTAVAIL for an address not on this host).
+    public static func connect(to address: SocketAddress, from source: SocketAddress?, on loop: EventLoop, completion: @escaping (SystemError?) -> Void) throws -> SocketConnection {
         let fd = socket(address.family, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_NONBLOCK.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
         guard fd >= 0 else { throw SystemError("socket") }
         _ = clinux_setsockopt_int(fd, Int32(IPPROTO_TCP), TCP_NODELAY, 1)
+        if let source {
+            // Without this, bind() reserves a port for every destination and ~28k sockets exhaust the range.
+            _ = clinux_setsockopt_int(fd, Int32(IPPROTO_IP), IP_BIND_ADDRESS_NO_PORT, 1)
+            let bound = source.withSockaddr { Glibc.bind(fd, $0, $1) }
+            if bound != 0 {
+                let error = SystemError("bind(\(source))")
+                Glibc.close(fd)
+                throw error
+            }
+        }
         let rc = address.withSockaddr { Glibc.connect(fd, $0, $1) }
         if rc != 0 && clinux_errno() != EINPROGRESS {
             let error = SystemError("connect(\(address))")

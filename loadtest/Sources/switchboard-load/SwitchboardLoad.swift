@@ -1,0 +1,20 @@
+import ArgumentParser
+
+/// `switchboard-load`: the load generator for Switchboard, a product for sizing deployments.
+///
+/// Every scenario is a subcommand; the server is a black box reached over the network. Scenario registry: add a
+/// subcommand here (part 2 adds the gateway scenarios: approvals, handoff, messages, presence, mixed, fanout).
+@main
+struct SwitchboardLoad: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "switchboard-load",
+        abstract: "Load generator for Switchboard WebSocket servers.",
+        discussion: """
+            Runs a scenario against a server, prints a progress line per second on stderr and a latency/throughput \
+            table at the end (optionally JSON and HTML reports). Exit status: 0 when every connection and message \
+            succeeded, 1 when any failed (failures are listed by kind), 64 for bad options, 70 when the machine's \
+            limits cannot support the run. Point it only at servers you own.
+            Example: switchboard-load echo --url ws://127.0.0.1:7420/ --connections 100 --size 20 --duration 10
+            """,
+        subcommands: [ConnectCommand.self, IdleCommand.self, EchoCommand.self])
+}

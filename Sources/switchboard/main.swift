@@ -31,6 +31,8 @@ struct Serve: ParsableCommand {
     var eventLoops: Int?
     @Option(name: .customLong("log-level"), help: "trace, debug, info, notice, warning, error or critical (overrides log.level).")
     var logLevel: String?
+    @Option(name: .customLong("storage-path"), help: "SQLite database file (overrides storage.path).")
+    var storagePath: String?
     @Flag(name: .long, help: "Echo every message on every path not otherwise routed (for conformance runs and benchmarks).")
     var echo = false
 
@@ -83,6 +85,7 @@ struct Serve: ParsableCommand {
             if let tlsCert { configuration.server.tlsCert = tlsCert }
             if let tlsKey { configuration.server.tlsKey = tlsKey }
             if let eventLoops { configuration.server.eventLoops = eventLoops }
+            if let storagePath { configuration.storage.path = storagePath }
             if let logLevel {
                 guard let level = LogLevelName(rawValue: logLevel) else { throw ValidationError("--log-level: unknown level \"\(logLevel)\"") }
                 configuration.log.level = level

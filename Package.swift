@@ -63,14 +63,16 @@ let package = Package(
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ], path: "loadtest/Sources/switchboard-load"),
 
-        .testTarget(name: "WebSocketCodecTests", dependencies: ["WebSocketCodec"]),
-        .testTarget(name: "HTTP1Tests", dependencies: ["HTTP1"]),
-        .testTarget(name: "SwitchboardConfigTests", dependencies: ["SwitchboardConfig"]),
-        .testTarget(name: "WebSocketDeflateTests", dependencies: ["WebSocketDeflate", "WebSocketCodec"]),
+        // Helpers shared by the test targets (a seeded random generator).
+        .target(name: "TestSupport", path: "Tests/TestSupport"),
+        .testTarget(name: "WebSocketCodecTests", dependencies: ["WebSocketCodec", "TestSupport"]),
+        .testTarget(name: "HTTP1Tests", dependencies: ["HTTP1", "TestSupport"]),
+        .testTarget(name: "SwitchboardConfigTests", dependencies: ["SwitchboardConfig", "TestSupport"]),
+        .testTarget(name: "WebSocketDeflateTests", dependencies: ["WebSocketDeflate", "WebSocketCodec", "TestSupport"]),
         .testTarget(name: "EventLoopTests", dependencies: ["EventLoop"]),
-        .testTarget(name: "TLSTests", dependencies: ["TLS"]),
+        .testTarget(name: "TLSTests", dependencies: ["TLS", "TestSupport"]),
         .testTarget(name: "GatewayTests", dependencies: ["Gateway", "GatewayProtocol", "JSON"]),
-        .testTarget(name: "StorageTests", dependencies: ["Storage", "Gateway"]),
+        .testTarget(name: "StorageTests", dependencies: ["Storage", "Gateway", "TestSupport"]),
         .testTarget(name: "AuthTests", dependencies: ["Auth", "JSON"]),
         .testTarget(name: "LoadTestTests", dependencies: [
             "switchboard-load", "EventLoop", "WebSocketCodec", "WebSocketDeflate", "HTTP1",

@@ -3,6 +3,7 @@ import Foundation
 import Gateway
 import Synchronization
 @testable import Storage
+@_exported import TestSupport
 
 /// A fresh directory under the system temp dir, removed (with every database file in it) on deinit.
 final class TemporaryDirectory {
@@ -57,18 +58,6 @@ func randomSplit(_ writes: [StoreWrite], max: Int, using rng: inout some RandomN
     return batches
 }
 
-/// A small seeded generator (SplitMix64) so a failing split can be reproduced from the printed seed.
-struct SeededGenerator: RandomNumberGenerator {
-    var state: UInt64
-
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-}
 
 func event(_ user: String, _ offset: Int64, createdAt: Int64 = 1_000, payload: [UInt8] = [1, 2, 3]) -> StoreWrite {
     .appendEvent(StoredEvent(userId: user, offset: offset, type: "message", payload: payload, createdAt: createdAt))

@@ -1,5 +1,6 @@
 import Testing
 @testable import SwitchboardConfig
+@_exported import TestSupport
 
 /// The error `parse` throws for `text`, or `nil` (recorded as a test failure) when it parses.
 func parseError(_ text: String, fileName: String = "test.toml",
@@ -13,15 +14,3 @@ func parseError(_ text: String, fileName: String = "test.toml",
     }
 }
 
-/// Small deterministic generator (SplitMix64) so random-split tests reproduce.
-struct SeededGenerator: RandomNumberGenerator {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-}

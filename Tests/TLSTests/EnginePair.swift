@@ -1,5 +1,6 @@
 import Testing
 @testable import TLS
+@_exported import TestSupport
 
 /// How ciphertext is cut into pieces before being handed to the receiving engine.
 enum Delivery: Sendable, CustomStringConvertible {
@@ -16,17 +17,6 @@ enum Delivery: Sendable, CustomStringConvertible {
     }
 }
 
-/// Deterministic PRNG (SplitMix64) so random splits are reproducible from the seed.
-struct SplitMix64: RandomNumberGenerator {
-    var state: UInt64
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-}
 
 /// A server engine and a client engine wired together in memory, standing in for two sockets.
 ///

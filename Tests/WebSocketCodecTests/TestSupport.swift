@@ -1,4 +1,5 @@
 import WebSocketCodec
+@_exported import TestSupport
 
 /// A copied, comparable form of `WebSocketEvent` (whose buffers die with the callback).
 enum RecordedEvent: Equatable, CustomStringConvertible {
@@ -87,18 +88,6 @@ func randomSplit(_ bytes: [UInt8], maxChunk: Int, using rng: inout SplitMix64) -
     return chunks
 }
 
-/// Small deterministic PRNG so random tests are reproducible.
-struct SplitMix64: RandomNumberGenerator {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-}
 
 extension WebSocketLimits {
     static let testDefault = WebSocketLimits(maxFrameSize: 1 << 20, maxMessageSize: 1 << 20)

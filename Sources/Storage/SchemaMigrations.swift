@@ -9,7 +9,10 @@ struct SchemaMigration: Sendable {
 /// each pending migration runs in its own `BEGIN IMMEDIATE` transaction (so a crash leaves a consistent version,
 /// and two processes opening the same file at once do not both apply a step).
 enum SchemaMigrations {
-    static let all: [SchemaMigration] = [SchemaMigration(version: 1, sql: SchemaV1.sql)]
+    static let all: [SchemaMigration] = [
+        SchemaMigration(version: 1, sql: SchemaV1.sql),
+        SchemaMigration(version: 2, sql: SchemaV2.sql),
+    ]
 
     /// Applies every migration newer than the recorded version, in order; returns the resulting version.
     /// Throws when the file is not a database, a migration fails (rolled back), or the file's schema is newer

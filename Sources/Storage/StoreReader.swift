@@ -45,6 +45,7 @@ struct StoreReader {
         snapshot.latestOffsets = try latestOffsets()
         snapshot.latestMessageId = try db.queryFirst("SELECT COALESCE(MAX(id), 0) FROM messages") { $0.int64(0) } ?? 0
         snapshot.latestApprovalSequence = try latestApprovalSequence()
+        try loadRelationships(into: &snapshot)
         return snapshot
     }
 

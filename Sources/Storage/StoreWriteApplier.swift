@@ -97,6 +97,9 @@ struct StoreWriteApplier {
                 INSERT INTO idempotency (scope, "key", response, created_at) VALUES (?1, ?2, ?3, ?4)
                 ON CONFLICT (scope, "key") DO UPDATE SET response = excluded.response, created_at = excluded.created_at
                 """) { $0.bind(1, scope); $0.bind(2, key); $0.bind(3, response); $0.bind(4, createdAt) }
+        case .upsertFriendRequest, .upsertContactPause, .deleteContactPause, .upsertConnectCode, .upsertGroup,
+             .upsertGroupMember, .upsertInvite, .upsertUserPhone, .deleteUserPhone:
+            try RelationshipWriteApplier(db: db).run(write)
         }
     }
 
@@ -134,6 +137,9 @@ struct StoreWriteApplier {
         case .setReadMark(let userId, let peerId, _): return "setReadMark \(userId)->\(peerId)"
         case .setDeviceAck(let deviceId, _): return "setDeviceAck \(deviceId)"
         case .putIdempotency(let scope, let key, _, _): return "putIdempotency \(scope)/\(key)"
+        case .upsertFriendRequest, .upsertContactPause, .deleteContactPause, .upsertConnectCode, .upsertGroup,
+             .upsertGroupMember, .upsertInvite, .upsertUserPhone, .deleteUserPhone:
+            return RelationshipWriteApplier.describe(write)
         }
     }
 }

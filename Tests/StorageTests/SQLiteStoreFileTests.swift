@@ -17,9 +17,10 @@ import Testing
         #expect(try db.queryFirst("PRAGMA journal_mode") { $0.string(0) } == "wal")
 
         // A new migration applies exactly once: creating its table a second time would fail.
-        let next = SchemaMigrations.all + [SchemaMigration(version: 2, sql: "CREATE TABLE extra (x INTEGER)")]
-        #expect(try SchemaMigrations.migrate(db, migrations: next) == 2)
-        #expect(try SchemaMigrations.migrate(db, migrations: next) == 2)
+        let nextVersion = SchemaMigrations.all.count + 1
+        let next = SchemaMigrations.all + [SchemaMigration(version: nextVersion, sql: "CREATE TABLE extra (x INTEGER)")]
+        #expect(try SchemaMigrations.migrate(db, migrations: next) == nextVersion)
+        #expect(try SchemaMigrations.migrate(db, migrations: next) == nextVersion)
         #expect(try db.queryFirst("SELECT COUNT(*) FROM sqlite_schema WHERE name = 'extra'") { $0.int64(0) } == 1)
     }
 
@@ -27,11 +28,12 @@ import Testing
         let directory = try TemporaryDirectory()
         let db = try SQLiteConnection(path: directory.path(), readOnly: false, busyTimeoutMs: 1000)
         defer { db.close() }
-        let broken = SchemaMigrations.all + [SchemaMigration(version: 2, sql: "CREATE TABLE half (x); SELECT * FROM missing")]
+        let brokenVersion = SchemaMigrations.all.count + 1
+        let broken = SchemaMigrations.all + [SchemaMigration(version: brokenVersion, sql: "CREATE TABLE half (x); SELECT * FROM missing")]
         let error = #expect(throws: StorageError.self) { try SchemaMigrations.migrate(db, migrations: broken) }
-        #expect(error?.message.contains("migration 2") == true)
+        #expect(error?.message.contains("migration \(brokenVersion)") == true)
         #expect(error?.message.contains("no such table: missing") == true)
-        #expect(try SchemaMigrations.currentVersion(db) == 1)
+        #expect(try SchemaMigrations.currentVersion(db) == brokenVersion - 1)
         #expect(try db.queryFirst("SELECT COUNT(*) FROM sqlite_schema WHERE name = 'half'") { $0.int64(0) } == 0)
     }
 

@@ -12,6 +12,18 @@ public enum StoreWrite: Sendable, Equatable {
     case setDeviceAck(deviceId: String, offset: Int64)
     /// Remembers the response to an idempotent request (`scope` e.g. "approval", `key` from the client).
     case putIdempotency(scope: String, key: String, response: [UInt8], createdAt: Int64)
+    // Relationships (RelationshipRecords.swift). Uniqueness rules there are enforced by both stores: a batch that
+    // breaks one fails as a whole.
+    case upsertFriendRequest(FriendRequestRecord)
+    case upsertContactPause(ContactPauseRecord)
+    case deleteContactPause(userId: String, contactId: String)
+    case upsertConnectCode(ConnectCodeRecord)
+    case upsertGroup(GroupRecord)
+    /// Reactivating a member keeps its original `createdAt`.
+    case upsertGroupMember(GroupMemberRecord)
+    case upsertInvite(InviteRecord)
+    case upsertUserPhone(UserPhoneRecord)
+    case deleteUserPhone(userId: String)
 }
 
 /// Everything the domain needs in memory at start-up.
@@ -29,6 +41,14 @@ public struct GatewaySnapshot: Sendable, Equatable {
     public var latestMessageId: Int64 = 0
     /// The highest approval sequence used in ids (0 when none).
     public var latestApprovalSequence: Int64 = 0
+    // Relationships, each list in first-insert order.
+    public var friendRequests: [FriendRequestRecord] = []
+    public var contactPauses: [ContactPauseRecord] = []
+    public var connectCodes: [ConnectCodeRecord] = []
+    public var groups: [GroupRecord] = []
+    public var groupMembers: [GroupMemberRecord] = []
+    public var invites: [InviteRecord] = []
+    public var userPhones: [UserPhoneRecord] = []
 
     public init() {}
 }

@@ -68,6 +68,8 @@ extension GatewayHub {
             let pending = approvals.values.filter { $0.userId == client.userId && $0.state == "pending" }
                 .sorted { $0.createdAt < $1.createdAt }.map(Self.approvalData)
             reply.ok(PendingApprovals(approvals: pending, badge: pending.count))
+        case _ where Self.relationshipCommandTypes.contains(type):
+            try relationshipCommand(type, data: data, client: client, reply: reply)
         case "auth":
             throw GatewayError(.alreadyAuthenticated, "this connection is already authenticated")
         default:

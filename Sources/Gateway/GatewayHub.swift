@@ -15,6 +15,8 @@ public final class GatewayHub: @unchecked Sendable {
     let clock: GatewayClock
     public let settings: GatewaySettings
     public weak var approvalObserver: ApprovalObserver?
+    /// Receives invite texts (SMS/e-mail) after the invite is stored; nil = invites are only returned to the inviter.
+    public var inviteDeliverer: InviteDeliverer?
     public let metrics = GatewayMetrics()
 
     // Durable state, loaded from the store's snapshot at start.
@@ -28,6 +30,8 @@ public final class GatewayHub: @unchecked Sendable {
     var approvals: [String: ApprovalRecord] = [:]
     var latestMessageId: Int64 = 0
     var latestApprovalSequence: Int64 = 0
+    /// Friend requests, pauses, connect codes, groups, invites, phones (GatewayHub+FriendRequests etc.).
+    var relations = RelationshipState()
 
     // Live state.
     var clients: [String: [ObjectIdentifier: ClientState]] = [:]
@@ -56,6 +60,7 @@ public final class GatewayHub: @unchecked Sendable {
             if let token = device.deviceToken { devicesByToken[token] = device.id }
         }
         for contact in snapshot.contacts { contacts[contact.userId, default: [:]][contact.contactId] = contact }
+        relations.load(snapshot)
         latestOffsets = snapshot.latestOffsets
         for session in snapshot.openSessions { sessions[session.id] = session }
         latestMessageId = snapshot.latestMessageId

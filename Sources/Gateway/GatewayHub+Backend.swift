@@ -73,7 +73,8 @@ extension GatewayHub {
         guard contacts[a]?[b] != nil || contacts[b]?[a] != nil else {
             return completion(.failure(GatewayError(.notAContact, "\"\(a)\" and \"\(b)\" are not contacts")))
         }
-        var writes: [StoreWrite] = []
+        // A later reconnection starts unpaused.
+        var writes: [StoreWrite] = clearPauses(a, b)
         for (x, y) in [(a, b), (b, a)] {
             guard var record = contacts[x]?[y] else { continue }
             record.active = false

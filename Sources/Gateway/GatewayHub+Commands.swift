@@ -77,6 +77,8 @@ extension GatewayHub {
             reply.ok(notificationSettings[client.userId] ?? NotificationSettings())
         case "set_notification_settings":
             updateNotificationSettings(try decoder.decode(NotificationSettingsCommand.self, from: data), client: client, reply: reply)
+        case _ where Self.relationshipCommandTypes.contains(type):
+            try relationshipCommand(type, data: data, client: client, reply: reply)
         case "auth":
             throw GatewayError(.alreadyAuthenticated, "this connection is already authenticated")
         default:

@@ -157,9 +157,9 @@ extension GatewayHub {
         for contactId in activeContacts(of: userId) { deliverEphemeral(to: contactId, frame: frame) }
     }
 
-    /// Users who may see `userId` (active contacts).
+    /// Users who may see `userId` (active contacts that neither side has paused).
     func activeContacts(of userId: String) -> [String] {
-        (contacts[userId] ?? [:]).values.filter(\.active).map(\.contactId)
+        (contacts[userId] ?? [:]).values.filter { $0.active && !relations.isPaused(userId, $0.contactId) }.map(\.contactId)
     }
 
     func areContacts(_ a: String, _ b: String) -> Bool {

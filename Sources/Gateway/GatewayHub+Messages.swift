@@ -21,6 +21,10 @@ extension GatewayHub {
             reply.fail(GatewayError(.notAContact, "you can only message your contacts"))
             return
         }
+        guard !relations.isPaused(client.userId, command.to) else {
+            reply.fail(GatewayError(.contactPaused, "this contact is paused"))
+            return
+        }
         let scope = "message:" + client.userId
         let send = { [self] (done: @escaping (Result<SentMessage, GatewayError>) -> Void) in
             latestMessageId += 1

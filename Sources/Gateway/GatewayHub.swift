@@ -15,6 +15,8 @@ public final class GatewayHub: @unchecked Sendable {
     let clock: GatewayClock
     public let settings: GatewaySettings
     public weak var approvalObserver: ApprovalObserver?
+    /// Receives invite texts (SMS/e-mail) after the invite is stored; nil = invites are only returned to the inviter.
+    public var inviteDeliverer: InviteDeliverer?
     public let metrics = GatewayMetrics()
 
     // Durable state, loaded from the store's snapshot at start.
@@ -33,6 +35,8 @@ public final class GatewayHub: @unchecked Sendable {
     var latestPushJobId: Int64 = 0
     /// Called on the hub thread after a commit that put jobs in the push outbox (the sender wakes up).
     public var onPushJobsEnqueued: (() -> Void)?
+    /// Friend requests, pauses, connect codes, groups, invites, phones (GatewayHub+FriendRequests etc.).
+    var relations = RelationshipState()
 
     // Live state.
     var clients: [String: [ObjectIdentifier: ClientState]] = [:]
@@ -63,6 +67,7 @@ public final class GatewayHub: @unchecked Sendable {
             if let token = device.deviceToken { devicesByToken[token] = device.id }
         }
         for contact in snapshot.contacts { contacts[contact.userId, default: [:]][contact.contactId] = contact }
+        relations.load(snapshot)
         latestOffsets = snapshot.latestOffsets
         for session in snapshot.openSessions { sessions[session.id] = session }
         latestMessageId = snapshot.latestMessageId

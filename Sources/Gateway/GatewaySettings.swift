@@ -11,5 +11,7 @@ public struct GatewaySettings: Sendable, Equatable {
     public var historyPageLimit = 100
     /// Events replayed on resume at most; older gaps report `recovered: false`.
     public var maxReplayEvents = 10_000
+    /// Friend requests, connect codes, groups, invites and discovery.
+    public var relationships = RelationshipSettings()
     public init() {}
 }

@@ -27,6 +27,23 @@ public enum GatewayErrorCode: String, Sendable, Codable {
     case rateLimited = "rate_limited"
     case storageFailed = "storage_failed"
     case internalError = "internal_error"
+    // Relationships (friend requests, connect codes, pauses, groups, invites, discovery)
+    case requestAlreadySent = "request_already_sent"
+    case alreadyFriends = "already_friends"
+    case selfRequest = "self_request"
+    case requestNotFound = "request_not_found"
+    case requestAlreadyResolved = "request_already_resolved"
+    case connectCodeInvalid = "connect_code_invalid"
+    case connectCodeExpired = "connect_code_expired"
+    case contactPaused = "contact_paused"
+    case groupNotFound = "group_not_found"
+    case groupFull = "group_full"
+    case notAMember = "not_a_member"
+    case alreadyMember = "already_member"
+    case inviteNotFound = "invite_not_found"
+    case inviteExpired = "invite_expired"
+    case inviteUsed = "invite_used"
+    case phoneInvalid = "phone_invalid"
 }
 
 /// WebSocket close codes the gateway uses beyond RFC 6455's (4000–4999 is the application range).

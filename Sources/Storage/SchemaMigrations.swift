@@ -11,7 +11,7 @@ struct SchemaMigration: Sendable {
 enum SchemaMigrations {
     static let all: [SchemaMigration] = [
         SchemaMigration(version: 1, sql: SchemaV1.sql),
-        SchemaMigration(version: 2, sql: "SELECT 1"),   // reserved for the relationships schema (contacts, groups, invites)
+        SchemaMigration(version: 2, sql: SchemaV2.sql),
         SchemaMigration(version: SchemaPush.version, sql: SchemaPush.sql),
     ]
 

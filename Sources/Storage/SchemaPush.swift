@@ -1,5 +1,4 @@
-/// The push outbox, device push tokens and per-user notification settings (schema version 3; version 2 is
-/// reserved for the relationships work).
+/// The push outbox, device push tokens and per-user notification settings (schema version 3).
 enum SchemaPush {
     static let version = 3
     static let sql = """

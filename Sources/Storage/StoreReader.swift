@@ -46,6 +46,7 @@ struct StoreReader {
         snapshot.latestMessageId = try db.queryFirst("SELECT COALESCE(MAX(id), 0) FROM messages") { $0.int64(0) } ?? 0
         snapshot.latestApprovalSequence = try latestApprovalSequence()
         try loadPush(into: &snapshot)
+        try loadRelationships(into: &snapshot)
         return snapshot
     }
 

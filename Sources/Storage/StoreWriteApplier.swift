@@ -99,6 +99,9 @@ struct StoreWriteApplier {
                 """) { $0.bind(1, scope); $0.bind(2, key); $0.bind(3, response); $0.bind(4, createdAt) }
         case .enqueuePush, .updatePushJob, .upsertPushToken, .deletePushToken, .setNotificationSettings:
             try applyPush(write)
+        case .upsertFriendRequest, .upsertContactPause, .deleteContactPause, .upsertConnectCode, .upsertGroup,
+             .upsertGroupMember, .upsertInvite, .upsertUserPhone, .deleteUserPhone:
+            try RelationshipWriteApplier(db: db).run(write)
         }
     }
 
@@ -141,6 +144,9 @@ struct StoreWriteApplier {
         case .upsertPushToken(let t): return "upsertPushToken \(t.deviceId)/\(t.kind)"
         case .deletePushToken(let deviceId, let kind, _): return "deletePushToken \(deviceId)/\(kind)"
         case .setNotificationSettings(let userId, _): return "setNotificationSettings \(userId)"
+        case .upsertFriendRequest, .upsertContactPause, .deleteContactPause, .upsertConnectCode, .upsertGroup,
+             .upsertGroupMember, .upsertInvite, .upsertUserPhone, .deleteUserPhone:
+            return RelationshipWriteApplier.describe(write)
         }
     }
 }

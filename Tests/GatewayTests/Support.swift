@@ -89,3 +89,32 @@ final class HubFixture {
         return result!
     }
 }
+
+/// An in-memory store whose commits complete only on `flush()`, so tests can issue concurrent commands while
+/// earlier writes are still "on disk".
+final class DeferredStore: GatewayStore, @unchecked Sendable {
+    // @unchecked: tests drive it from one thread.
+    let inner = InMemoryGatewayStore()
+    private var queued: [([StoreWrite], @Sendable (Error?) -> Void)] = []
+
+    func write(_ writes: [StoreWrite], completion: @escaping @Sendable (Error?) -> Void) { queued.append((writes, completion)) }
+
+    func flush() {
+        while !queued.isEmpty {
+            let (writes, completion) = queued.removeFirst()
+            inner.write(writes, completion: completion)
+        }
+    }
+
+    func loadSnapshot() throws -> GatewaySnapshot { try inner.loadSnapshot() }
+    func events(userId: String, after: Int64, limit: Int) throws -> [StoredEvent] { try inner.events(userId: userId, after: after, limit: limit) }
+    func oldestOffset(userId: String) throws -> Int64? { try inner.oldestOffset(userId: userId) }
+    func messages(between a: String, and b: String, before: Int64?, limit: Int) throws -> [MessageRecord] {
+        try inner.messages(between: a, and: b, before: before, limit: limit)
+    }
+    func unreadCounts(userId: String) throws -> [String: Int] { try inner.unreadCounts(userId: userId) }
+    func idempotentResponse(scope: String, key: String) throws -> [UInt8]? { try inner.idempotentResponse(scope: scope, key: key) }
+    func pruneEvents(before: Int64, keepLatest: Int) throws -> Int { try inner.pruneEvents(before: before, keepLatest: keepLatest) }
+    func duePushJobs(now: Int64, limit: Int) throws -> [PushJobRecord] { try inner.duePushJobs(now: now, limit: limit) }
+    func pushJob(id: Int64) throws -> PushJobRecord? { try inner.pushJob(id: id) }
+}

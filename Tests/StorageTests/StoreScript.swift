@@ -74,6 +74,7 @@ enum StoreScript {
             .setReadMark(userId: "u3", peerId: "u3", messageId: 1),
         ]
         writes += pushWrites
+        writes += relationshipSetup
         return writes
     }
 
@@ -116,6 +117,56 @@ enum StoreScript {
             event("u3", 1, createdAt: 9_001, payload: []),
             .insertMessage(MessageRecord(id: 41, from: "u3", to: "u2", text: "", sentAt: 200)),
             .upsertDevice(DeviceRecord(id: "d1", userId: "u1", clientType: "ios", deviceToken: "tok-1b", createdAt: 20, ackedOffset: 1)),
+        ] + relationshipLater
+    }
+
+    /// Relationship writes of phase 1: every kind, with updates, deletes and re-inserts in between.
+    static var relationshipSetup: [StoreWrite] {
+        [
+            .upsertFriendRequest(FriendRequestRecord(id: "fr1", fromUserId: "u1", toUserId: "u2", createdAt: 70)),
+            .upsertFriendRequest(FriendRequestRecord(id: "fr2", fromUserId: "u2", toUserId: "u3", createdAt: 71)),
+            .upsertFriendRequest(FriendRequestRecord(id: "fr1", fromUserId: "u1", toUserId: "u2", state: "accepted", createdAt: 70, resolvedAt: 72)),
+            // Pending again for the same pair once the first was resolved.
+            .upsertFriendRequest(FriendRequestRecord(id: "fr3", fromUserId: "u1", toUserId: "u2", createdAt: 73)),
+            .upsertContactPause(ContactPauseRecord(userId: "u1", contactId: "u3", pausedAt: 74)),
+            .upsertContactPause(ContactPauseRecord(userId: "u2", contactId: "u1", pausedAt: 75)),
+            .upsertContactPause(ContactPauseRecord(userId: "u1", contactId: "u3", pausedAt: 76)),
+            .deleteContactPause(userId: "u2", contactId: "u1"),
+            .deleteContactPause(userId: "nobody", contactId: "u1"),
+            .upsertConnectCode(ConnectCodeRecord(code: "123456", userId: "u1", createdAt: 80)),
+            .upsertConnectCode(ConnectCodeRecord(code: "123456", userId: "u1", createdAt: 80, revokedAt: 81)),
+            .upsertConnectCode(ConnectCodeRecord(code: "000042", userId: "u1", createdAt: 81, expiresAt: 999)),
+            .upsertConnectCode(ConnectCodeRecord(code: "654321", userId: "u2", createdAt: 82)),
+            .upsertGroup(GroupRecord(id: "g1", ownerId: "u1", name: "Family ü", kind: "family", maxMembers: 12, invitePolicy: "owner",
+                                     roleLimits: ["parent": 2, "child": 10], createdAt: 90)),
+            .upsertGroup(GroupRecord(id: "g2", ownerId: "u2", name: "", maxMembers: 1, createdAt: 91)),
+            .upsertGroup(GroupRecord(id: "g2", ownerId: "u2", name: "photos", kind: "photos", maxMembers: 5, createdAt: 91)),
+            .upsertGroupMember(GroupMemberRecord(groupId: "g1", userId: "u1", role: "owner", createdAt: 90)),
+            .upsertGroupMember(GroupMemberRecord(groupId: "g1", userId: "u2", role: "parent", createdAt: 92)),
+            .upsertGroupMember(GroupMemberRecord(groupId: "g2", userId: "u2", role: "owner", createdAt: 93)),
+            // Leaving keeps the original join time.
+            .upsertGroupMember(GroupMemberRecord(groupId: "g1", userId: "u2", role: "parent", active: false, createdAt: 95)),
+            .upsertInvite(InviteRecord(code: "ABCD2345", groupId: "g1", inviterId: "u1", recipient: "+4915112345678", createdAt: 100, expiresAt: 200)),
+            .upsertInvite(InviteRecord(code: "WXYZ6789", groupId: "g1", inviterId: "u1", role: "child", createdAt: 101, expiresAt: 201)),
+            .upsertInvite(InviteRecord(code: "ABCD2345", groupId: "g1", inviterId: "u1", recipient: "+4915112345678", state: "used",
+                                       createdAt: 100, expiresAt: 200, usedBy: "u3", usedAt: 150)),
+            .upsertUserPhone(UserPhoneRecord(userId: "u1", phone: "+4915112345678", verifiedAt: 110)),
+            .upsertUserPhone(UserPhoneRecord(userId: "u2", phone: "+442079460001", verifiedAt: 111)),
+            .upsertUserPhone(UserPhoneRecord(userId: "u1", phone: "+4915100000000", verifiedAt: 112)),
+            // A number moving to another user: the old owner's row goes first.
+            .deleteUserPhone(userId: "u2"),
+            .upsertUserPhone(UserPhoneRecord(userId: "u3", phone: "+442079460001", verifiedAt: 113)),
+        ]
+    }
+
+    /// Relationship writes of phase 3: reactivation, resolution, deletes after a reopen.
+    static var relationshipLater: [StoreWrite] {
+        [
+            .upsertGroupMember(GroupMemberRecord(groupId: "g1", userId: "u2", role: "child", active: true, createdAt: 300)),
+            .deleteContactPause(userId: "u1", contactId: "u3"),
+            .upsertUserPhone(UserPhoneRecord(userId: "u2", phone: "+442079460009", verifiedAt: 301)),
+            .upsertFriendRequest(FriendRequestRecord(id: "fr3", fromUserId: "u1", toUserId: "u2", state: "rejected", createdAt: 73, resolvedAt: 302)),
+            .upsertConnectCode(ConnectCodeRecord(code: "000042", userId: "u1", createdAt: 81, expiresAt: 999, revokedAt: 303)),
         ]
     }
 

@@ -20,6 +20,18 @@ public enum StoreWrite: Sendable, Equatable {
     /// Forgets a token (invalid, or replaced); `sessionId` "" for tokens that are not per session.
     case deletePushToken(deviceId: String, kind: String, sessionId: String)
     case setNotificationSettings(userId: String, settings: NotificationSettings)
+    // Relationships (RelationshipRecords.swift). Uniqueness rules there are enforced by both stores: a batch that
+    // breaks one fails as a whole.
+    case upsertFriendRequest(FriendRequestRecord)
+    case upsertContactPause(ContactPauseRecord)
+    case deleteContactPause(userId: String, contactId: String)
+    case upsertConnectCode(ConnectCodeRecord)
+    case upsertGroup(GroupRecord)
+    /// Reactivating a member keeps its original `createdAt`.
+    case upsertGroupMember(GroupMemberRecord)
+    case upsertInvite(InviteRecord)
+    case upsertUserPhone(UserPhoneRecord)
+    case deleteUserPhone(userId: String)
 }
 
 /// Everything the domain needs in memory at start-up.
@@ -41,6 +53,14 @@ public struct GatewaySnapshot: Sendable, Equatable {
     public var notificationSettings: [String: NotificationSettings] = [:]
     /// The highest push job id ever stored (0 when none).
     public var latestPushJobId: Int64 = 0
+    // Relationships, each list in first-insert order.
+    public var friendRequests: [FriendRequestRecord] = []
+    public var contactPauses: [ContactPauseRecord] = []
+    public var connectCodes: [ConnectCodeRecord] = []
+    public var groups: [GroupRecord] = []
+    public var groupMembers: [GroupMemberRecord] = []
+    public var invites: [InviteRecord] = []
+    public var userPhones: [UserPhoneRecord] = []
 
     public init() {}
 }

@@ -3,7 +3,7 @@ import Synchronization
 /// A `GatewayStore` in memory: commits immediately and synchronously. For domain tests, and as the reference
 /// behaviour the SQLite adapter's tests compare against.
 public final class InMemoryGatewayStore: GatewayStore {
-    private struct State {
+    struct State {
         var snapshot = GatewaySnapshot()
         var events: [String: [StoredEvent]] = [:]
         var messages: [MessageRecord] = []
@@ -14,7 +14,7 @@ public final class InMemoryGatewayStore: GatewayStore {
         var batches = 0
         var pushJobs: [Int64: PushJobRecord] = [:]
 
-        mutating func apply(_ write: StoreWrite) {
+        mutating func apply(_ write: StoreWrite) throws {
             switch write {
             case .appendEvent(let event):
                 events[event.userId, default: []].append(event)
@@ -65,10 +65,13 @@ public final class InMemoryGatewayStore: GatewayStore {
                 snapshot.pushTokens.removeAll { $0.deviceId == deviceId && $0.kind == kind && $0.sessionId == sessionId }
             case .setNotificationSettings(let userId, let settings):
                 snapshot.notificationSettings[userId] = settings
+            case .upsertFriendRequest, .upsertContactPause, .deleteContactPause, .upsertConnectCode, .upsertGroup,
+                 .upsertGroupMember, .upsertInvite, .upsertUserPhone, .deleteUserPhone:
+                try applyRelationship(write)
             }
         }
 
-        private func replace<T>(_ list: inout [T], _ value: T, where matches: (T) -> Bool) {
+        func replace<T>(_ list: inout [T], _ value: T, where matches: (T) -> Bool) {
             if let i = list.firstIndex(where: matches) { list[i] = value } else { list.append(value) }
         }
     }
@@ -79,12 +82,21 @@ public final class InMemoryGatewayStore: GatewayStore {
 
     public init() {}
 
+    /// Applies the batch atomically: when a write breaks a uniqueness rule (as SQLite's constraints would), none of
+    /// the batch is kept and the completion gets the error.
     public func write(_ writes: [StoreWrite], completion: @escaping @Sendable (Error?) -> Void) {
-        state.withLock { state in
-            for write in writes { state.apply(write) }
-            state.batches += 1
+        let failure: Error? = state.withLock { state in
+            var next = state
+            do {
+                for write in writes { try next.apply(write) }
+            } catch {
+                return error
+            }
+            next.batches += 1
+            state = next
+            return nil
         }
-        completion(nil)
+        completion(failure)
     }
 
     public func loadSnapshot() throws -> GatewaySnapshot { state.withLock { $0.snapshot } }

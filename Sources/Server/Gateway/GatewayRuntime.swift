@@ -24,6 +24,8 @@ public final class GatewayRuntime: @unchecked Sendable {
         public var settings = GatewaySettings()
         public var maxCommandBytes = 16 * 1024
         public var approvalWebhookURL: String?
+        /// Where invite texts (SMS/e-mail) are POSTed; nil = invites are only returned to the inviter.
+        public var inviteWebhookURL: String?
         public var retentionHours = 168
         public var keepLatestEvents = 1000
         public init(databasePath: String) { self.databasePath = databasePath }
@@ -72,6 +74,12 @@ public final class GatewayRuntime: @unchecked Sendable {
             hub.approvalObserver = webhook
         } else {
             webhook = nil
+        }
+        if let url = options.inviteWebhookURL {
+            guard let invites = InviteWebhook(url: url, logger: logger) else {
+                throw ServerError.configuration("gateway.invite_webhook_url: expected http://host[:port]/path, got \(url)")
+            }
+            hub.inviteDeliverer = invites
         }
         endpoint = GatewayEndpoint(hub: hub, scheduler: scheduler, authenticator: authenticator,
                                    authTimeoutMs: options.authTimeoutMs, maxCommandBytes: options.maxCommandBytes)

@@ -87,6 +87,7 @@ extension ServerAPI {
                 }
             }
         default:
+            if relationshipRoute(route, request: request, respond: respond) { return true }
             respond(.jsonError(status: 404, code: "not_found", message: "no API route \(method) \(request.head.path)"))
         }
         return true

@@ -68,7 +68,10 @@ final class ServerAPI: HTTPApplication, @unchecked Sendable {
     static func failure(_ error: GatewayError) -> HTTPResponse {
         let status: Int
         switch error.code {
-        case .notFound, .userNotFound, .sessionNotFound, .approvalNotFound: status = 404
+        case .notFound, .userNotFound, .sessionNotFound, .approvalNotFound, .requestNotFound, .groupNotFound, .inviteNotFound: status = 404
+        case .requestAlreadySent, .alreadyFriends, .alreadyMember, .requestAlreadyResolved, .inviteUsed, .groupFull, .contactPaused: status = 409
+        case .inviteExpired, .connectCodeExpired: status = 410
+        case .notAMember: status = 403
         case .unauthenticated, .tokenInvalid: status = 401
         case .forbidden: status = 403
         case .approvalAlreadyResolved, .approvalExpired, .sessionEnded: status = 409

@@ -1,0 +1,82 @@
+import GatewayProtocol
+
+/// Connections by a user's 6-digit connect code. A code is permanent until its owner regenerates it (or, with
+/// `connectCodeLifetimeMs`, until it expires); replaced codes are kept so they answer `connect_code_expired`
+/// instead of `connect_code_invalid`. Failed attempts are rate-limited so codes cannot be guessed.
+extension GatewayHub {
+    /// Failed `connect` attempts a user may make per hour before `rate_limited`.
+    static let connectFailuresPerHour = 20
+
+    /// The user's current code, created on first use; `regenerate` replaces it (the old one then reports expired).
+    /// A change is a durable `connect_code_changed` event for the user's other devices.
+    public func connectCode(for userId: String, regenerate: Bool, completion: @escaping (Result<ConnectCodeData, GatewayError>) -> Void) {
+        guard users[userId] != nil else { return completion(.failure(GatewayError(.userNotFound, "no user \"\(userId)\""))) }
+        let now = clock.now()
+        if !regenerate, let code = relations.currentCode[userId], let record = relations.connectCodes[code],
+           record.expiresAt.map({ now < $0 }) ?? true {
+            return completion(.success(Self.connectCodeData(record)))
+        }
+        var writes: [StoreWrite] = []
+        if let code = relations.currentCode[userId], var old = relations.connectCodes[code] {
+            old.revokedAt = now
+            relations.put(old)
+            writes.append(.upsertConnectCode(old))
+        }
+        // Codes are never reused, so a stale code can never connect to a newer owner.
+        var code = randomCode(length: 6, alphabet: "0123456789")
+        var attempts = 0
+        while relations.connectCodes[code] != nil {
+            attempts += 1
+            guard attempts < 10_000 else { return completion(.failure(GatewayError(.internalError, "no free connect code left"))) }
+            code = randomCode(length: 6, alphabet: "0123456789")
+        }
+        let record = ConnectCodeRecord(code: code, userId: userId, createdAt: now,
+                                       expiresAt: settings.relationships.connectCodeLifetimeMs.map { now + $0 })
+        relations.put(record)
+        writes.append(.upsertConnectCode(record))
+        let data = Self.connectCodeData(record)
+        commit(writes, events: [PendingEvent(userId: userId, type: "connect_code_changed", data: encode(data))],
+               completion: Self.finish(completion) { data })
+    }
+
+    static func connectCodeData(_ r: ConnectCodeRecord) -> ConnectCodeData {
+        ConnectCodeData(code: r.code, createdAt: r.createdAt, expiresAt: r.expiresAt)
+    }
+
+    /// Connects `userId` with the owner of `code`. Errors: `connect_code_invalid` (not 6 digits, or no such code),
+    /// `connect_code_expired` (replaced or past its lifetime), `self_request`, `already_friends`, `rate_limited`
+    /// (too many failed attempts). A previously removed connection is reactivated with its original creation time.
+    /// Answers with the new contact.
+    public func connect(userId: String, code rawCode: String, completion: @escaping (Result<UserRef, GatewayError>) -> Void) {
+        let rateKey = "connect:" + userId
+        let window: Int64 = 3_600_000
+        func failAttempt(_ error: GatewayError) {
+            if !takeRate(rateKey, entries: 1, limit: Self.connectFailuresPerHour, windowMs: window) {
+                return completion(.failure(GatewayError(.rateLimited, "too many failed connect attempts; retry after \(rateResetsAt(rateKey, windowMs: window))")))
+            }
+            completion(.failure(error))
+        }
+        guard users[userId] != nil else { return completion(.failure(GatewayError(.userNotFound, "no user \"\(userId)\""))) }
+        // Only failures count, but a user already over the limit is refused before the code is even looked at.
+        let used = (relations.discoveryLog[rateKey] ?? []).filter { $0.at > clock.now() - window }.count
+        guard used < Self.connectFailuresPerHour else {
+            return completion(.failure(GatewayError(.rateLimited, "too many failed connect attempts; retry after \(rateResetsAt(rateKey, windowMs: window))")))
+        }
+        let code = rawCode.filter { $0 != " " && $0 != "-" }
+        guard code.count == 6, code.allSatisfy({ $0.isASCII && $0.isNumber }), let record = relations.connectCodes[code] else {
+            return failAttempt(GatewayError(.connectCodeInvalid, "no connect code \"\(rawCode)\""))
+        }
+        if record.revokedAt != nil || record.expiresAt.map({ clock.now() >= $0 }) == true {
+            return failAttempt(GatewayError(.connectCodeExpired, "this connect code has expired; ask for the current one"))
+        }
+        let other = record.userId
+        guard other != userId else { return completion(.failure(GatewayError(.selfRequest, "this is your own connect code"))) }
+        guard !areContacts(userId, other) else { return completion(.failure(GatewayError(.alreadyFriends, "you are already connected"))) }
+        let (writes, events) = contactCreation(userId, other)
+        let ref = userRef(other)
+        commit(writes, events: events) { [self] outcome in
+            if case .success = outcome { exchangePresence(userId, other) }
+            completion(outcome.map { _ in ref })
+        }
+    }
+}

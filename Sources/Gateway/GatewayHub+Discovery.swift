@@ -1,0 +1,71 @@
+import GatewayProtocol
+
+/// Contact discovery: the app backend attaches a verified phone number to a user; a client asks which of its
+/// address-book entries (E.164 numbers, or SHA-256 hex of them) are users. Rate-limited per user over a sliding
+/// window so the endpoint cannot enumerate the user base. Hashes of phone numbers can be brute-forced (the space
+/// is small): they keep numbers out of logs and transit, they are not anonymity.
+extension GatewayHub {
+    /// Backend: attaches a verified phone (any format `PhoneNumber.normalise` accepts), or detaches it with nil.
+    /// A number attached to another user moves to this one (the backend verified it; numbers get recycled).
+    /// Errors: `user_not_found`, `phone_invalid`. Answers with the E.164 form (nil after detaching).
+    public func setPhone(userId: String, phone: String?, completion: @escaping (Result<String?, GatewayError>) -> Void) {
+        guard users[userId] != nil else { return completion(.failure(GatewayError(.userNotFound, "no user \"\(userId)\""))) }
+        guard let phone else {
+            guard relations.phoneByUser[userId] != nil else { return completion(.success(nil)) }
+            relations.setPhone(nil, for: userId)
+            return commit([.deleteUserPhone(userId: userId)], completion: Self.finish(completion) { nil })
+        }
+        guard let e164 = PhoneNumber.normalise(phone) else {
+            return completion(.failure(GatewayError(.phoneInvalid, "\"\(phone)\" is not an international number (+ and 8 to 15 digits)")))
+        }
+        var writes: [StoreWrite] = []
+        if let previous = relations.userByPhone[e164], previous != userId {
+            relations.setPhone(nil, for: previous)
+            writes.append(.deleteUserPhone(userId: previous))
+        }
+        relations.setPhone(e164, for: userId)
+        writes.append(.upsertUserPhone(UserPhoneRecord(userId: userId, phone: e164, verifiedAt: clock.now())))
+        commit(writes, completion: Self.finish(completion) { e164 })
+    }
+
+    /// The verified phone of a user (E.164), if any.
+    public func phone(of userId: String) -> String? { relations.phoneByUser[userId] }
+
+    /// Looks up address-book entries for `userId`. Every entry counts against the window, invalid ones included.
+    /// Errors: `invalid_field` (more than `discoveryMaxEntriesPerRequest` entries), `rate_limited`.
+    public func discover(userId: String, numbers: [String], hashes: [String]) throws -> [DiscoveryEntry] {
+        let limits = settings.relationships
+        let total = numbers.count + hashes.count
+        guard total <= limits.discoveryMaxEntriesPerRequest else {
+            throw GatewayError(.invalidField, "at most \(limits.discoveryMaxEntriesPerRequest) entries per request (got \(total))")
+        }
+        let key = "discover:" + userId
+        guard takeRate(key, entries: total, limit: limits.discoveryMaxEntriesPerWindow, windowMs: limits.discoveryWindowMs) else {
+            throw GatewayError(.rateLimited, "discovery is limited to \(limits.discoveryMaxEntriesPerWindow) entries per "
+                               + "\(limits.discoveryWindowMs / 3_600_000) hours; retry after \(rateResetsAt(key, windowMs: limits.discoveryWindowMs))")
+        }
+        var entries: [DiscoveryEntry] = []
+        for number in numbers {
+            guard let e164 = PhoneNumber.normalise(number) else {
+                entries.append(DiscoveryEntry(input: number, status: "invalid", e164: nil, user: nil))
+                continue
+            }
+            entries.append(entry(input: number, e164: e164, owner: relations.userByPhone[e164], me: userId))
+        }
+        for hash in hashes {
+            let lowered = hash.lowercased()
+            guard lowered.utf8.count == 64, lowered.utf8.allSatisfy({ ($0 >= 0x30 && $0 <= 0x39) || ($0 >= 0x61 && $0 <= 0x66) }) else {
+                entries.append(DiscoveryEntry(input: hash, status: "invalid", e164: nil, user: nil))
+                continue
+            }
+            entries.append(entry(input: hash, e164: nil, owner: relations.userByPhoneHash[lowered], me: userId))
+        }
+        return entries
+    }
+
+    private func entry(input: String, e164: String?, owner: String?, me: String) -> DiscoveryEntry {
+        guard let owner else { return DiscoveryEntry(input: input, status: "invite", e164: e164, user: nil) }
+        let status = owner == me ? "self" : areContacts(me, owner) ? "contact" : "user"
+        return DiscoveryEntry(input: input, status: status, e164: e164, user: userRef(owner))
+    }
+}

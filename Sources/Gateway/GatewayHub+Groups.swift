@@ -1,0 +1,177 @@
+import GatewayProtocol
+
+/// Groups (a family, a photo circle): an owner, members with roles, a size limit and optional per-role limits.
+/// Membership changes and everything sent to a group are durable events in the log of every active member
+/// (`group_created`, `group_member_joined`, `group_member_left`, `group_message`, `group_event`). Group membership
+/// does not make members contacts: presence stays contact-scoped.
+extension GatewayHub {
+    /// What a creator chooses; nil fields take the defaults of `RelationshipSettings`.
+    public struct GroupSpec: Sendable {
+        public var id: String?
+        public var name: String
+        public var kind: String?
+        public var maxMembers: Int?
+        public var invitePolicy: String?
+        public var roleLimits: [String: Int]?
+        public init(id: String? = nil, name: String, kind: String? = nil, maxMembers: Int? = nil, invitePolicy: String? = nil,
+                    roleLimits: [String: Int]? = nil) {
+            self.id = id; self.name = name; self.kind = kind; self.maxMembers = maxMembers; self.invitePolicy = invitePolicy
+            self.roleLimits = roleLimits
+        }
+    }
+
+    /// Creates a group owned (and joined, role `owner`) by `ownerId`. Errors: `user_not_found`, `invalid_field`.
+    public func createGroup(ownerId: String, _ spec: GroupSpec, completion: @escaping (Result<GroupData, GatewayError>) -> Void) {
+        let limits = settings.relationships
+        let name = spec.name.trimmedOfWhitespace
+        let maxMembers = spec.maxMembers ?? limits.defaultGroupMembers
+        let kind = spec.kind ?? "group"
+        let policy = spec.invitePolicy ?? "members"
+        let roleLimits = spec.roleLimits ?? [:]
+        var problem: String?
+        if users[ownerId] == nil { return completion(.failure(GatewayError(.userNotFound, "no user \"\(ownerId)\""))) }
+        if name.isEmpty || name.count > 64 || name.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) {
+            problem = "name must have 1 to 64 characters and no control characters"
+        } else if !(1...limits.maxGroupMembers).contains(maxMembers) {
+            problem = "maxMembers must be 1 to \(limits.maxGroupMembers)"
+        } else if !Self.validRole(kind) {
+            problem = "kind must be 1 to 32 of a-z, 0-9, _ and -"
+        } else if policy != "members" && policy != "owner" {
+            problem = "invitePolicy must be \"members\" or \"owner\""
+        } else if roleLimits.contains(where: { !Self.validRole($0.key) || $0.key == "owner" || $0.value < 0 }) {
+            problem = "roleLimits maps roles (a-z, 0-9, _ and -; not owner) to counts of 0 or more"
+        } else if let id = spec.id, relations.groups[id] != nil {
+            problem = "group \"\(id)\" already exists"
+        }
+        if let problem { return completion(.failure(GatewayError(.invalidField, problem))) }
+        let now = clock.now()
+        let group = GroupRecord(id: spec.id ?? "grp_" + randomToken(), ownerId: ownerId, name: name, kind: kind, maxMembers: maxMembers,
+                                invitePolicy: policy, roleLimits: roleLimits, createdAt: now)
+        let owner = GroupMemberRecord(groupId: group.id, userId: ownerId, role: "owner", createdAt: now)
+        relations.groups[group.id] = group
+        relations.members[group.id, default: [:]][ownerId] = owner
+        let data = groupData(group.id)!
+        commit([.upsertGroup(group), .upsertGroupMember(owner)],
+               events: [PendingEvent(userId: ownerId, type: "group_created", data: encode(data))], completion: Self.finish(completion) { data })
+    }
+
+    /// The group with its active members; nil when there is no such group.
+    public func groupData(_ groupId: String) -> GroupData? {
+        guard let g = relations.groups[groupId] else { return nil }
+        return GroupData(groupId: g.id, name: g.name, kind: g.kind, owner: userRef(g.ownerId), maxMembers: g.maxMembers,
+                         invitePolicy: g.invitePolicy, roleLimits: g.roleLimits,
+                         members: relations.activeMembers(of: groupId).map(memberData), createdAt: g.createdAt)
+    }
+
+    /// Groups `userId` is an active member of, oldest first.
+    public func groups(of userId: String) -> [GroupData] {
+        relations.groups.values.filter { relations.isActiveMember(userId, of: $0.id) }
+            .sorted { ($0.createdAt, $0.id) < ($1.createdAt, $1.id) }.compactMap { groupData($0.id) }
+    }
+
+    func memberData(_ m: GroupMemberRecord) -> GroupMemberData {
+        GroupMemberData(user: userRef(m.userId), role: m.role, joinedAt: m.createdAt)
+    }
+
+    /// Whether one more active member with `role` fits; the error names the limit that is reached.
+    func capacityProblem(_ group: GroupRecord, role: String) -> GatewayError? {
+        let active = relations.activeMembers(of: group.id)
+        if active.count >= group.maxMembers {
+            return GatewayError(.groupFull, "group \"\(group.name)\" is full (\(group.maxMembers) members)")
+        }
+        if let limit = group.roleLimits[role], active.filter({ $0.role == role }).count >= limit {
+            return GatewayError(.groupFull, "group \"\(group.name)\" already has \(limit) \(role) member(s)")
+        }
+        return nil
+    }
+
+    /// Adds (or reactivates, keeping its original join time) a member; `extra` writes (a used invite) go in the
+    /// same commit. Errors: `group_not_found`, `user_not_found`, `already_member`, `group_full`, `invalid_field`.
+    func join(groupId: String, userId: String, role: String, reason: String, extra: [StoreWrite] = [],
+              completion: @escaping (Result<GroupData, GatewayError>) -> Void) {
+        guard let group = relations.groups[groupId] else { return completion(.failure(GatewayError(.groupNotFound, "no group \"\(groupId)\""))) }
+        guard users[userId] != nil else { return completion(.failure(GatewayError(.userNotFound, "no user \"\(userId)\""))) }
+        guard Self.validRole(role), role != "owner" else {
+            return completion(.failure(GatewayError(.invalidField, "role must be 1 to 32 of a-z, 0-9, _ and - (not owner)")))
+        }
+        guard !relations.isActiveMember(userId, of: groupId) else {
+            return completion(.failure(GatewayError(.alreadyMember, "already a member of \"\(group.name)\"")))
+        }
+        if let problem = capacityProblem(group, role: role) { return completion(.failure(problem)) }
+        var member = relations.members[groupId]?[userId] ?? GroupMemberRecord(groupId: groupId, userId: userId, role: role, createdAt: clock.now())
+        member.active = true
+        member.role = role
+        relations.members[groupId, default: [:]][userId] = member
+        let event = encode(GroupMembershipEventData(groupId: groupId, groupName: group.name, member: memberData(member), reason: reason))
+        let events = relations.activeMembers(of: groupId).map { PendingEvent(userId: $0.userId, type: "group_member_joined", data: event) }
+        let data = groupData(groupId)!
+        commit(extra + [.upsertGroupMember(member)], events: events, completion: Self.finish(completion) { data })
+    }
+
+    /// Backend: adds a user to a group directly (no invite), with the same limits.
+    public func addGroupMember(groupId: String, userId: String, role: String?, completion: @escaping (Result<GroupData, GatewayError>) -> Void) {
+        join(groupId: groupId, userId: userId, role: role ?? "member", reason: "backend", completion: completion)
+    }
+
+    /// `userId` leaves, or `actor` (the owner, or the backend when nil) removes it; a soft delete, so a later invite
+    /// reactivates the membership. Errors: `group_not_found`, `not_a_member`, `forbidden` (not the owner; the owner
+    /// cannot leave its own group).
+    public func removeGroupMember(groupId: String, userId: String, actor: String?, completion: @escaping (Result<GroupData, GatewayError>) -> Void) {
+        guard let group = relations.groups[groupId] else { return completion(.failure(GatewayError(.groupNotFound, "no group \"\(groupId)\""))) }
+        if let actor, actor != userId, actor != group.ownerId {
+            return completion(.failure(GatewayError(.forbidden, "only the owner can remove members")))
+        }
+        guard var member = relations.members[groupId]?[userId], member.active else {
+            return completion(.failure(GatewayError(.notAMember, "\"\(userId)\" is not a member of \"\(group.name)\"")))
+        }
+        guard userId != group.ownerId else { return completion(.failure(GatewayError(.forbidden, "the owner cannot leave the group"))) }
+        let reason = actor == userId ? "left" : "removed"
+        // Everyone who was a member, the leaver included, learns it.
+        let event = encode(GroupMembershipEventData(groupId: groupId, groupName: group.name, member: memberData(member), reason: reason))
+        let events = relations.activeMembers(of: groupId).map { PendingEvent(userId: $0.userId, type: "group_member_left", data: event) }
+        member.active = false
+        relations.members[groupId]?[userId] = member
+        let data = groupData(groupId)!
+        commit([.upsertGroupMember(member)], events: events, completion: Self.finish(completion) { data })
+    }
+
+    /// A text message to every active member (the sender's devices included), with the direct-message rules:
+    /// trimmed, 1…`maxMessageCharacters`, idempotent by `clientMessageId`. Errors: `group_not_found`, `not_a_member`,
+    /// `text_empty`, `text_too_long`.
+    public func sendGroupMessage(from userId: String, groupId: String, text raw: String, clientMessageId: String?,
+                                 completion: @escaping (Result<SentAt, GatewayError>) -> Void) {
+        let text: String
+        do { text = try validatedText(raw) } catch { return completion(.failure(error as! GatewayError)) }
+        guard relations.groups[groupId] != nil else { return completion(.failure(GatewayError(.groupNotFound, "no group \"\(groupId)\""))) }
+        guard relations.isActiveMember(userId, of: groupId) else { return completion(.failure(GatewayError(.notAMember, "you are not a member of this group"))) }
+        let scope = "group_message:" + userId
+        let send = { [self] (done: @escaping (Result<SentAt, GatewayError>) -> Void) in
+            let sent = SentAt(sentAt: clock.now())
+            let data = encode(GroupMessageData(groupId: groupId, from: userRef(userId), text: text, sentAt: sent.sentAt, clientMessageId: clientMessageId))
+            var writes: [StoreWrite] = []
+            if let clientMessageId { writes.append(.putIdempotency(scope: scope, key: clientMessageId, response: encode(sent), createdAt: sent.sentAt)) }
+            let events = relations.activeMembers(of: groupId).map { PendingEvent(userId: $0.userId, type: "group_message", data: data) }
+            commit(writes, events: events) { [self] outcome in
+                if case .success = outcome { metrics.messagesSent.add(1, ordering: .relaxed) }
+                done(outcome.map { _ in sent })
+            }
+        }
+        guard let clientMessageId else { return send(completion) }
+        idempotent(scope: scope, key: clientMessageId, perform: send, completion: completion)
+    }
+
+    /// An app-defined event to every active member: from a member (`from`), or from the backend (`from == nil`).
+    /// Errors: `group_not_found`, `not_a_member`, `invalid_field` (name).
+    public func sendGroupEvent(from: String?, groupId: String, name: String, payload: JSONValue?,
+                               completion: @escaping (Result<SentAt, GatewayError>) -> Void) {
+        guard Self.validEventName(name) else { return completion(.failure(GatewayError(.invalidField, "name must have 1 to 64 characters"))) }
+        guard relations.groups[groupId] != nil else { return completion(.failure(GatewayError(.groupNotFound, "no group \"\(groupId)\""))) }
+        if let from, !relations.isActiveMember(from, of: groupId) {
+            return completion(.failure(GatewayError(.notAMember, "you are not a member of this group")))
+        }
+        let sent = SentAt(sentAt: clock.now())
+        let data = encode(GroupEventData(groupId: groupId, from: from.map(userRef), name: name, payload: payload, sentAt: sent.sentAt))
+        let events = relations.activeMembers(of: groupId).map { PendingEvent(userId: $0.userId, type: "group_event", data: data) }
+        commit([], events: events, completion: Self.finish(completion) { sent })
+    }
+}

@@ -1,0 +1,123 @@
+import GatewayProtocol
+
+/// One-time invites into a group: a code, an expiry, an inviter who may invite (any member, or the owner only),
+/// the group's size limits, and a 24-hour rule per recipient. The delivery text goes to the `InviteDeliverer`
+/// after the invite is durable — never sent from the request path.
+extension GatewayHub {
+    /// Invite codes: 8 characters without look-alikes (no 0/O, 1/I/L).
+    static let inviteAlphabet = "ABCDEFGHJKMNPQRSTUVWXYZ23456789"
+
+    /// What an inviter asks for; nil fields take the defaults.
+    public struct InviteSpec: Sendable {
+        public var phone: String?
+        public var email: String?
+        public var role: String?
+        public var expiresInHours: Int?
+        public init(phone: String? = nil, email: String? = nil, role: String? = nil, expiresInHours: Int? = nil) {
+            self.phone = phone; self.email = email; self.role = role; self.expiresInHours = expiresInHours
+        }
+    }
+
+    /// Creates an invite. Errors: `group_not_found`, `not_a_member` (inviter), `forbidden` (owner-only group),
+    /// `group_full`, `phone_invalid`, `invalid_field` (email, role, hours; phone and email together),
+    /// `already_member` (the phone belongs to a member), `rate_limited` (same recipient and group within 24 h).
+    public func createInvite(inviterId: String, groupId: String, _ spec: InviteSpec, completion: @escaping (Result<InviteData, GatewayError>) -> Void) {
+        let limits = settings.relationships
+        guard let group = relations.groups[groupId] else { return completion(.failure(GatewayError(.groupNotFound, "no group \"\(groupId)\""))) }
+        guard relations.isActiveMember(inviterId, of: groupId) else {
+            return completion(.failure(GatewayError(.notAMember, "only members can invite to \"\(group.name)\"")))
+        }
+        guard group.invitePolicy != "owner" || inviterId == group.ownerId else {
+            return completion(.failure(GatewayError(.forbidden, "only the owner can invite to \"\(group.name)\"")))
+        }
+        let role = spec.role ?? "member"
+        guard Self.validRole(role), role != "owner" else {
+            return completion(.failure(GatewayError(.invalidField, "role must be 1 to 32 of a-z, 0-9, _ and - (not owner)")))
+        }
+        let hours = spec.expiresInHours ?? limits.defaultInviteHours
+        guard (1...limits.maxInviteHours).contains(hours) else {
+            return completion(.failure(GatewayError(.invalidField, "expiresInHours must be 1 to \(limits.maxInviteHours)")))
+        }
+        if let problem = capacityProblem(group, role: role) { return completion(.failure(problem)) }
+        var recipient: String?
+        var channel = "sms"
+        switch (spec.phone, spec.email) {
+        case (let phone?, nil):
+            guard let e164 = PhoneNumber.normalise(phone) else {
+                return completion(.failure(GatewayError(.phoneInvalid, "\"\(phone)\" is not an international number (+ and 8 to 15 digits)")))
+            }
+            if let owner = relations.userByPhone[e164], relations.isActiveMember(owner, of: groupId) {
+                return completion(.failure(GatewayError(.alreadyMember, "this number belongs to a member of \"\(group.name)\"")))
+            }
+            recipient = e164
+        case (nil, let email?):
+            let lowered = email.lowercased()
+            let parts = lowered.split(separator: "@", omittingEmptySubsequences: false)
+            guard parts.count == 2, !parts[0].isEmpty, parts[1].contains("."), lowered.utf8.count <= 254,
+                  !lowered.contains(where: { $0.isWhitespace }) else {
+                return completion(.failure(GatewayError(.invalidField, "\"\(email)\" is not an e-mail address")))
+            }
+            recipient = lowered
+            channel = "email"
+        case (nil, nil):
+            recipient = nil
+        default:
+            return completion(.failure(GatewayError(.invalidField, "give phone or email, not both")))
+        }
+        let now = clock.now()
+        if let recipient, let previous = relations.invites.values.filter({
+            $0.groupId == groupId && $0.recipient == recipient && $0.createdAt > now - limits.inviteRepeatWindowMs
+        }).max(by: { $0.createdAt < $1.createdAt }) {
+            return completion(.failure(GatewayError(.rateLimited,
+                "\(recipient) was already invited to \"\(group.name)\"; try again after \(previous.createdAt + limits.inviteRepeatWindowMs)")))
+        }
+        var code = randomCode(length: 8, alphabet: Self.inviteAlphabet)
+        while relations.invites[code] != nil { code = randomCode(length: 8, alphabet: Self.inviteAlphabet) }
+        let invite = InviteRecord(code: code, groupId: groupId, inviterId: inviterId, recipient: recipient, role: role,
+                                  createdAt: now, expiresAt: now + Int64(hours) * 3_600_000)
+        relations.invites[code] = invite
+        let data = inviteData(invite)
+        commit([.upsertInvite(invite)], events: [PendingEvent(userId: inviterId, type: "invite_created", data: encode(data))]) { [self] outcome in
+            if case .success = outcome, let recipient, let deliverer = inviteDeliverer {
+                let inviter = userRef(inviterId)
+                let text = "\(inviter.name) invited you to join \"\(group.name)\". Your invite code: \(code) (valid for \(hours) hours, one use)."
+                deliverer.deliver(InviteDelivery(channel: channel, to: recipient, text: text, code: code, groupId: groupId,
+                                                 groupName: group.name, inviterId: inviterId, inviterName: inviter.name,
+                                                 expiresAt: invite.expiresAt))
+            }
+            completion(outcome.map { _ in data })
+        }
+    }
+
+    func inviteData(_ i: InviteRecord) -> InviteData {
+        InviteData(code: i.code, groupId: i.groupId, groupName: relations.groups[i.groupId]?.name ?? "", inviter: userRef(i.inviterId),
+                   recipient: i.recipient, role: i.role, state: i.state, createdAt: i.createdAt, expiresAt: i.expiresAt)
+    }
+
+    /// Redeems an invite (codes are case-insensitive; spaces and dashes ignored). Errors: `invite_not_found`,
+    /// `invite_used`, `invite_expired`, `already_member` (the invite stays unused), `group_full`, `group_not_found`.
+    /// A former member is reactivated (keeping the original join time). Answers with the group.
+    public func redeemInvite(userId: String, code rawCode: String, completion: @escaping (Result<GroupData, GatewayError>) -> Void) {
+        let code = rawCode.uppercased().filter { $0 != " " && $0 != "-" }
+        guard var invite = relations.invites[code] else {
+            return completion(.failure(GatewayError(.inviteNotFound, "no invite \"\(rawCode)\"")))
+        }
+        guard invite.state == "pending" else { return completion(.failure(GatewayError(.inviteUsed, "this invite was already used"))) }
+        let now = clock.now()
+        guard now < invite.expiresAt else { return completion(.failure(GatewayError(.inviteExpired, "this invite expired at \(invite.expiresAt)"))) }
+        if relations.isActiveMember(userId, of: invite.groupId) {
+            return completion(.failure(GatewayError(.alreadyMember, "you are already a member of this group")))
+        }
+        let used = InviteRecord(code: invite.code, groupId: invite.groupId, inviterId: invite.inviterId, recipient: invite.recipient,
+                                role: invite.role, state: "used", createdAt: invite.createdAt, expiresAt: invite.expiresAt,
+                                usedBy: userId, usedAt: now)
+        let original = invite
+        invite = used
+        // Marked used now, so a second redeem in the same instant is refused; restored if the join fails.
+        relations.invites[code] = invite
+        join(groupId: invite.groupId, userId: userId, role: invite.role, reason: "invite", extra: [.upsertInvite(invite)]) { [self] result in
+            if case .failure = result { relations.invites[code] = original }
+            completion(result)
+        }
+    }
+}

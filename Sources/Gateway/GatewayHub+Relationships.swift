@@ -1,0 +1,115 @@
+import GatewayProtocol
+
+/// Shared pieces of the relationship flows: how users are shown, making two users contacts inside a larger
+/// commit, rate windows on the hub clock, and the small validators every flow uses.
+extension GatewayHub {
+    /// A user as every relationship payload shows them (display name, hex code as the fallback).
+    func userRef(_ id: String) -> UserRef {
+        UserRef(userId: id, hexCode: users[id]?.hexCode ?? "", displayName: users[id]?.displayName)
+    }
+
+    /// The writes and events that make `a` and `b` contacts (both directions; a removed contact is reactivated and
+    /// keeps its creation time), and that mark any pending friend request between them accepted. Updates memory;
+    /// the caller commits and then calls `exchangePresence`.
+    func contactCreation(_ a: String, _ b: String) -> ([StoreWrite], [PendingEvent]) {
+        let now = clock.now()
+        var writes: [StoreWrite] = []
+        var events: [PendingEvent] = []
+        for (x, y) in [(a, b), (b, a)] {
+            var record = contacts[x]?[y] ?? ContactRecord(userId: x, contactId: y, createdAt: now)
+            record.active = true
+            contacts[x, default: [:]][y] = record
+            writes.append(.upsertContact(record))
+            events.append(PendingEvent(userId: x, type: "contact_added", data: encode(contactData(y))))
+        }
+        for (from, to) in [(a, b), (b, a)] {
+            guard let id = relations.pendingRequests[RelationshipState.pairKey(from, to)],
+                  var request = relations.friendRequests[id] else { continue }
+            request.state = "accepted"
+            request.resolvedAt = now
+            relations.put(request)
+            writes.append(.upsertFriendRequest(request))
+            let data = encode(friendRequestData(request))
+            events += [PendingEvent(userId: from, type: "friend_request_accepted", data: data),
+                       PendingEvent(userId: to, type: "friend_request_accepted", data: data)]
+        }
+        return (writes, events)
+    }
+
+    /// After two users became (or again are) connected: each sees the other's presence at once.
+    func exchangePresence(_ a: String, _ b: String) {
+        guard areContacts(a, b), !relations.isPaused(a, b) else { return }
+        for (x, y) in [(a, b), (b, a)] {
+            deliverEphemeral(to: x, frame: ServerFrames.event(type: "presence", offset: nil, timestamp: clock.now(),
+                                                               data: encode(presenceData(of: y))))
+        }
+    }
+
+    /// Counts `entries` against `key`'s sliding window of `windowMs`; false (and nothing counted) when that would
+    /// pass `limit`. Time comes from the hub clock.
+    func takeRate(_ key: String, entries: Int, limit: Int, windowMs: Int64) -> Bool {
+        let now = clock.now()
+        var log = (relations.discoveryLog[key] ?? []).filter { $0.at > now - windowMs }
+        let used = log.reduce(0) { $0 + $1.count }
+        guard used + entries <= limit else {
+            relations.discoveryLog[key] = log
+            return false
+        }
+        log.append((now, entries))
+        relations.discoveryLog[key] = log
+        return true
+    }
+
+    /// When the oldest entry of `key`'s window leaves it (for "retry after" messages).
+    func rateResetsAt(_ key: String, windowMs: Int64) -> Int64 {
+        (relations.discoveryLog[key]?.first?.at ?? clock.now()) + windowMs
+    }
+
+    func requireUser(_ id: String) throws {
+        guard users[id] != nil else { throw GatewayError(.userNotFound, "no user \"\(id)\"") }
+    }
+
+    /// Roles are 1–32 characters of `[a-z0-9_-]`.
+    static func validRole(_ role: String) -> Bool {
+        (1...32).contains(role.utf8.count)
+            && role.utf8.allSatisfy { ($0 >= 0x61 && $0 <= 0x7A) || ($0 >= 0x30 && $0 <= 0x39) || $0 == 0x5F || $0 == 0x2D }
+    }
+
+    /// App-defined event names: 1–64 characters, no control characters.
+    static func validEventName(_ name: String) -> Bool {
+        (1...64).contains(name.count) && !name.unicodeScalars.contains { $0.properties.generalCategory == .control }
+    }
+
+    /// Direct and group messages share these rules: trimmed, then 1…`maxMessageCharacters` characters.
+    func validatedText(_ raw: String) throws -> String {
+        let text = raw.trimmedOfWhitespace
+        guard !text.isEmpty else { throw GatewayError(.textEmpty, "text is empty after trimming white space") }
+        guard text.count <= settings.maxMessageCharacters else {
+            throw GatewayError(.textTooLong, "text has \(text.count) characters; the limit is \(settings.maxMessageCharacters)")
+        }
+        return text
+    }
+
+    /// Random characters from `alphabet` (system CSPRNG).
+    func randomCode(length: Int, alphabet: String) -> String {
+        var generator = SystemRandomNumberGenerator()
+        let characters = Array(alphabet)
+        return String((0..<length).map { _ in characters[Int.random(in: 0..<characters.count, using: &generator)] })
+    }
+
+    /// Turns a commit outcome into the caller's result.
+    static func finish<T>(_ completion: @escaping (Result<T, GatewayError>) -> Void, _ value: @escaping () -> T)
+        -> (Result<[StoredEvent], GatewayError>) -> Void {
+        { outcome in completion(outcome.map { _ in value() }) }
+    }
+}
+
+/// Reply helpers for results computed through a completion.
+extension Reply {
+    func complete<T: Encodable>(_ result: Result<T, GatewayError>) {
+        switch result {
+        case .success(let value): ok(value)
+        case .failure(let error): fail(error)
+        }
+    }
+}

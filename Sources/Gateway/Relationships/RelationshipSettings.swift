@@ -1,0 +1,19 @@
+/// Rules of the relationship flows that deployments tune. Times are milliseconds.
+public struct RelationshipSettings: Sendable, Equatable {
+    /// Lifetime of a connect code; nil = permanent until the user regenerates it.
+    public var connectCodeLifetimeMs: Int64?
+    /// Invite lifetime when the inviter does not choose one (7 days) and the longest allowed (30 days).
+    public var defaultInviteHours = 168
+    public var maxInviteHours = 720
+    /// The same phone/e-mail is not invited to the same group twice within this window (24 h).
+    public var inviteRepeatWindowMs: Int64 = 86_400_000
+    /// Group size when the creator does not set one, and the largest size allowed.
+    public var defaultGroupMembers = 12
+    public var maxGroupMembers = 256
+    /// Discovery: entries per request, and entries per user per window (sliding), so the endpoint cannot
+    /// enumerate the user base. The window is kept in memory (a restart resets it).
+    public var discoveryMaxEntriesPerRequest = 500
+    public var discoveryMaxEntriesPerWindow = 2_000
+    public var discoveryWindowMs: Int64 = 86_400_000
+    public init() {}
+}

@@ -1,0 +1,51 @@
+/// The reference semantics of the relationship writes, including the uniqueness rules the SQLite schema (V2)
+/// enforces with PRIMARY KEY/UNIQUE constraints: a write that breaks one throws and the whole batch is dropped.
+extension InMemoryGatewayStore.State {
+    mutating func applyRelationship(_ write: StoreWrite) throws {
+        switch write {
+        case .upsertFriendRequest(let request):
+            if request.state == "pending", snapshot.friendRequests.contains(where: {
+                $0.id != request.id && $0.state == "pending" && $0.fromUserId == request.fromUserId && $0.toUserId == request.toUserId
+            }) {
+                throw InMemoryConstraintError("a pending friend request \(request.fromUserId)->\(request.toUserId) already exists")
+            }
+            replace(&snapshot.friendRequests, request) { $0.id == request.id }
+        case .upsertContactPause(let pause):
+            replace(&snapshot.contactPauses, pause) { $0.userId == pause.userId && $0.contactId == pause.contactId }
+        case .deleteContactPause(let userId, let contactId):
+            snapshot.contactPauses.removeAll { $0.userId == userId && $0.contactId == contactId }
+        case .upsertConnectCode(let code):
+            if snapshot.connectCodes.contains(where: { $0.code == code.code && $0.userId != code.userId }) {
+                throw InMemoryConstraintError("connect code \(code.code) belongs to another user")
+            }
+            if code.revokedAt == nil, snapshot.connectCodes.contains(where: { $0.userId == code.userId && $0.code != code.code && $0.revokedAt == nil }) {
+                throw InMemoryConstraintError("user \(code.userId) already has a current connect code")
+            }
+            replace(&snapshot.connectCodes, code) { $0.code == code.code }
+        case .upsertGroup(let group):
+            replace(&snapshot.groups, group) { $0.id == group.id }
+        case .upsertGroupMember(var member):
+            if let old = snapshot.groupMembers.first(where: { $0.groupId == member.groupId && $0.userId == member.userId }) {
+                member.createdAt = old.createdAt
+            }
+            replace(&snapshot.groupMembers, member) { $0.groupId == member.groupId && $0.userId == member.userId }
+        case .upsertInvite(let invite):
+            replace(&snapshot.invites, invite) { $0.code == invite.code }
+        case .upsertUserPhone(let phone):
+            if snapshot.userPhones.contains(where: { $0.phone == phone.phone && $0.userId != phone.userId }) {
+                throw InMemoryConstraintError("phone \(phone.phone) belongs to another user")
+            }
+            replace(&snapshot.userPhones, phone) { $0.userId == phone.userId }
+        case .deleteUserPhone(let userId):
+            snapshot.userPhones.removeAll { $0.userId == userId }
+        default:
+            preconditionFailure("not a relationship write")
+        }
+    }
+}
+
+/// A uniqueness rule of the store was broken (the in-memory twin of SQLITE_CONSTRAINT).
+public struct InMemoryConstraintError: Error, CustomStringConvertible {
+    public let description: String
+    init(_ description: String) { self.description = description }
+}

@@ -1,0 +1,123 @@
+/// Durable records of the relationship flows (friend requests, contact pauses, connect codes, groups, invites,
+/// verified phone numbers), as the store keeps them. Times are Unix milliseconds. Every record is loaded into the
+/// hub at start-up (`GatewaySnapshot`); nothing here is pruned yet.
+
+/// A friend request from one user to another (found by the recipient's hex code).
+/// Store rule: at most one `pending` request per (fromUserId, toUserId) — a UNIQUE constraint, not just a hub check.
+public struct FriendRequestRecord: Sendable, Equatable {
+    public var id: String
+    public var fromUserId: String
+    public var toUserId: String
+    /// `pending`, `accepted`, `rejected` or `cancelled`.
+    public var state: String
+    public var createdAt: Int64
+    public var resolvedAt: Int64?
+
+    public init(id: String, fromUserId: String, toUserId: String, state: String = "pending", createdAt: Int64, resolvedAt: Int64? = nil) {
+        self.id = id; self.fromUserId = fromUserId; self.toUserId = toUserId; self.state = state
+        self.createdAt = createdAt; self.resolvedAt = resolvedAt
+    }
+}
+
+/// `userId` paused the contact with `contactId`. While either side has a pause, nothing flows over the contact
+/// (presence, messages, contact events). One row per pausing side; resuming deletes it.
+public struct ContactPauseRecord: Sendable, Equatable {
+    public var userId: String
+    public var contactId: String
+    public var pausedAt: Int64
+
+    public init(userId: String, contactId: String, pausedAt: Int64) {
+        self.userId = userId; self.contactId = contactId; self.pausedAt = pausedAt
+    }
+}
+
+/// A user's 6-digit connect code. Codes are never reused: a replaced (or expired) code stays stored so that
+/// connecting with it reports "expired" rather than "invalid". Store rule: `code` is unique across users.
+public struct ConnectCodeRecord: Sendable, Equatable {
+    /// Exactly 6 ASCII digits.
+    public var code: String
+    public var userId: String
+    public var createdAt: Int64
+    /// nil = permanent (the default); otherwise the code stops working at this time.
+    public var expiresAt: Int64?
+    /// Set when the user replaced the code with a new one.
+    public var revokedAt: Int64?
+
+    public init(code: String, userId: String, createdAt: Int64, expiresAt: Int64? = nil, revokedAt: Int64? = nil) {
+        self.code = code; self.userId = userId; self.createdAt = createdAt; self.expiresAt = expiresAt; self.revokedAt = revokedAt
+    }
+}
+
+/// A group (family, photo circle): an owner, a size limit, optional per-role limits and who may invite.
+public struct GroupRecord: Sendable, Equatable {
+    public var id: String
+    public var ownerId: String
+    public var name: String
+    /// Free-form kind chosen by the app (`family`, `photos`, …).
+    public var kind: String
+    /// Active members at most (owner included).
+    public var maxMembers: Int
+    /// `members` (any active member may invite) or `owner` (only the owner).
+    public var invitePolicy: String
+    /// Active members per role at most, e.g. `["parent": 2]`. Roles are 1–32 of `[a-z0-9_-]`.
+    public var roleLimits: [String: Int]
+    public var createdAt: Int64
+
+    public init(id: String, ownerId: String, name: String, kind: String = "group", maxMembers: Int, invitePolicy: String = "members",
+                roleLimits: [String: Int] = [:], createdAt: Int64) {
+        self.id = id; self.ownerId = ownerId; self.name = name; self.kind = kind; self.maxMembers = maxMembers
+        self.invitePolicy = invitePolicy; self.roleLimits = roleLimits; self.createdAt = createdAt
+    }
+}
+
+/// Membership of one user in one group; `active == false` is a soft delete (left or removed). Re-joining
+/// reactivates the row and keeps `createdAt` (both stores enforce this, like contacts).
+public struct GroupMemberRecord: Sendable, Equatable {
+    public var groupId: String
+    public var userId: String
+    /// `owner`, `member`, or an app-defined role such as `parent`.
+    public var role: String
+    public var active: Bool
+    public var createdAt: Int64
+
+    public init(groupId: String, userId: String, role: String, active: Bool = true, createdAt: Int64) {
+        self.groupId = groupId; self.userId = userId; self.role = role; self.active = active; self.createdAt = createdAt
+    }
+}
+
+/// A one-time invite into a group. Store rule: `code` is unique.
+public struct InviteRecord: Sendable, Equatable {
+    /// 8 characters of `ABCDEFGHJKMNPQRSTUVWXYZ23456789` (no look-alikes).
+    public var code: String
+    public var groupId: String
+    public var inviterId: String
+    /// The normalised phone (E.164) or lower-cased e-mail the invite was sent to; nil for a shareable code.
+    public var recipient: String?
+    /// Role the redeemer gets.
+    public var role: String
+    /// `pending`, `used` or `revoked`.
+    public var state: String
+    public var createdAt: Int64
+    public var expiresAt: Int64
+    public var usedBy: String?
+    public var usedAt: Int64?
+
+    public init(code: String, groupId: String, inviterId: String, recipient: String? = nil, role: String = "member",
+                state: String = "pending", createdAt: Int64, expiresAt: Int64, usedBy: String? = nil, usedAt: Int64? = nil) {
+        self.code = code; self.groupId = groupId; self.inviterId = inviterId; self.recipient = recipient; self.role = role
+        self.state = state; self.createdAt = createdAt; self.expiresAt = expiresAt; self.usedBy = usedBy; self.usedAt = usedAt
+    }
+}
+
+/// A verified phone number attached to a user by the app backend. Store rules: one phone per user, and a phone
+/// belongs to at most one user (UNIQUE).
+public struct UserPhoneRecord: Sendable, Equatable {
+    public var userId: String
+    /// E.164, e.g. `+4915112345678`.
+    public var phone: String
+    public var verifiedAt: Int64
+
+    public init(userId: String, phone: String, verifiedAt: Int64) {
+        self.userId = userId; self.phone = phone; self.verifiedAt = verifiedAt
+    }
+}

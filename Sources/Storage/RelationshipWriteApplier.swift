@@ -1,0 +1,151 @@
+import Gateway
+
+/// The relationship writes (SchemaV2 tables), on the writer thread inside the caller's transaction. Constraint
+/// violations (a second pending request, a code or phone owned by another user) throw and fail the batch, exactly
+/// like the in-memory reference store.
+struct RelationshipWriteApplier {
+    let db: SQLiteConnection
+
+    func run(_ write: StoreWrite) throws(StorageError) {
+        switch write {
+        case .upsertFriendRequest(let r):
+            try db.run("""
+                INSERT INTO friend_requests (id, from_user, to_user, state, created_at, resolved_at) VALUES (?1, ?2, ?3, ?4, ?5, ?6)
+                ON CONFLICT (id) DO UPDATE SET from_user = excluded.from_user, to_user = excluded.to_user,
+                    state = excluded.state, created_at = excluded.created_at, resolved_at = excluded.resolved_at
+                """) {
+                $0.bind(1, r.id); $0.bind(2, r.fromUserId); $0.bind(3, r.toUserId); $0.bind(4, r.state)
+                $0.bind(5, r.createdAt); $0.bind(6, r.resolvedAt)
+            }
+        case .upsertContactPause(let p):
+            try db.run("""
+                INSERT INTO contact_pauses (user_id, contact_id, paused_at) VALUES (?1, ?2, ?3)
+                ON CONFLICT (user_id, contact_id) DO UPDATE SET paused_at = excluded.paused_at
+                """) { $0.bind(1, p.userId); $0.bind(2, p.contactId); $0.bind(3, p.pausedAt) }
+        case .deleteContactPause(let userId, let contactId):
+            try db.run("DELETE FROM contact_pauses WHERE user_id = ?1 AND contact_id = ?2") { $0.bind(1, userId); $0.bind(2, contactId) }
+        case .upsertConnectCode(let c):
+            // An upsert would silently move a code to another user; the primary key must reject that instead.
+            let owner = try db.queryFirst("SELECT user_id FROM connect_codes WHERE code = ?1") { $0.bind(1, c.code) } row: { $0.string(0) }
+            if let owner, owner != c.userId { throw StorageError("connect code \(c.code) belongs to another user") }
+            try db.run("""
+                INSERT INTO connect_codes (code, user_id, created_at, expires_at, revoked_at) VALUES (?1, ?2, ?3, ?4, ?5)
+                ON CONFLICT (code) DO UPDATE SET created_at = excluded.created_at, expires_at = excluded.expires_at,
+                    revoked_at = excluded.revoked_at
+                """) {
+                $0.bind(1, c.code); $0.bind(2, c.userId); $0.bind(3, c.createdAt); $0.bind(4, c.expiresAt); $0.bind(5, c.revokedAt)
+            }
+        case .upsertGroup(let g):
+            try db.run("""
+                INSERT INTO user_groups (id, owner_id, name, kind, max_members, invite_policy, role_limits, created_at)
+                VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)
+                ON CONFLICT (id) DO UPDATE SET owner_id = excluded.owner_id, name = excluded.name, kind = excluded.kind,
+                    max_members = excluded.max_members, invite_policy = excluded.invite_policy,
+                    role_limits = excluded.role_limits, created_at = excluded.created_at
+                """) {
+                $0.bind(1, g.id); $0.bind(2, g.ownerId); $0.bind(3, g.name); $0.bind(4, g.kind); $0.bind(5, g.maxMembers)
+                $0.bind(6, g.invitePolicy); $0.bind(7, Self.encodeRoleLimits(g.roleLimits)); $0.bind(8, g.createdAt)
+            }
+        case .upsertGroupMember(let m):
+            // Reactivation keeps the membership's original creation time.
+            try db.run("""
+                INSERT INTO group_members (group_id, user_id, role, active, created_at) VALUES (?1, ?2, ?3, ?4, ?5)
+                ON CONFLICT (group_id, user_id) DO UPDATE SET role = excluded.role, active = excluded.active
+                """) { $0.bind(1, m.groupId); $0.bind(2, m.userId); $0.bind(3, m.role); $0.bind(4, m.active); $0.bind(5, m.createdAt) }
+        case .upsertInvite(let i):
+            try db.run("""
+                INSERT INTO invites (code, group_id, inviter_id, recipient, role, state, created_at, expires_at, used_by, used_at)
+                VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)
+                ON CONFLICT (code) DO UPDATE SET group_id = excluded.group_id, inviter_id = excluded.inviter_id,
+                    recipient = excluded.recipient, role = excluded.role, state = excluded.state,
+                    created_at = excluded.created_at, expires_at = excluded.expires_at, used_by = excluded.used_by,
+                    used_at = excluded.used_at
+                """) {
+                $0.bind(1, i.code); $0.bind(2, i.groupId); $0.bind(3, i.inviterId); $0.bind(4, i.recipient); $0.bind(5, i.role)
+                $0.bind(6, i.state); $0.bind(7, i.createdAt); $0.bind(8, i.expiresAt); $0.bind(9, i.usedBy); $0.bind(10, i.usedAt)
+            }
+        case .upsertUserPhone(let p):
+            try db.run("""
+                INSERT INTO user_phones (user_id, phone, verified_at) VALUES (?1, ?2, ?3)
+                ON CONFLICT (user_id) DO UPDATE SET phone = excluded.phone, verified_at = excluded.verified_at
+                """) { $0.bind(1, p.userId); $0.bind(2, p.phone); $0.bind(3, p.verifiedAt) }
+        case .deleteUserPhone(let userId):
+            try db.run("DELETE FROM user_phones WHERE user_id = ?1") { $0.bind(1, userId) }
+        default:
+            preconditionFailure("not a relationship write")
+        }
+    }
+
+    /// `role=n` lines sorted by role (roles are `[a-z0-9_-]`, so no separator can appear inside one).
+    static func encodeRoleLimits(_ limits: [String: Int]) -> String {
+        limits.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }.joined(separator: "\n")
+    }
+
+    static func decodeRoleLimits(_ text: String) -> [String: Int] {
+        var limits: [String: Int] = [:]
+        for line in text.split(separator: "\n") {
+            let parts = line.split(separator: "=", maxSplits: 1)
+            if parts.count == 2, let n = Int(parts[1]) { limits[String(parts[0])] = n }
+        }
+        return limits
+    }
+
+    static func describe(_ write: StoreWrite) -> String {
+        switch write {
+        case .upsertFriendRequest(let r): return "upsertFriendRequest \(r.id)"
+        case .upsertContactPause(let p): return "upsertContactPause \(p.userId)->\(p.contactId)"
+        case .deleteContactPause(let userId, let contactId): return "deleteContactPause \(userId)->\(contactId)"
+        case .upsertConnectCode(let c): return "upsertConnectCode for \(c.userId)"
+        case .upsertGroup(let g): return "upsertGroup \(g.id)"
+        case .upsertGroupMember(let m): return "upsertGroupMember \(m.groupId)/\(m.userId)"
+        case .upsertInvite(let i): return "upsertInvite for group \(i.groupId)"
+        case .upsertUserPhone(let p): return "upsertUserPhone \(p.userId)"
+        case .deleteUserPhone(let userId): return "deleteUserPhone \(userId)"
+        default: return "write"
+        }
+    }
+}
+
+extension StoreReader {
+    /// The relationship part of the start-up snapshot (called inside `loadSnapshot`'s transaction).
+    func loadRelationships(into snapshot: inout GatewaySnapshot) throws(StorageError) {
+        snapshot.friendRequests = try db.query("""
+            SELECT id, from_user, to_user, state, created_at, resolved_at FROM friend_requests ORDER BY rowid
+            """) {
+            FriendRequestRecord(id: $0.string(0), fromUserId: $0.string(1), toUserId: $0.string(2), state: $0.string(3),
+                                createdAt: $0.int64(4), resolvedAt: $0.optionalInt64(5))
+        }
+        snapshot.contactPauses = try db.query("SELECT user_id, contact_id, paused_at FROM contact_pauses ORDER BY rowid") {
+            ContactPauseRecord(userId: $0.string(0), contactId: $0.string(1), pausedAt: $0.int64(2))
+        }
+        snapshot.connectCodes = try db.query("""
+            SELECT code, user_id, created_at, expires_at, revoked_at FROM connect_codes ORDER BY rowid
+            """) {
+            ConnectCodeRecord(code: $0.string(0), userId: $0.string(1), createdAt: $0.int64(2), expiresAt: $0.optionalInt64(3),
+                              revokedAt: $0.optionalInt64(4))
+        }
+        snapshot.groups = try db.query("""
+            SELECT id, owner_id, name, kind, max_members, invite_policy, role_limits, created_at FROM user_groups ORDER BY rowid
+            """) {
+            GroupRecord(id: $0.string(0), ownerId: $0.string(1), name: $0.string(2), kind: $0.string(3), maxMembers: Int($0.int64(4)),
+                        invitePolicy: $0.string(5), roleLimits: RelationshipWriteApplier.decodeRoleLimits($0.string(6)),
+                        createdAt: $0.int64(7))
+        }
+        snapshot.groupMembers = try db.query("""
+            SELECT group_id, user_id, role, active, created_at FROM group_members ORDER BY rowid
+            """) {
+            GroupMemberRecord(groupId: $0.string(0), userId: $0.string(1), role: $0.string(2), active: $0.bool(3), createdAt: $0.int64(4))
+        }
+        snapshot.invites = try db.query("""
+            SELECT code, group_id, inviter_id, recipient, role, state, created_at, expires_at, used_by, used_at
+            FROM invites ORDER BY rowid
+            """) {
+            InviteRecord(code: $0.string(0), groupId: $0.string(1), inviterId: $0.string(2), recipient: $0.optionalString(3),
+                         role: $0.string(4), state: $0.string(5), createdAt: $0.int64(6), expiresAt: $0.int64(7),
+                         usedBy: $0.optionalString(8), usedAt: $0.optionalInt64(9))
+        }
+        snapshot.userPhones = try db.query("SELECT user_id, phone, verified_at FROM user_phones ORDER BY rowid") {
+            UserPhoneRecord(userId: $0.string(0), phone: $0.string(1), verifiedAt: $0.int64(2))
+        }
+    }
+}

@@ -2,7 +2,8 @@
 
 Usage: webhook_server.py LOG SECRET. Prints "PORT <n>", logs one JSON line per request (headers,
 body, whether the signature verified), exits when stdin closes. A bad signature gets 401; otherwise
-the path scripts the answer: /ok 204, /accepted 202, /gone 410, /busy 429 (Retry-After 12), /broken 500.
+the path scripts the answer: /ok 204, /accepted 202, /gone 410, /busy 429 (Retry-After 12), /broken 500,
+/slow 204 after 3 seconds.
 """
 import base64
 import hashlib
@@ -11,12 +12,13 @@ import json
 import os
 import sys
 import threading
+import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 log_path, secret = sys.argv[1], sys.argv[2]
 log = open(log_path, "a", buffering=1)
 key = base64.b64decode(secret[len("whsec_"):])
-answers = {"/ok": 204, "/accepted": 202, "/gone": 410, "/busy": 429, "/broken": 500}
+answers = {"/slow": 204, "/ok": 204, "/accepted": 202, "/gone": 410, "/busy": 429, "/broken": 500}
 
 
 def signature_valid(headers, body):
@@ -39,6 +41,8 @@ class Handler(BaseHTTPRequestHandler):
         status = answers.get(self.path.split("?")[0], 404) if valid else 401
         log.write(json.dumps({"path": self.path, "headers": headers, "body": body.decode(),
                               "signature_valid": valid, "status": status}) + "\n")
+        if self.path == "/slow":
+            time.sleep(3)
         self.send_response(status)
         if status == 429:
             self.send_header("retry-after", "12")

@@ -94,6 +94,7 @@ public final class APNsClient: Sendable {
         let response: PushHTTPResponse
         switch result {
         case .failure(let message): return .retry(after: nil, reason: message)
+        case .invalidRequest(let message): return .rejected(status: 0, reason: message)
         case .response(let answer): response = answer
         }
         let reason = response.json?[member: "reason"]?.stringValue ?? "HTTP \(response.status)"

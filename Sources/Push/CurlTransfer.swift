@@ -55,6 +55,12 @@ final class CurlTransfer {
                 ccurl_easy_set_pointer(easy, CURLOPT_COPYPOSTFIELDS, UnsafeMutableRawPointer(mutating: raw.baseAddress ?? UnsafeRawPointer(errorBuffer)))
             })
         }
+        // CR, LF or NUL in a header would let a caller-supplied value (collapse id, webhook id)
+        // smuggle extra header lines onto the HTTP/1.1 wire.
+        let forbidden: Set<UInt8> = [0x00, 0x0A, 0x0D]
+        if request.headers.contains(where: { $0.name.utf8.contains(where: forbidden.contains) || $0.value.utf8.contains(where: forbidden.contains) }) {
+            return false
+        }
         // An empty "Expect:" stops libcurl's 100-continue round trip on HTTP/1.1 bodies over 1 KiB.
         for line in request.headers.map({ "\($0.name): \($0.value)" }) + ["Expect:"] {
             guard let appended = curl_slist_append(headerList, line) else { ok = false; break }
@@ -107,7 +113,10 @@ final class CurlTransfer {
         guard code == CURLE_OK else {
             let detail = String(cString: errorBuffer)
             let summary = String(cString: curl_easy_strerror(code))
-            return .failure(message: detail.isEmpty ? summary : "\(summary): \(detail)")
+            let message = detail.isEmpty ? summary : "\(summary): \(detail)"
+            // These cannot succeed on a later attempt: the request, not the network, is at fault.
+            if code == CURLE_UNSUPPORTED_PROTOCOL || code == CURLE_URL_MALFORMAT { return .invalidRequest(message: message) }
+            return .failure(message: message)
         }
         var status = 0
         _ = ccurl_easy_get_long(easy, CURLINFO_RESPONSE_CODE, &status)

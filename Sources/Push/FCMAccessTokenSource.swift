@@ -87,6 +87,8 @@ final class FCMAccessTokenSource: Sendable {
             switch result {
             case .failure(let message):
                 finish(.failure(.retry(after: nil, reason: "token endpoint: \(message)")), token: nil, validUntil: 0)
+            case .invalidRequest(let message):
+                finish(.failure(.rejected(status: 0, reason: "token endpoint: \(message)")), token: nil, validUntil: 0)
             case .response(let response):
                 guard response.status == 200, let json = response.json,
                       let token = json[member: "access_token"]?.stringValue, !token.isEmpty else {

@@ -64,6 +64,7 @@ public final class FCMClient: Sendable {
         let response: PushHTTPResponse
         switch result {
         case .failure(let message): return .retry(after: nil, reason: message)
+        case .invalidRequest(let message): return .rejected(status: 0, reason: message)
         case .response(let answer): response = answer
         }
         if response.status == 200 {

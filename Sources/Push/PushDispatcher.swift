@@ -127,7 +127,7 @@ public final class PushDispatcher: @unchecked Sendable {
         guard let transfer = CurlTransfer(request: job.request, maximumBody: Self.maximumResponseBytes,
                                           completion: job.completion) else {
             completedCount.add(1, ordering: .relaxed)
-            job.completion(.failure(message: "invalid request (URL or options refused by libcurl)"))
+            job.completion(.invalidRequest(message: "invalid request (URL, scheme or header refused)"))
             return
         }
         guard curl_multi_add_handle(multi, transfer.easy) == CURLM_OK else {

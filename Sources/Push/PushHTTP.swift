@@ -62,6 +62,9 @@ public enum PushTransportResult: Sendable {
     /// No usable response: DNS, connect, TLS, timeout, reset, or the dispatcher stopped.
     /// `message` is libcurl's error text, safe to log.
     case failure(message: String)
+    /// The request itself is unusable (bad URL or scheme, CR/LF in a header): sending it again
+    /// cannot help, so clients report it as `.rejected(status: 0, …)`.
+    case invalidRequest(message: String)
 }
 
 extension JSONValue {

@@ -58,7 +58,7 @@ import Testing
         let file: PushTransportResult = await withCheckedContinuation { continuation in
             dispatcher.submit(PushHTTPRequest(url: "file:///etc/passwd")) { continuation.resume(returning: $0) }
         }
-        guard case .failure = file else { Issue.record("file:// must not be fetched: \(file)"); return }
+        guard case .invalidRequest = file else { Issue.record("file:// must not be fetched: \(file)"); return }
         let slow: PushTransportResult = await withCheckedContinuation { continuation in
             dispatcher.submit(PushHTTPRequest(url: "http://127.0.0.1:\(fixture.server.port)/slow", body: Array("{}".utf8),
                                               timeoutMilliseconds: 300)) { continuation.resume(returning: $0) }

@@ -72,6 +72,13 @@ extension WebhookPushClient {
         #expect(await client.send(body: Array(#"{"n":1}"#.utf8), messageID: id) == (expected ?? .delivered(id: id)))
     }
 
+    @Test func headerValuesCannotSmuggleLines() async throws {
+        let client = try fixture.client(path: "/ok")
+        let outcome = await client.send(body: Array("{}".utf8), messageID: "x\r\nx-injected: 1")
+        #expect(outcome == .rejected(status: 0, reason: "invalid request (URL, scheme or header refused)"))
+        #expect(try fixture.server.records().allSatisfy { $0.object("headers")?.object("x-injected") == nil })
+    }
+
     @Test func signatureMatchesTheStandardWebhooksExample() {
         // Reference values computed with Python's hmac/base64 (see webhook_server.py's check).
         let key = Array(Data(base64Encoded: "MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw")!)

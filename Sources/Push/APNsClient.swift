@@ -45,13 +45,9 @@ public final class APNsClient: Sendable {
                       completion: @escaping @Sendable (PushOutcome) -> Void) {
         dispatcher.submit(request(for: notification, providerToken: token)) { [self] result in
             let outcome = Self.classify(result, nowSeconds: now())
-            guard mayRefresh, case .rejected(403, "ExpiredProviderToken") = outcome else {
-                if case .rejected(403, "ExpiredProviderToken") = outcome {
-                    // Refreshed once already: likely clock skew; let the outbox try later.
-                    return completion(.retry(after: nil, reason: "ExpiredProviderToken"))
-                }
-                return completion(outcome)
-            }
+            guard case .rejected(403, "ExpiredProviderToken") = outcome else { return completion(outcome) }
+            // Refreshed once already: likely clock skew; let the outbox try later.
+            guard mayRefresh else { return completion(.retry(after: nil, reason: "ExpiredProviderToken")) }
             do {
                 let fresh = try providerToken.refresh(rejected: token, now: now())
                 send(notification, token: fresh, mayRefresh: false, completion: completion)

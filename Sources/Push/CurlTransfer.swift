@@ -11,7 +11,7 @@ final class CurlTransfer {
     private var headerList: UnsafeMutablePointer<curl_slist>?
     private var responseHeaders: [(name: String, value: String)] = []
     private var body: [UInt8] = []
-    private var errorBuffer = UnsafeMutablePointer<CChar>.allocate(capacity: Int(CURL_ERROR_SIZE))
+    private let errorBuffer = UnsafeMutablePointer<CChar>.allocate(capacity: Int(CURL_ERROR_SIZE))
     private let maximumBody: Int
 
     /// Creates and configures the easy handle; nil when libcurl refuses an option (e.g. a bad URL scheme).
@@ -51,6 +51,7 @@ final class CurlTransfer {
         if request.method == "POST" || !request.body.isEmpty {
             // The size must be set before COPYPOSTFIELDS so binary bodies are copied whole.
             check(ccurl_easy_set_offset(easy, CURLOPT_POSTFIELDSIZE_LARGE, curl_off_t(request.body.count)))
+            // An empty body has no base address; any valid pointer does, since 0 bytes are copied.
             check(request.body.withUnsafeBytes { raw in
                 ccurl_easy_set_pointer(easy, CURLOPT_COPYPOSTFIELDS, UnsafeMutableRawPointer(mutating: raw.baseAddress ?? UnsafeRawPointer(errorBuffer)))
             })

@@ -24,6 +24,7 @@ let package = Package(
         .target(name: "COpenSSL", linkerSettings: [.linkedLibrary("ssl"), .linkedLibrary("crypto")]),
         .target(name: "CZlib", linkerSettings: [.linkedLibrary("z")]),
         .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
+        .systemLibrary(name: "CCurl", pkgConfig: "libcurl", providers: [.apt(["libcurl4-openssl-dev"])]),
 
         // Pure protocol code: no I/O, no clocks; unit-testable and fuzzable.
         .target(name: "WebSocketCodec"),
@@ -43,6 +44,8 @@ let package = Package(
         .target(name: "EventLoop", dependencies: ["CLinux"]),
         .target(name: "TLS", dependencies: ["COpenSSL"]),
         .target(name: "Auth", dependencies: ["COpenSSL", "JSON"]),
+        // Push providers (APNs, FCM, webhook) over libcurl's HTTP/2 on one dedicated thread.
+        .target(name: "Push", dependencies: ["CCurl", "Auth", "COpenSSL", "JSON"]),
 
         // Composition root: listeners, upgrade, per-connection glue, HTTP endpoints, metrics.
         .target(name: "Server", dependencies: [
@@ -77,6 +80,7 @@ let package = Package(
         .testTarget(name: "LoadTestTests", dependencies: [
             "switchboard-load", "EventLoop", "WebSocketCodec", "WebSocketDeflate", "HTTP1",
         ], path: "loadtest/Tests/LoadTestTests"),
+        .testTarget(name: "PushTests", dependencies: ["Push", "Auth", "JSON"], exclude: ["Fixtures"]),
         .testTarget(name: "ServerTests", dependencies: ["Server", "WebSocketCodec", "HTTP1", "TLS", "EventLoop", "Auth", "Gateway", "Storage"]),
     ]
 )

@@ -66,3 +66,25 @@ extension GatewayRuntime.Options {
         keepLatestEvents = config.storage.keepLatestEvents
     }
 }
+
+extension ProviderPushTransport.Settings {
+    /// The push provider settings for a validated configuration.
+    public init(_ config: SwitchboardConfiguration) {
+        self.init()
+        let p = config.push
+        apnsTeamID = p.apnsTeamID
+        apnsKeyID = p.apnsKeyID
+        apnsKeyFile = p.apnsKeyFile
+        apnsBundleID = p.apnsBundleID
+        apnsEndpoint = p.apnsEndpoint
+        caFile = p.caFile
+        liveActivityAttributesType = p.liveActivityAttributesType
+        fcmServiceAccountFile = p.fcmServiceAccountFile
+        fcmEndpoint = p.fcmEndpoint
+        fcmTokenURI = p.fcmTokenURI
+        webhookURL = p.webhookURL
+        webhookSecret = p.webhookSecret
+        deepLinkScheme = p.deepLinkScheme
+        maxInFlight = p.maxInFlight
+    }
+}

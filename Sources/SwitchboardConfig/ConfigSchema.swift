@@ -5,7 +5,7 @@
 /// checks that it sets every one of them).
 enum ConfigSchema {
     /// Section headers that may appear, in file order.
-    static let sections = ["server", "http", "websocket", "websocket.compression", "log", "metrics", "auth", "storage", "gateway"]
+    static let sections = ["server", "http", "websocket", "websocket.compression", "log", "metrics", "auth", "storage", "gateway", "push"]
 
     static let gibibyte = 1_073_741_824
 
@@ -73,6 +73,21 @@ enum ConfigSchema {
             .integer("gateway.presence_grace_ms", \.gateway.presenceGraceMs, 0...600_000),
             .integer("gateway.max_message_characters", \.gateway.maxMessageCharacters, 1...100_000),
             .string("gateway.approval_webhook_url", \.gateway.approvalWebhookURL),
+
+            .string("push.apns_team_id", \.push.apnsTeamID),
+            .string("push.apns_key_id", \.push.apnsKeyID),
+            .string("push.apns_key_file", \.push.apnsKeyFile),
+            .string("push.apns_bundle_id", \.push.apnsBundleID),
+            .string("push.apns_endpoint", \.push.apnsEndpoint),
+            .string("push.ca_file", \.push.caFile),
+            .string("push.live_activity_attributes_type", \.push.liveActivityAttributesType),
+            .string("push.fcm_service_account_file", \.push.fcmServiceAccountFile),
+            .string("push.fcm_endpoint", \.push.fcmEndpoint),
+            .string("push.fcm_token_uri", \.push.fcmTokenURI),
+            .string("push.webhook_url", \.push.webhookURL),
+            .string("push.webhook_secret", \.push.webhookSecret),
+            .string("push.deep_link_scheme", \.push.deepLinkScheme),
+            .integer("push.max_in_flight", \.push.maxInFlight, 1...10_000),
         ]
     }
 

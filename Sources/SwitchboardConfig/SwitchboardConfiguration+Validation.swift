@@ -45,5 +45,14 @@ extension SwitchboardConfiguration {
                           "must lie between gateway.approval_min_timeout_ms and approval_max_timeout_ms (\(g.approvalMinTimeoutMs)...\(g.approvalMaxTimeoutMs))")
         }
         if storage.path.isEmpty { throw failure("storage.path", "must not be empty") }
+        if !push.apnsKeyFile.isEmpty {
+            for (key, value) in [("push.apns_team_id", push.apnsTeamID), ("push.apns_key_id", push.apnsKeyID),
+                                 ("push.apns_bundle_id", push.apnsBundleID)] where value.isEmpty {
+                throw failure(key, "required when push.apns_key_file is set", at: "push.apns_key_file")
+            }
+        }
+        if !push.webhookURL.isEmpty && push.webhookSecret.isEmpty {
+            throw failure("push.webhook_secret", "required when push.webhook_url is set (pushes are signed)", at: "push.webhook_url")
+        }
     }
 }

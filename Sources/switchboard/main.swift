@@ -42,8 +42,10 @@ struct Serve: ParsableCommand {
         let settings = ServerSettings(configuration)
         let server: Server
         let gateway: GatewayRuntime
+        let push: ProviderPushTransport
         do {
-            gateway = try GatewayRuntime(options: GatewayRuntime.Options(configuration), logger: logger)
+            push = try ProviderPushTransport(settings: ProviderPushTransport.Settings(configuration))
+            gateway = try GatewayRuntime(options: GatewayRuntime.Options(configuration), pushTransport: push, logger: logger)
             let application = gateway.webSocketApplication(fallback: settings.echo ? EchoApplication() : nil)
             server = try Server(settings: settings, application: application, httpApplication: gateway.httpApplication,
                                 extraMetrics: gateway.metricsText, logger: logger)
@@ -62,6 +64,7 @@ struct Serve: ParsableCommand {
                 logger.info("signal \(sig): draining connections (up to \(settings.drainTimeoutMs) ms)")
                 server.shutdown()
                 gateway.shutdown()
+                push.shutdown()
                 Glibc.exit(0)
             }
             source.resume()

@@ -71,6 +71,22 @@ import Testing
         presence_grace_ms = 0
         max_message_characters = 280
         approval_webhook_url = "http://127.0.0.1:9000/hook"
+
+        [push]
+        apns_team_id = "TEAM123456"
+        apns_key_id = "KEY1234567"
+        apns_key_file = "/etc/sb/AuthKey.p8"
+        apns_bundle_id = "com.example.app"
+        apns_endpoint = "https://127.0.0.1:8443"
+        ca_file = "/etc/sb/ca.pem"
+        live_activity_attributes_type = "AgentActivity"
+        fcm_service_account_file = "/etc/sb/fcm.json"
+        fcm_endpoint = "http://127.0.0.1:9001/send"
+        fcm_token_uri = "http://127.0.0.1:9001/token"
+        webhook_url = "https://app.example/push"
+        webhook_secret = "whsec_c2VjcmV0"
+        deep_link_scheme = "agentapp"
+        max_in_flight = 8
         """
 
     @Test func everyKeyIsParsedIntoItsField() throws {
@@ -124,6 +140,20 @@ import Testing
         #expect(c.gateway.presenceGraceMs == 0)
         #expect(c.gateway.maxMessageCharacters == 280)
         #expect(c.gateway.approvalWebhookURL == "http://127.0.0.1:9000/hook")
+        #expect(c.push.apnsTeamID == "TEAM123456")
+        #expect(c.push.apnsKeyID == "KEY1234567")
+        #expect(c.push.apnsKeyFile == "/etc/sb/AuthKey.p8")
+        #expect(c.push.apnsBundleID == "com.example.app")
+        #expect(c.push.apnsEndpoint == "https://127.0.0.1:8443")
+        #expect(c.push.caFile == "/etc/sb/ca.pem")
+        #expect(c.push.liveActivityAttributesType == "AgentActivity")
+        #expect(c.push.fcmServiceAccountFile == "/etc/sb/fcm.json")
+        #expect(c.push.fcmEndpoint == "http://127.0.0.1:9001/send")
+        #expect(c.push.fcmTokenURI == "http://127.0.0.1:9001/token")
+        #expect(c.push.webhookURL == "https://app.example/push")
+        #expect(c.push.webhookSecret == "whsec_c2VjcmV0")
+        #expect(c.push.deepLinkScheme == "agentapp")
+        #expect(c.push.maxInFlight == 8)
         #expect(c.explicitlySetKeys == Set(SwitchboardConfiguration.knownKeys))
     }
 

@@ -1,0 +1,180 @@
+import Gateway
+import Glibc
+import JSON
+import Push
+
+/// The push transport over the real providers: renders a provider-neutral `PushNotice` for APNs, FCM or the webhook
+/// (applying lock-screen privacy), sends it through the `Push` adapters (libcurl HTTP/2 on their own thread) and maps
+/// the provider's answer to an outbox outcome. A provider that is not configured rejects its jobs (dead letters with
+/// the reason), so misconfiguration is visible in `/metrics` and never silent.
+public final class ProviderPushTransport: PushTransport, @unchecked Sendable {
+    // @unchecked: immutable after init; the clients are thread-safe.
+    public struct Settings: Sendable {
+        public var apnsTeamID = "", apnsKeyID = "", apnsKeyFile = "", apnsBundleID = ""
+        /// Overrides the APNs base URL (tests and staging); empty = Apple's, chosen per token environment.
+        public var apnsEndpoint = ""
+        public var caFile = ""
+        public var liveActivityAttributesType = "SwitchboardActivityAttributes"
+        public var fcmServiceAccountFile = "", fcmEndpoint = "", fcmTokenURI = ""
+        public var webhookURL = "", webhookSecret = ""
+        /// Deep links are `<scheme>://<path>`.
+        public var deepLinkScheme = "switchboard"
+        public var maxInFlight = 64
+        public init() {}
+    }
+
+    private let dispatcher: PushDispatcher
+    private let apnsProduction: APNsClient?
+    private let apnsSandbox: APNsClient?
+    private let fcm: FCMClient?
+    private let webhook: WebhookPushClient?
+    private let settings: Settings
+
+    public init(settings: Settings) throws {
+        self.settings = settings
+        let dispatcher = try PushDispatcher(maxInFlight: settings.maxInFlight)
+        self.dispatcher = dispatcher
+        let ca = settings.caFile.isEmpty ? nil : settings.caFile
+        if !settings.apnsKeyFile.isEmpty {
+            guard let pem = GatewayRuntime.readFile(settings.apnsKeyFile) else {
+                throw ServerError.configuration("push.apns_key_file: cannot read \(settings.apnsKeyFile)")
+            }
+            let endpoint = settings.apnsEndpoint.isEmpty ? nil : settings.apnsEndpoint
+            func client(_ environment: APNsConfiguration.Environment) throws -> APNsClient {
+                let configuration = APNsConfiguration(teamID: settings.apnsTeamID, keyID: settings.apnsKeyID, privateKeyPEM: pem,
+                                                      bundleID: settings.apnsBundleID, environment: environment, endpoint: endpoint, caFile: ca)
+                do { return try APNsClient(configuration: configuration, dispatcher: dispatcher) } catch {
+                    throw ServerError.configuration("push.apns_key_file: \(error)")
+                }
+            }
+            apnsProduction = try client(.production)
+            apnsSandbox = try client(.sandbox)
+        } else {
+            apnsProduction = nil
+            apnsSandbox = nil
+        }
+        if !settings.fcmServiceAccountFile.isEmpty {
+            guard let json = GatewayRuntime.readFile(settings.fcmServiceAccountFile) else {
+                throw ServerError.configuration("push.fcm_service_account_file: cannot read \(settings.fcmServiceAccountFile)")
+            }
+            do {
+                let configuration = try FCMConfiguration(serviceAccountJSON: Array(json.utf8),
+                                                         tokenURI: settings.fcmTokenURI.isEmpty ? nil : settings.fcmTokenURI,
+                                                         sendEndpoint: settings.fcmEndpoint.isEmpty ? nil : settings.fcmEndpoint, caFile: ca)
+                fcm = try FCMClient(configuration: configuration, dispatcher: dispatcher)
+            } catch {
+                throw ServerError.configuration("push.fcm_service_account_file: \(error)")
+            }
+        } else {
+            fcm = nil
+        }
+        if !settings.webhookURL.isEmpty {
+            do {
+                webhook = WebhookPushClient(configuration: try WebhookConfiguration(url: settings.webhookURL, secret: settings.webhookSecret, caFile: ca),
+                                            dispatcher: dispatcher)
+            } catch {
+                throw ServerError.configuration("push.webhook_url: \(error)")
+            }
+        } else {
+            webhook = nil
+        }
+    }
+
+    public func shutdown() { dispatcher.shutdown() }
+
+    public func send(_ notice: PushNotice, to target: PushTarget, completion: @escaping @Sendable (PushDeliveryOutcome) -> Void) {
+        let finish: @Sendable (PushOutcome) -> Void = { completion(Self.map($0)) }
+        switch target.provider {
+        case "apns":
+            let client = target.environment == "sandbox" ? apnsSandbox : apnsProduction
+            guard let client else { return completion(.rejected(reason: "APNs is not configured (push.apns_key_file)")) }
+            client.send(apnsNotification(notice, target), completion: finish)
+        case "fcm":
+            guard let fcm else { return completion(.rejected(reason: "FCM is not configured (push.fcm_service_account_file)")) }
+            fcm.send(fcmMessage(notice, target), completion: finish)
+        case "webhook":
+            guard let webhook else { return completion(.rejected(reason: "the push webhook is not configured (push.webhook_url)")) }
+            webhook.send(body: webhookBody(notice, target), messageID: "msg_\(notice.collapseID ?? String(UInt64.random(in: 0...UInt64.max), radix: 16))",
+                         completion: finish)
+        default:
+            completion(.rejected(reason: "unknown provider \(target.provider)"))
+        }
+    }
+
+    static func map(_ outcome: PushOutcome) -> PushDeliveryOutcome {
+        switch outcome {
+        case .delivered: return .delivered
+        case .retry(let after, let reason): return .retry(afterMs: after, reason: reason)
+        case .invalidToken(let reason): return .invalidToken(reason: reason)
+        case .rejected(let status, let reason): return .rejected(reason: "\(status) \(reason)")
+        }
+    }
+
+    // MARK: Rendering
+
+    /// The visible text: generic unless the user allowed details, then redacted and cut to 200 characters.
+    func visibleText(_ notice: PushNotice) -> PushAlertText {
+        guard notice.showDetails else { return PushAlertText(title: notice.genericTitle) }
+        let kind: PushAlertText.Kind = notice.type.hasPrefix("approval") ? .approval : notice.type == "message" ? .message : .sessionUpdate
+        return PushAlertText.lockScreen(kind: kind, title: notice.title ?? notice.genericTitle, body: notice.body, showDetails: true)
+    }
+
+    func routing(_ notice: PushNotice) -> PushRouting {
+        PushRouting(type: notice.type, ids: notice.ids,
+                    deeplinkTemplate: notice.deepLinkPath.map { "\(settings.deepLinkScheme)://\($0)" })
+    }
+
+    func apnsNotification(_ notice: PushNotice, _ target: PushTarget) -> APNsNotification {
+        let now = Int64(time(nil))
+        let state = notice.contentState ?? .object([:])
+        let payload: JSONValue
+        let type: APNsNotification.PushType
+        switch target.kind {
+        case "background":
+            payload = PushPayloads.background(routing: routing(notice))
+            type = .background
+        case "liveActivityUpdate":
+            payload = PushPayloads.liveActivityUpdate(contentState: state, timestamp: now,
+                                                      alert: notice.type == "approval_request" ? visibleText(notice) : nil, routing: routing(notice))
+            type = .liveActivity
+        case "liveActivityEnd":
+            payload = PushPayloads.liveActivityEnd(contentState: state, timestamp: now, dismissalDate: now, routing: routing(notice))
+            type = .liveActivity
+        case "liveActivityStart":
+            payload = PushPayloads.liveActivityStart(attributesType: settings.liveActivityAttributesType,
+                                                     attributes: .object(notice.ids.mapValues { .string($0) }), contentState: state,
+                                                     timestamp: now, alert: visibleText(notice), routing: routing(notice))
+            type = .liveActivity
+        default:
+            payload = PushPayloads.alert(visibleText(notice), badge: notice.badge, threadID: notice.ids["sessionId"],
+                                         timeSensitive: notice.timeSensitive, routing: routing(notice))
+            type = .alert
+        }
+        return APNsNotification(deviceToken: target.token, pushType: type, payload: (try? payload.serialized()) ?? [],
+                                expiration: notice.expiresAt.map { $0 / 1000 }, collapseID: notice.collapseID)
+    }
+
+    func fcmMessage(_ notice: PushNotice, _ target: PushTarget) -> FCMMessage {
+        var data = notice.ids
+        data["type"] = notice.type
+        if let link = routing(notice).deeplink { data["deeplink"] = link }
+        if target.kind == "background" {
+            return FCMMessage(token: target.token, title: nil, body: nil, data: data, highPriority: false)
+        }
+        let text = visibleText(notice)
+        return FCMMessage(token: target.token, title: text.title, body: text.body, data: data, highPriority: true)
+    }
+
+    func webhookBody(_ notice: PushNotice, _ target: PushTarget) -> [UInt8] {
+        let text = visibleText(notice)
+        var body: [String: JSONValue] = [
+            "target": .string(target.token), "kind": .string(target.kind), "type": .string(notice.type),
+            "title": .string(text.title), "ids": .object(notice.ids.mapValues { .string($0) }),
+        ]
+        if let b = text.body { body["body"] = .string(b) }
+        if let link = routing(notice).deeplink { body["deeplink"] = .string(link) }
+        if let badge = notice.badge { body["badge"] = .int(Int64(badge)) }
+        if let collapse = notice.collapseID { body["collapseId"] = .string(collapse) }
+        return (try? JSONValue.object(body).serialized()) ?? []
+    }
+}

@@ -62,6 +62,15 @@ extension GatewayRuntime.Options {
         settings.presenceGraceMs = Int64(g.presenceGraceMs)
         settings.maxMessageCharacters = g.maxMessageCharacters
         approvalWebhookURL = g.approvalWebhookURL.isEmpty ? nil : g.approvalWebhookURL
+        let r = config.relationships
+        settings.relationships.connectCodeLifetimeMs = r.connectCodeLifetimeHours == 0 ? nil : Int64(r.connectCodeLifetimeHours) * 3_600_000
+        settings.relationships.defaultInviteHours = r.defaultInviteHours
+        settings.relationships.maxInviteHours = r.maxInviteHours
+        settings.relationships.defaultGroupMembers = r.defaultGroupMembers
+        settings.relationships.maxGroupMembers = r.maxGroupMembers
+        settings.relationships.discoveryMaxEntriesPerRequest = r.discoveryMaxPerRequest
+        settings.relationships.discoveryMaxEntriesPerWindow = r.discoveryMaxPerDay
+        inviteWebhookURL = r.inviteWebhookURL.isEmpty ? nil : r.inviteWebhookURL
         retentionHours = config.storage.retentionHours
         keepLatestEvents = config.storage.keepLatestEvents
     }

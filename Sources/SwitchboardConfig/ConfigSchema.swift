@@ -5,7 +5,7 @@
 /// checks that it sets every one of them).
 enum ConfigSchema {
     /// Section headers that may appear, in file order.
-    static let sections = ["server", "http", "websocket", "websocket.compression", "log", "metrics", "auth", "storage", "gateway", "push"]
+    static let sections = ["server", "http", "websocket", "websocket.compression", "log", "metrics", "auth", "storage", "gateway", "push", "relationships"]
 
     static let gibibyte = 1_073_741_824
 
@@ -88,6 +88,15 @@ enum ConfigSchema {
             .string("push.webhook_secret", \.push.webhookSecret),
             .string("push.deep_link_scheme", \.push.deepLinkScheme),
             .integer("push.max_in_flight", \.push.maxInFlight, 1...10_000),
+
+            .integer("relationships.connect_code_lifetime_hours", \.relationships.connectCodeLifetimeHours, 0...87_600),
+            .integer("relationships.default_invite_hours", \.relationships.defaultInviteHours, 1...8_760),
+            .integer("relationships.max_invite_hours", \.relationships.maxInviteHours, 1...8_760),
+            .integer("relationships.default_group_members", \.relationships.defaultGroupMembers, 2...100_000),
+            .integer("relationships.max_group_members", \.relationships.maxGroupMembers, 2...100_000),
+            .integer("relationships.discovery_max_per_request", \.relationships.discoveryMaxPerRequest, 1...100_000),
+            .integer("relationships.discovery_max_per_day", \.relationships.discoveryMaxPerDay, 1...10_000_000),
+            .string("relationships.invite_webhook_url", \.relationships.inviteWebhookURL),
         ]
     }
 

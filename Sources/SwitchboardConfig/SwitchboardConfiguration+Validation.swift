@@ -45,6 +45,13 @@ extension SwitchboardConfiguration {
                           "must lie between gateway.approval_min_timeout_ms and approval_max_timeout_ms (\(g.approvalMinTimeoutMs)...\(g.approvalMaxTimeoutMs))")
         }
         if storage.path.isEmpty { throw failure("storage.path", "must not be empty") }
+        let r = relationships
+        if r.defaultInviteHours > r.maxInviteHours {
+            throw failure("relationships.default_invite_hours", "must not exceed relationships.max_invite_hours (\(r.maxInviteHours))")
+        }
+        if r.defaultGroupMembers > r.maxGroupMembers {
+            throw failure("relationships.default_group_members", "must not exceed relationships.max_group_members (\(r.maxGroupMembers))")
+        }
         if !push.apnsKeyFile.isEmpty {
             for (key, value) in [("push.apns_team_id", push.apnsTeamID), ("push.apns_key_id", push.apnsKeyID),
                                  ("push.apns_bundle_id", push.apnsBundleID)] where value.isEmpty {

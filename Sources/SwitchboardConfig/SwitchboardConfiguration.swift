@@ -23,6 +23,8 @@ public struct SwitchboardConfiguration: Sendable, Equatable {
     public var gateway = GatewaySection()
     /// `[push]`.
     public var push = PushSection()
+    /// `[relationships]`.
+    public var relationships = RelationshipsSection()
 
     /// Full dotted names of the keys the file set (e.g. `"websocket.max_message_bytes"`), even
     /// when set to their default. Code applying command-line overrides should insert the keys it
@@ -115,6 +117,6 @@ public struct SwitchboardConfiguration: Sendable, Equatable {
     public static func == (lhs: SwitchboardConfiguration, rhs: SwitchboardConfiguration) -> Bool {
         lhs.server == rhs.server && lhs.http == rhs.http && lhs.websocket == rhs.websocket
             && lhs.log == rhs.log && lhs.metrics == rhs.metrics
-            && lhs.auth == rhs.auth && lhs.storage == rhs.storage && lhs.gateway == rhs.gateway && lhs.push == rhs.push
+            && lhs.auth == rhs.auth && lhs.storage == rhs.storage && lhs.gateway == rhs.gateway && lhs.push == rhs.push && lhs.relationships == rhs.relationships
     }
 }

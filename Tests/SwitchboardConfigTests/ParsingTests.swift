@@ -87,6 +87,16 @@ import Testing
         webhook_secret = "whsec_c2VjcmV0"
         deep_link_scheme = "agentapp"
         max_in_flight = 8
+
+        [relationships]
+        connect_code_lifetime_hours = 24
+        default_invite_hours = 72
+        max_invite_hours = 96
+        default_group_members = 2
+        max_group_members = 12
+        discovery_max_per_request = 50
+        discovery_max_per_day = 100
+        invite_webhook_url = "http://127.0.0.1:9000/invites"
         """
 
     @Test func everyKeyIsParsedIntoItsField() throws {
@@ -154,6 +164,14 @@ import Testing
         #expect(c.push.webhookSecret == "whsec_c2VjcmV0")
         #expect(c.push.deepLinkScheme == "agentapp")
         #expect(c.push.maxInFlight == 8)
+        #expect(c.relationships.connectCodeLifetimeHours == 24)
+        #expect(c.relationships.defaultInviteHours == 72)
+        #expect(c.relationships.maxInviteHours == 96)
+        #expect(c.relationships.defaultGroupMembers == 2)
+        #expect(c.relationships.maxGroupMembers == 12)
+        #expect(c.relationships.discoveryMaxPerRequest == 50)
+        #expect(c.relationships.discoveryMaxPerDay == 100)
+        #expect(c.relationships.inviteWebhookURL == "http://127.0.0.1:9000/invites")
         #expect(c.explicitlySetKeys == Set(SwitchboardConfiguration.knownKeys))
     }
 

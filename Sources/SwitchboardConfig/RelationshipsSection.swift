@@ -1,0 +1,14 @@
+/// `[relationships]`: friend requests, connect codes, groups, invites and contact discovery (docs/PROTOCOL.md).
+public struct RelationshipsSection: Sendable, Equatable {
+    /// 0 = connect codes are permanent until the user regenerates them.
+    public var connectCodeLifetimeHours: Int = 0
+    public var defaultInviteHours: Int = 168
+    public var maxInviteHours: Int = 720
+    public var defaultGroupMembers: Int = 12
+    public var maxGroupMembers: Int = 256
+    public var discoveryMaxPerRequest: Int = 500
+    public var discoveryMaxPerDay: Int = 2000
+    /// Invite texts (SMS/e-mail) are POSTed here for the app to deliver; empty = invites are created but not delivered.
+    public var inviteWebhookURL: String = ""
+    public init() {}
+}

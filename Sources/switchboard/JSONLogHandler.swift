@@ -12,8 +12,8 @@ struct JSONLogHandler: LogHandler {
         set { metadata[key] = newValue }
     }
 
-    func log(level: Logger.Level, message: Logger.Message, metadata extra: Logger.Metadata?, source: String,
-             file: String, function: String, line: UInt) {
+    func log(event: LogEvent) {
+        let (level, message, extra) = (event.level, event.message, event.metadata)
         var ts = timespec()
         clock_gettime(CLOCK_REALTIME, &ts)
         let millis = Int(ts.tv_sec) * 1000 + Int(ts.tv_nsec) / 1_000_000

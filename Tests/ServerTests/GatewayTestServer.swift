@@ -25,8 +25,12 @@ final class GatewayTestServer: @unchecked Sendable {
 
     /// - Parameters:
     ///   - directory: reuse the database of an earlier server (restart tests); a fresh directory when nil.
+    ///   - pushTransport: where the push outbox sends (nil keeps jobs pending in the outbox, as before).
+    ///   - pushRetryDelay: the outbox's backoff (nil = the production policy).
     ///   - configure: adjusts the runtime options after the test defaults are set.
-    init(directory: TemporaryDirectory? = nil, configure: (inout GatewayRuntime.Options) -> Void = { _ in }) throws {
+    init(directory: TemporaryDirectory? = nil, pushTransport: PushTransport? = nil,
+         pushRetryDelay: (@Sendable (Int, Int64?) -> Int64?)? = nil,
+         configure: (inout GatewayRuntime.Options) -> Void = { _ in }) throws {
         self.directory = try directory ?? TemporaryDirectory()
         var options = GatewayRuntime.Options(databasePath: self.directory.path + "/gateway.db")
         options.hs256Secret = Self.secret
@@ -37,7 +41,7 @@ final class GatewayTestServer: @unchecked Sendable {
         configure(&options)
         var logger = Logger(label: "gateway-test")
         logger.logLevel = .critical
-        runtime = try GatewayRuntime(options: options, logger: logger)
+        runtime = try GatewayRuntime(options: options, pushTransport: pushTransport, pushRetryDelay: pushRetryDelay, logger: logger)
 
         var settings = ServerSettings()
         settings.listen = .init(host: "127.0.0.1", port: 0)

@@ -25,11 +25,15 @@ final class GatewayTestServer: @unchecked Sendable {
 
     /// - Parameters:
     ///   - directory: reuse the database of an earlier server (restart tests); a fresh directory when nil.
-    ///   - pushTransport: where the push outbox sends (nil keeps jobs pending in the outbox, as before).
-    ///   - pushRetryDelay: the outbox's backoff (nil = the production policy).
     ///   - configure: adjusts the runtime options after the test defaults are set.
-    init(directory: TemporaryDirectory? = nil, pushTransport: PushTransport? = nil,
-         pushRetryDelay: (@Sendable (Int, Int64?) -> Int64?)? = nil,
+    convenience init(directory: TemporaryDirectory? = nil, configure: (inout GatewayRuntime.Options) -> Void = { _ in }) throws {
+        try self.init(directory: directory, pushTransport: nil, pushRetryDelay: nil, configure: configure)
+    }
+
+    /// As above, with the push outbox sending through `pushTransport` (nil keeps jobs pending in the outbox) and
+    /// backing off with `pushRetryDelay` (nil = the production policy). No defaults here, so a trailing `configure`
+    /// closure keeps selecting the initializer above.
+    init(directory: TemporaryDirectory?, pushTransport: PushTransport?, pushRetryDelay: (@Sendable (Int, Int64?) -> Int64?)?,
          configure: (inout GatewayRuntime.Options) -> Void = { _ in }) throws {
         self.directory = try directory ?? TemporaryDirectory()
         var options = GatewayRuntime.Options(databasePath: self.directory.path + "/gateway.db")

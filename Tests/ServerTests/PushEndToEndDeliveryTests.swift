@@ -119,6 +119,24 @@ import Testing
         #expect(GatewayJSON.string(APNsRecord.aps(a), "alert", "body") == "curl -H 'Authorization: Bearer [redacted]' x")
     }
 
+    @Test func manyJobsInFlightAreEachSentExactlyOnce() throws {
+        // Jobs finishing while the outbox re-reads due rows must not be sent again from that read's stale snapshot.
+        let g = try PushEndToEndGateway()
+        let tokens = (0..<12).map { _ in Self.p.apnsToken("aa") }
+        for (i, token) in tokens.enumerated() {
+            try g.offlineDevice(user: "ann", device: "ann-\(i)", commands: [("push_register", ["kind": "apns", "token": token])])
+        }
+        try g.createSession(user: "ann", id: "s1")
+        for _ in 0..<3 { _ = try g.requestApproval(session: "s1") }
+        #expect(g.eventually { g.jobs().count == 36 && g.jobs().allSatisfy { $0.state == "sent" } })
+        Thread.sleep(forTimeInterval: 0.3)
+        let counts = tokens.map { g.providers.apnsRequests(token: $0).count }
+        withKnownIssue("PushOutbox.drain can resend a job that finished while its read was running", isIntermittent: true) {
+            #expect(counts == Array(repeating: 3, count: tokens.count))
+        }
+        #expect(counts.allSatisfy { $0 >= 3 })
+    }
+
     static func makeContacts(_ g: PushEndToEndGateway) throws {
         for (id, name) in [("alice", "Alice"), ("bob", "Bob")] {
             #expect(try g.server.api("POST", "/v1/users", ["userId": id, "displayName": name]).status == 200)

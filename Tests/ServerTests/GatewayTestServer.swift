@@ -26,7 +26,15 @@ final class GatewayTestServer: @unchecked Sendable {
     /// - Parameters:
     ///   - directory: reuse the database of an earlier server (restart tests); a fresh directory when nil.
     ///   - configure: adjusts the runtime options after the test defaults are set.
-    init(directory: TemporaryDirectory? = nil, configure: (inout GatewayRuntime.Options) -> Void = { _ in }) throws {
+    convenience init(directory: TemporaryDirectory? = nil, configure: (inout GatewayRuntime.Options) -> Void = { _ in }) throws {
+        try self.init(directory: directory, pushTransport: nil, pushRetryDelay: nil, configure: configure)
+    }
+
+    /// As above, with the push outbox sending through `pushTransport` (nil keeps jobs pending in the outbox) and
+    /// backing off with `pushRetryDelay` (nil = the production policy). No defaults here, so a trailing `configure`
+    /// closure keeps selecting the initializer above.
+    init(directory: TemporaryDirectory?, pushTransport: PushTransport?, pushRetryDelay: (@Sendable (Int, Int64?) -> Int64?)?,
+         configure: (inout GatewayRuntime.Options) -> Void = { _ in }) throws {
         self.directory = try directory ?? TemporaryDirectory()
         var options = GatewayRuntime.Options(databasePath: self.directory.path + "/gateway.db")
         options.hs256Secret = Self.secret
@@ -37,7 +45,7 @@ final class GatewayTestServer: @unchecked Sendable {
         configure(&options)
         var logger = Logger(label: "gateway-test")
         logger.logLevel = .critical
-        runtime = try GatewayRuntime(options: options, logger: logger)
+        runtime = try GatewayRuntime(options: options, pushTransport: pushTransport, pushRetryDelay: pushRetryDelay, logger: logger)
 
         var settings = ServerSettings()
         settings.listen = .init(host: "127.0.0.1", port: 0)

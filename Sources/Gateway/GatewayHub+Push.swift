@@ -30,10 +30,11 @@ extension GatewayHub {
                 targetsByDevice.append((device, approvalTargets(device: device, sessionId: sessionId, settings: settings)))
             }
         case "approval_resolved", "approval_timeout":
-            guard connected.isEmpty, settings.backgroundNotifications, let requestId = field("requestId"), let sessionId = field("sessionId") else { return [] }
+            // Clears the request on every device that is not connected, even when another device answered it.
+            guard settings.backgroundNotifications, let requestId = field("requestId"), let sessionId = field("sessionId") else { return [] }
             notice = approvalNotice(event.type, data: data, requestId: requestId, sessionId: sessionId, settings: settings,
                                     title: event.type == "approval_timeout" ? "Approval timed out" : "Approval answered")
-            for device in devices(of: event.userId) {
+            for device in devices(of: event.userId) where !connected.contains(device) {
                 var targets = backgroundTargets(device: device)
                 if let la = token(device, "liveActivityUpdate", session: sessionId) {
                     targets.insert((PushTarget(provider: "apns", token: la.token, kind: "liveActivityUpdate", environment: la.environment), nil), at: 0)
@@ -43,7 +44,9 @@ extension GatewayHub {
         case "session_handoff":
             guard case .object(let o) = data, case .object(let previous)? = o["previous"], case .string(let old)? = previous["deviceId"],
                   !connected.contains(old), let sessionId = field("sessionId") else { return [] }
-            notice = PushNotice(type: event.type, genericTitle: "Session moved to another device", ids: ["sessionId": sessionId],
+            var ids = ["sessionId": sessionId]
+            if case .object(let to)? = o["handedOffTo"], case .string(let newDevice)? = to["deviceId"] { ids["handedOffTo"] = newDevice }
+            notice = PushNotice(type: event.type, genericTitle: "Session moved to another device", ids: ids,
                                 deepLinkPath: "session/\(sessionId)", collapseID: "handoff-\(sessionId)",
                                 contentState: data)
             var targets = settings.backgroundNotifications ? backgroundTargets(device: old) : []

@@ -21,8 +21,10 @@ public enum PushPayloads {
 
     /// A silent push: `aps.content-available: 1` only (no alert, sound or badge; send with
     /// ``APNsNotification/PushType/background``).
-    public static func background(routing: PushRouting? = nil) -> JSONValue {
-        payload(aps: ["content-available": .int(1)], routing: routing)
+    public static func background(badge: Int? = nil, routing: PushRouting? = nil) -> JSONValue {
+        var aps: [String: JSONValue] = ["content-available": .int(1)]
+        if let badge { aps["badge"] = .int(Int64(badge)) }
+        return payload(aps: aps, routing: routing)
     }
 
     /// A Live Activity update: `event: "update"`, `timestamp`, `content-state`, optional

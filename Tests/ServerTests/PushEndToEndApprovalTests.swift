@@ -109,9 +109,7 @@ import Testing
         #expect(APNsRecord.payload(clear)?["type"] as? String == "approval_timeout")
         #expect(APNsRecord.payload(clear)?["requestId"] as? String == approval.id)
         // docs/PUSH.md: "badge updated" — nothing is pending any more.
-        withKnownIssue("background pushes carry no badge (ProviderPushTransport.apnsNotification ignores notice.badge)") {
-            #expect(GatewayJSON.int(aps, "badge") == 0)
-        }
+        #expect(GatewayJSON.int(aps, "badge") == 0)
     }
 
     @Test func anApprovalAnsweredOnAnotherDeviceClearsTheOfflineDevice() throws {
@@ -126,12 +124,10 @@ import Testing
         let answered = try desktop.command("approve", ["requestId": approval.id])
         #expect(GatewayJSON.string(answered, "result", "state") == "approved")
         // The phone still shows the alert: it must be replaced by a background push with the same collapse id.
-        withKnownIssue("approval_resolved is only pushed when no device of the user is connected (GatewayHub+Push.swift)") {
-            #expect(g.eventually(seconds: 1.5) { g.providers.apnsRequests(token: token).count == 2 })
-            let clear = g.providers.apnsRequests(token: token).dropFirst().first
-            #expect(APNsRecord.header(clear, "apns-push-type") == "background")
-            #expect(APNsRecord.header(clear, "apns-collapse-id") == approval.id)
-        }
+        #expect(g.eventually(seconds: 1.5) { g.providers.apnsRequests(token: token).count == 2 })
+        let clear = g.providers.apnsRequests(token: token).dropFirst().first
+        #expect(APNsRecord.header(clear, "apns-push-type") == "background")
+        #expect(APNsRecord.header(clear, "apns-collapse-id") == approval.id)
     }
 
     @Test func aHandoffSendsABackgroundPushAndEndsTheOldDevicesLiveActivity() throws {
@@ -156,9 +152,7 @@ import Testing
         let payload = try #require(APNsRecord.payload(background[0]))
         #expect(payload["type"] as? String == "session_handoff")
         #expect(payload["sessionId"] as? String == "s1")
-        withKnownIssue("the handoff push lacks handedOffTo (only notice.ids reach the payload)") {
-            #expect(payload["handedOffTo"] != nil)
-        }
+        #expect(payload["handedOffTo"] != nil)
         let end = g.providers.apnsRequests(token: activity)
         try #require(!end.isEmpty)
         #expect(APNsRecord.header(end[0], "apns-push-type") == "liveactivity")

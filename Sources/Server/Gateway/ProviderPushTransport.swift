@@ -131,7 +131,7 @@ public final class ProviderPushTransport: PushTransport, @unchecked Sendable {
         let type: APNsNotification.PushType
         switch target.kind {
         case "background":
-            payload = PushPayloads.background(routing: routing(notice))
+            payload = PushPayloads.background(badge: notice.badge, routing: routing(notice))
             type = .background
         case "liveActivityUpdate":
             payload = PushPayloads.liveActivityUpdate(contentState: state, timestamp: now,

@@ -33,6 +33,9 @@ final class PushOutbox: @unchecked Sendable {
     private let retryDelay: @Sendable (_ attempt: Int, _ retryAfterMs: Int64?) -> Int64?
     private var inFlight: Set<Int64> = []
     private var reading = false
+    /// Jobs whose outcome was recorded while a read of due jobs was under way: that read may still return their
+    /// stale row, which must not be sent again (or retried before its backoff).
+    private var finishedDuringRead: Set<Int64> = []
     private var pollTimer: GatewayTimer?
     private let outcomes = Mutex<[String: Int]>([:])
 
@@ -68,12 +71,13 @@ final class PushOutbox: @unchecked Sendable {
     func drain() {
         guard !reading, inFlight.count < maxInFlight else { return }
         reading = true
+        finishedDuringRead = []
         let (store, limit, now) = (self.store, maxInFlight - inFlight.count, scheduler.now())
         scheduler.runBlocking { [self] in
             let due = (try? store.duePushJobs(now: now, limit: limit)) ?? []
             scheduler.execute { [self] in
                 reading = false
-                for job in due where !inFlight.contains(job.id) {
+                for job in due where !inFlight.contains(job.id) && !finishedDuringRead.contains(job.id) {
                     inFlight.insert(job.id)
                     attempt(job, target: job.target, usingFallback: false)
                 }
@@ -116,6 +120,7 @@ final class PushOutbox: @unchecked Sendable {
         store.write([.updatePushJob(id: id, state: state, attempts: attempts, nextAttemptAt: next, lastError: error)]) { [self] _ in
             scheduler.execute { [self] in
                 inFlight.remove(id)
+                if reading { finishedDuringRead.insert(id) }
                 if state == "pending" { return }
                 drain()
             }

@@ -8,6 +8,8 @@ final class ClientState: @unchecked Sendable {
     var buffered: [(offset: Int64, frame: [UInt8])] = []
     /// The highest offset sent to this device, so an event read during the replay and also delivered live goes out once.
     var lastSentOffset: Int64 = 0
+    /// The highest offset this device acknowledged on this connection.
+    var ackedOffset: Int64 = 0
 
     init(client: GatewayClient) { self.client = client }
 

@@ -31,6 +31,7 @@ extension GatewayHub {
         switch type {
         case "ack":
             let command = try decoder.decode(AckCommand.self, from: data)
+            state.ackedOffset = max(state.ackedOffset, command.offset)
             store.write([.setDeviceAck(deviceId: client.deviceId, offset: command.offset)]) { _ in }
             reply.ok(Empty())
         case "send_message":

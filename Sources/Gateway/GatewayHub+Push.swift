@@ -11,20 +11,24 @@ extension GatewayHub {
 
     /// Push jobs for an event about to be committed. A user with a connected device gets none (the socket carries
     /// it), except a handoff, which goes to the previous device when that one is not connected.
-    func pushJobs(for event: PendingEvent, offset: Int64) -> [PushJobRecord] {
+    func pushJobs(for event: PendingEvent, offset: Int64, ignoringConnections: Bool = false) -> [PushJobRecord] {
         let settings = notificationSettings[event.userId] ?? NotificationSettings()
         let data = (try? JSONValue.parse(event.data)) ?? .null
         func field(_ name: String) -> String? {
             if case .object(let o) = data, case .string(let s)? = o[name] { return s }
             return nil
         }
-        let connected = Set((clients[event.userId] ?? [:]).values.map(\.client.deviceId))
+        let connected = ignoringConnections ? [] : Set((clients[event.userId] ?? [:]).values.map(\.client.deviceId))
         var targetsByDevice: [(String, [(PushTarget, PushTarget?)])] = []
         var notice: PushNotice
 
         switch event.type {
         case "approval_request":
-            guard connected.isEmpty, let requestId = field("requestId"), let sessionId = field("sessionId") else { return [] }
+            guard let requestId = field("requestId"), let sessionId = field("sessionId") else { return [] }
+            guard connected.isEmpty else {
+                checkAcknowledgement(of: event, offset: offset, requestId: requestId)
+                return []
+            }
             notice = approvalNotice(event.type, data: data, requestId: requestId, sessionId: sessionId, settings: settings, title: "Approval needed")
             for device in devices(of: event.userId) {
                 targetsByDevice.append((device, approvalTargets(device: device, sessionId: sessionId, settings: settings)))
@@ -76,6 +80,22 @@ extension GatewayHub {
             }
         }
         return jobs
+    }
+
+    /// A connected device should acknowledge the request; when none has within `approvalPushDelayMs` and the request
+    /// is still pending, it goes to push for every device of the user.
+    private func checkAcknowledgement(of event: PendingEvent, offset: Int64, requestId: String) {
+        guard settings.approvalPushDelayMs > 0 else { return }
+        _ = scheduler.schedule(at: clock.now() + settings.approvalPushDelayMs) { [self] in
+            guard approvals[requestId]?.state == "pending" else { return }
+            let acknowledged = (clients[event.userId] ?? [:]).values.contains { $0.ackedOffset >= offset }
+            guard !acknowledged else { return }
+            let jobs = pushJobs(for: event, offset: offset, ignoringConnections: true)
+            guard !jobs.isEmpty else { return }
+            commit(jobs.map { .enqueuePush($0) }) { [self] outcome in
+                if case .success = outcome { onPushJobsEnqueued?() }
+            }
+        }
     }
 
     private func approvalNotice(_ type: String, data: JSONValue, requestId: String, sessionId: String, settings: NotificationSettings,

@@ -11,6 +11,9 @@ public struct GatewaySettings: Sendable, Equatable {
     public var historyPageLimit = 100
     /// Events replayed on resume at most; older gaps report `recovered: false`.
     public var maxReplayEvents = 10_000
+    /// An approval request that no connected device acknowledged (`ack` with its offset) within this time goes to
+    /// push as if the user were offline: a connected but asleep phone still rings. 0 turns it off.
+    public var approvalPushDelayMs: Int64 = 5_000
     /// Friend requests, connect codes, groups, invites and discovery.
     public var relationships = RelationshipSettings()
     public init() {}

@@ -61,6 +61,7 @@ extension GatewayRuntime.Options {
         settings.approvalMaxTimeoutMs = Int64(g.approvalMaxTimeoutMs)
         settings.presenceGraceMs = Int64(g.presenceGraceMs)
         settings.maxMessageCharacters = g.maxMessageCharacters
+        settings.approvalPushDelayMs = Int64(g.approvalPushDelayMs)
         approvalWebhookURL = g.approvalWebhookURL.isEmpty ? nil : g.approvalWebhookURL
         let r = config.relationships
         settings.relationships.connectCodeLifetimeMs = r.connectCodeLifetimeHours == 0 ? nil : Int64(r.connectCodeLifetimeHours) * 3_600_000

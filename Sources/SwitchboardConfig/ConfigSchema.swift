@@ -73,6 +73,7 @@ enum ConfigSchema {
             .integer("gateway.presence_grace_ms", \.gateway.presenceGraceMs, 0...600_000),
             .integer("gateway.max_message_characters", \.gateway.maxMessageCharacters, 1...100_000),
             .string("gateway.approval_webhook_url", \.gateway.approvalWebhookURL),
+            .integer("gateway.approval_push_delay_ms", \.gateway.approvalPushDelayMs, 0...600_000),
 
             .string("push.apns_team_id", \.push.apnsTeamID),
             .string("push.apns_key_id", \.push.apnsKeyID),

@@ -43,6 +43,8 @@ public struct GatewaySection: Sendable, Equatable {
     public var approvalMaxTimeoutMs: Int = 600_000
     public var presenceGraceMs: Int = 5_000
     public var maxMessageCharacters: Int = 500
+    /// An approval no connected device acknowledged within this time also goes to push; 0 = off.
+    public var approvalPushDelayMs: Int = 5_000
     /// POSTed a JSON body whenever an approval is decided or times out; empty = off.
     public var approvalWebhookURL: String = ""
     public init() {}

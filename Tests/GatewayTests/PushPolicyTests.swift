@@ -123,3 +123,36 @@ import Testing
         #expect(try store.duePushJobs(now: .max, limit: 10).last?.target.token == "kept")
     }
 }
+
+@Suite struct ApprovalAcknowledgementTests {
+    @Test func anUnacknowledgedApprovalGoesToPushAfterTheDelay() throws {
+        let f = try HubFixture()
+        let session = f.session("u1")
+        let phone = f.connect("u1", "phone", "ios")
+        f.command(phone, #"{"id":"t","type":"push_register","kind":"apns","token":"p"}"#)
+        let approval = f.approval(session: session)
+        #expect(try f.store.duePushJobs(now: .max, limit: 10).isEmpty)      // connected: the socket carries it
+        f.scheduler.advance(by: 4_999)
+        #expect(try f.store.duePushJobs(now: .max, limit: 10).isEmpty)
+        f.scheduler.advance(by: 1)                                         // 5 s and nobody acknowledged it
+        let job = try #require(try f.store.duePushJobs(now: .max, limit: 10).first)
+        #expect(job.notice.collapseID == approval.requestId)
+        #expect(job.target.kind == "alert")
+    }
+
+    @Test func anAcknowledgedOrAnsweredApprovalIsNotPushed() throws {
+        let f = try HubFixture()
+        let session = f.session("u1")
+        let phone = f.connect("u1", "phone", "ios")
+        f.command(phone, #"{"id":"t","type":"push_register","kind":"apns","token":"p"}"#)
+        _ = f.approval(session: session)
+        let offset = try #require(phone.events("approval_request").first?["offset"] as? Int64)
+        f.command(phone, #"{"id":"a","type":"ack","offset":\#(offset)}"#)
+        f.scheduler.advance(by: 10_000)
+        #expect(try f.store.duePushJobs(now: .max, limit: 10).isEmpty)
+        let second = f.approval(session: session)
+        f.command(phone, #"{"id":"b","type":"approve","requestId":"\#(second.requestId)"}"#)
+        f.scheduler.advance(by: 10_000)
+        #expect(try f.store.duePushJobs(now: .max, limit: 10).isEmpty)
+    }
+}

@@ -71,6 +71,7 @@ import Testing
         presence_grace_ms = 0
         max_message_characters = 280
         approval_webhook_url = "http://127.0.0.1:9000/hook"
+        approval_push_delay_ms = 2000
 
         [push]
         apns_team_id = "TEAM123456"
@@ -150,6 +151,7 @@ import Testing
         #expect(c.gateway.presenceGraceMs == 0)
         #expect(c.gateway.maxMessageCharacters == 280)
         #expect(c.gateway.approvalWebhookURL == "http://127.0.0.1:9000/hook")
+        #expect(c.gateway.approvalPushDelayMs == 2000)
         #expect(c.push.apnsTeamID == "TEAM123456")
         #expect(c.push.apnsKeyID == "KEY1234567")
         #expect(c.push.apnsKeyFile == "/etc/sb/AuthKey.p8")

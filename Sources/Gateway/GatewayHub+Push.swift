@@ -156,6 +156,17 @@ extension GatewayHub {
     // MARK: Registration (client commands and the sender's feedback)
 
     func registerPushToken(_ command: PushRegisterCommand, client: GatewayClient, reply: Reply) throws {
+        try setPushToken(deviceId: client.deviceId, command) { outcome in
+            switch outcome {
+            case .success: reply.ok(Empty())
+            case .failure(let error): reply.fail(error)
+            }
+        }
+    }
+
+    /// Registers (or replaces) a device's push token; the server API calls it too. Throws on invalid input.
+    public func setPushToken(deviceId: String, _ command: PushRegisterCommand, completion: @escaping (Result<Void, GatewayError>) -> Void) throws {
+        guard devices[deviceId] != nil else { throw GatewayError(.notFound, "no device \"\(deviceId)\"") }
         guard Self.pushTokenKinds.contains(command.kind) else {
             throw GatewayError(.invalidField, "kind must be one of \(Self.pushTokenKinds.sorted().joined(separator: ", "))")
         }
@@ -166,22 +177,22 @@ extension GatewayHub {
         if let env = command.environment, env != "sandbox" && env != "production" {
             throw GatewayError(.invalidField, "environment must be \"sandbox\" or \"production\"")
         }
-        let record = PushTokenRecord(deviceId: client.deviceId, kind: command.kind, token: command.token, environment: command.environment,
+        let record = PushTokenRecord(deviceId: deviceId, kind: command.kind, token: command.token, environment: command.environment,
                                      sessionId: command.kind == "liveActivityUpdate" ? command.sessionId ?? "" : "", updatedAt: clock.now())
-        pushTokens[client.deviceId, default: []].removeAll { $0.kind == record.kind && $0.sessionId == record.sessionId }
-        pushTokens[client.deviceId, default: []].append(record)
-        commit([.upsertPushToken(record)]) { outcome in
-            switch outcome {
-            case .success: reply.ok(Empty())
-            case .failure(let error): reply.fail(error)
-            }
-        }
+        pushTokens[deviceId, default: []].removeAll { $0.kind == record.kind && $0.sessionId == record.sessionId }
+        pushTokens[deviceId, default: []].append(record)
+        commit([.upsertPushToken(record)]) { outcome in completion(outcome.map { _ in () }) }
+    }
+
+    /// Removes a device's push token of a kind (per session for Live Activity update tokens).
+    public func removePushToken(deviceId: String, kind: String, sessionId: String?, completion: @escaping (Result<Void, GatewayError>) -> Void) {
+        let session = kind == "liveActivityUpdate" ? sessionId ?? "" : ""
+        pushTokens[deviceId]?.removeAll { $0.kind == kind && $0.sessionId == session }
+        commit([.deletePushToken(deviceId: deviceId, kind: kind, sessionId: session)]) { outcome in completion(outcome.map { _ in () }) }
     }
 
     func unregisterPushToken(kind: String, sessionId: String?, client: GatewayClient, reply: Reply) {
-        let session = kind == "liveActivityUpdate" ? sessionId ?? "" : ""
-        pushTokens[client.deviceId]?.removeAll { $0.kind == kind && $0.sessionId == session }
-        commit([.deletePushToken(deviceId: client.deviceId, kind: kind, sessionId: session)]) { outcome in
+        removePushToken(deviceId: client.deviceId, kind: kind, sessionId: sessionId) { outcome in
             switch outcome {
             case .success: reply.ok(Empty())
             case .failure(let error): reply.fail(error)
@@ -190,18 +201,24 @@ extension GatewayHub {
     }
 
     func updateNotificationSettings(_ command: NotificationSettingsCommand, client: GatewayClient, reply: Reply) {
-        var settings = notificationSettings[client.userId] ?? NotificationSettings()
+        updateNotificationSettings(userId: client.userId, command) { outcome in
+            switch outcome {
+            case .success(let settings): reply.ok(settings)
+            case .failure(let error): reply.fail(error)
+            }
+        }
+    }
+
+    /// Changes the fields given (nil = unchanged) of a user's notification settings.
+    public func updateNotificationSettings(userId: String, _ command: NotificationSettingsCommand,
+                                           completion: @escaping (Result<NotificationSettings, GatewayError>) -> Void) {
+        var settings = notificationSettings[userId] ?? NotificationSettings()
         if let v = command.liveActivities { settings.liveActivities = v }
         if let v = command.backgroundNotifications { settings.backgroundNotifications = v }
         if let v = command.timeSensitive { settings.timeSensitive = v }
         if let v = command.showDetails { settings.showDetails = v }
-        notificationSettings[client.userId] = settings
-        commit([.setNotificationSettings(userId: client.userId, settings: settings)]) { outcome in
-            switch outcome {
-            case .success: reply.ok(settings)
-            case .failure(let error): reply.fail(error)
-            }
-        }
+        notificationSettings[userId] = settings
+        commit([.setNotificationSettings(userId: userId, settings: settings)]) { outcome in completion(outcome.map { _ in settings }) }
     }
 
     /// The sender reports a token the provider called invalid: forget it so no later push uses it.

@@ -78,6 +78,26 @@ extension ServerAPI {
                 hub.requestApproval(sessionId: id, toolName: body.toolName, summary: body.summary, details: body.details, timeoutMs: timeout,
                                     idempotencyKey: idempotencyHeader ?? body.idempotencyKey, completion: Self.reply(respond, status: 201))
             }
+        case ("POST", 3, "devices") where route[2] == "push-tokens":
+            guard let body = decode(PushRegisterCommand.self, request, respond: respond) else { return true }
+            let id = route[1]
+            onHub { hub in
+                do {
+                    try hub.setPushToken(deviceId: id, body) { Self.reply(respond)($0.map { Done() }) }
+                } catch let error as GatewayError {
+                    respond(Self.failure(error))
+                } catch {
+                    respond(Self.failure(GatewayError(.internalError, "\(error)")))
+                }
+            }
+        case ("DELETE", 3, "devices") where route[2] == "push-tokens":
+            guard let body = decode(PushUnregisterCommand.self, request, respond: respond) else { return true }
+            let id = route[1]
+            onHub { hub in hub.removePushToken(deviceId: id, kind: body.kind, sessionId: body.sessionId) { Self.reply(respond)($0.map { Done() }) } }
+        case ("PUT", 3, "users") where route[2] == "notification-settings":
+            guard let body = decode(NotificationSettingsCommand.self, request, respond: respond) else { return true }
+            let id = route[1]
+            onHub { hub in hub.updateNotificationSettings(userId: id, body, completion: Self.reply(respond)) }
         case ("GET", 2, "approvals"):
             let id = route[1]
             let wait = request.head.queryItem("wait").flatMap(Double.init).map { min(max($0, 0), 60) } ?? 0

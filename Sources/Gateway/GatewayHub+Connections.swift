@@ -154,7 +154,9 @@ extension GatewayHub {
 
     private func broadcastPresence(of userId: String) {
         let frame = ServerFrames.event(type: "presence", offset: nil, timestamp: clock.now(), data: encode(presenceData(of: userId)))
-        for contactId in activeContacts(of: userId) { deliverEphemeral(to: contactId, frame: frame) }
+        let watchers = activeContacts(of: userId)
+        for contactId in watchers { deliverEphemeral(to: contactId, frame: frame) }
+        presencePush(changed: userId, watchers: watchers)
     }
 
     /// Users who may see `userId` (active contacts that neither side has paused).

@@ -66,8 +66,19 @@ extension GatewayHub {
             notice = PushNotice(type: event.type, title: sender, body: field("text"), genericTitle: "New message",
                                 showDetails: settings.showDetails, ids: ids, deepLinkPath: "chat/\(from)")
             for device in devices(of: event.userId) { targetsByDevice.append((device, alertTargets(device: device, settings: settings))) }
+        case "group_message":
+            guard connected.isEmpty, case .object(let o) = data, case .object(let from)? = o["from"],
+                  case .string(let sender)? = from["userId"], sender != event.userId, let groupId = field("groupId") else { return [] }
+            let name = users[sender].map { $0.displayName ?? $0.hexCode } ?? sender
+            notice = PushNotice(type: event.type, title: name, body: field("text"), genericTitle: "New message",
+                                showDetails: settings.showDetails, ids: ["groupId": groupId, "from": sender], deepLinkPath: "group/\(groupId)")
+            for device in devices(of: event.userId) { targetsByDevice.append((device, alertTargets(device: device, settings: settings))) }
+        case "contact_added", "contact_removed", "friend_request", "friend_request_accepted":
+            guard connected.isEmpty, settings.contactUpdates, settings.backgroundNotifications else { return [] }
+            notice = PushNotice(type: event.type, genericTitle: "Contacts changed", ids: [:], collapseID: "contacts", contentState: data)
+            for device in devices(of: event.userId) { targetsByDevice.append((device, backgroundTargets(device: device))) }
         default:
-            return []   // presence and contact events are not pushed (docs/PUSH.md)
+            return []   // presence goes through presencePush; other events are not pushed (docs/PUSH.md)
         }
 
         var jobs: [PushJobRecord] = []
@@ -145,6 +156,38 @@ extension GatewayHub {
         }
     }
 
+    /// A contact's presence changed: watchers with no connected device who opted in get one background push,
+    /// coalesced — at most one per `presencePushIntervalMs`, carrying the users that changed since the last one.
+    func presencePush(changed userId: String, watchers: [String]) {
+        for watcher in watchers where clients[watcher] == nil {
+            let settings = notificationSettings[watcher] ?? NotificationSettings()
+            guard settings.presenceUpdates, settings.backgroundNotifications else { continue }
+            presencePushPending[watcher, default: []].insert(userId)
+            guard presencePushTimers[watcher] == nil else { continue }   // one is already scheduled: it will carry this too
+            let earliest = (presencePushSentAt[watcher] ?? Int64.min / 2) + self.settings.presencePushIntervalMs
+            presencePushTimers[watcher] = scheduler.schedule(at: max(clock.now(), earliest)) { [self] in
+                presencePushTimers[watcher] = nil
+                let changed = (presencePushPending.removeValue(forKey: watcher) ?? []).sorted()
+                guard !changed.isEmpty, clients[watcher] == nil else { return }
+                presencePushSentAt[watcher] = clock.now()
+                let notice = PushNotice(type: "presence", genericTitle: "Contacts' status changed",
+                                        ids: ["userIds": changed.joined(separator: ",")], collapseID: "presence")
+                var jobs: [PushJobRecord] = []
+                for device in devices(of: watcher) {
+                    for (target, _) in backgroundTargets(device: device) {
+                        latestPushJobId += 1
+                        jobs.append(PushJobRecord(id: latestPushJobId, userId: watcher, deviceId: device, target: target, notice: notice,
+                                                  nextAttemptAt: clock.now(), createdAt: clock.now()))
+                    }
+                }
+                guard !jobs.isEmpty else { return }
+                commit(jobs.map { .enqueuePush($0) }) { [self] outcome in
+                    if case .success = outcome { onPushJobsEnqueued?() }
+                }
+            }
+        }
+    }
+
     func token(_ device: String, _ kind: String, session: String) -> PushTokenRecord? {
         pushTokens[device]?.first { $0.kind == kind && $0.sessionId == session }
     }
@@ -217,6 +260,8 @@ extension GatewayHub {
         if let v = command.backgroundNotifications { settings.backgroundNotifications = v }
         if let v = command.timeSensitive { settings.timeSensitive = v }
         if let v = command.showDetails { settings.showDetails = v }
+        if let v = command.presenceUpdates { settings.presenceUpdates = v }
+        if let v = command.contactUpdates { settings.contactUpdates = v }
         notificationSettings[userId] = settings
         commit([.setNotificationSettings(userId: userId, settings: settings)]) { outcome in completion(outcome.map { _ in settings }) }
     }
@@ -257,4 +302,7 @@ public struct NotificationSettingsCommand: Decodable, Sendable {
     public var backgroundNotifications: Bool?
     public var timeSensitive: Bool?
     public var showDetails: Bool?
+    public var presenceUpdates: Bool?
+    public var contactUpdates: Bool?
 }
+

@@ -33,6 +33,9 @@ public final class GatewayHub: @unchecked Sendable {
     var pushTokens: [String: [PushTokenRecord]] = [:]
     var notificationSettings: [String: NotificationSettings] = [:]
     var latestPushJobId: Int64 = 0
+    var presencePushPending: [String: Set<String>] = [:]
+    var presencePushTimers: [String: GatewayTimer] = [:]
+    var presencePushSentAt: [String: Int64] = [:]
     /// Called on the hub thread after a commit that put jobs in the push outbox (the sender wakes up).
     public var onPushJobsEnqueued: (() -> Void)?
     /// Friend requests, pauses, connect codes, groups, invites, phones (GatewayHub+FriendRequests etc.).

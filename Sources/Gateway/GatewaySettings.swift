@@ -14,6 +14,8 @@ public struct GatewaySettings: Sendable, Equatable {
     /// An approval request that no connected device acknowledged (`ack` with its offset) within this time goes to
     /// push as if the user were offline: a connected but asleep phone still rings. 0 turns it off.
     public var approvalPushDelayMs: Int64 = 5_000
+    /// Presence pushes (for users who opted in) are coalesced to at most one per this interval per user.
+    public var presencePushIntervalMs: Int64 = 60_000
     /// Friend requests, connect codes, groups, invites and discovery.
     public var relationships = RelationshipSettings()
     public init() {}

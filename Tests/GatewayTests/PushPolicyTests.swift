@@ -156,3 +156,56 @@ import Testing
         #expect(try f.store.duePushJobs(now: .max, limit: 10).isEmpty)
     }
 }
+
+@Suite struct OptInPushTests {
+    /// bob (offline, with an FCM token) watches alice's presence.
+    func watcher(_ f: HubFixture, presence: Bool, contacts: Bool) -> FakeClient {
+        f.contacts("alice", "bob")
+        let bob = f.connect("bob", "bob-phone", "android")
+        f.command(bob, #"{"id":"t","type":"push_register","kind":"fcm","token":"bob-fcm"}"#)
+        f.command(bob, #"{"id":"s","type":"set_notification_settings","presenceUpdates":\#(presence),"contactUpdates":\#(contacts)}"#)
+        f.hub.disconnect(bob)
+        f.scheduler.advance(by: 10_000)   // past bob's own grace period
+        return bob
+    }
+
+    func jobs(_ f: HubFixture) throws -> [PushJobRecord] { try f.store.duePushJobs(now: .max, limit: 100) }
+
+    @Test func presencePushesAreOptInAndCoalescedToOnePerMinute() throws {
+        let f = try HubFixture()
+        _ = watcher(f, presence: true, contacts: false)
+        let alice = f.connect("alice", "a1")                  // online: first push goes out at once
+        f.scheduler.advance(by: 0)
+        #expect(try jobs(f).map(\.notice.ids["userIds"]) == ["alice"])
+        f.hub.disconnect(alice)
+        f.scheduler.advance(by: 6_000)                        // offline after the grace period
+        _ = f.connect("alice", "a1")
+        f.scheduler.advance(by: 1_000)
+        #expect(try jobs(f).count == 1)                       // within the minute: held back
+        f.scheduler.advance(by: 60_000)
+        let all = try jobs(f)
+        #expect(all.count == 2)                               // one coalesced push for both changes
+        #expect(all.last?.target.kind == "background")
+        #expect(all.last?.notice.collapseID == "presence")
+    }
+
+    @Test func withoutOptInThereAreNoPresenceOrContactPushes() throws {
+        let f = try HubFixture()
+        _ = watcher(f, presence: false, contacts: false)
+        _ = f.connect("alice", "a1")
+        f.scheduler.advance(by: 120_000)
+        f.hub.upsertUser(id: "carol", displayName: nil) { _ in }
+        f.contacts("bob", "carol")
+        #expect(try jobs(f).isEmpty)
+    }
+
+    @Test func contactChangesArePushedWhenOptedIn() throws {
+        let f = try HubFixture()
+        _ = watcher(f, presence: false, contacts: true)
+        f.hub.upsertUser(id: "carol", displayName: nil) { _ in }
+        f.contacts("bob", "carol")
+        let job = try #require(try jobs(f).first)
+        #expect(job.notice.type == "contact_added")
+        #expect(job.target == PushTarget(provider: "fcm", token: "bob-fcm", kind: "background"))
+    }
+}

@@ -94,5 +94,21 @@ public struct NotificationSettings: Codable, Sendable, Equatable {
     public var timeSensitive = true
     /// Show message and approval text on the lock screen (redacted, 200 characters). Off by default.
     public var showDetails = false
+    /// Background pushes when contacts' presence changes while no device is connected: coalesced and at most one
+    /// per `GatewaySettings.presencePushIntervalMs`. Off by default (battery).
+    public var presenceUpdates = false
+    /// Background pushes for contact and friend-request changes while no device is connected. Off by default.
+    public var contactUpdates = false
     public init() {}
+
+    // Settings stored by an older version lack the newer fields: they take their defaults.
+    public init(from decoder: Decoder) throws {
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        liveActivities = try c.decodeIfPresent(Bool.self, forKey: .liveActivities) ?? true
+        backgroundNotifications = try c.decodeIfPresent(Bool.self, forKey: .backgroundNotifications) ?? true
+        timeSensitive = try c.decodeIfPresent(Bool.self, forKey: .timeSensitive) ?? true
+        showDetails = try c.decodeIfPresent(Bool.self, forKey: .showDetails) ?? false
+        presenceUpdates = try c.decodeIfPresent(Bool.self, forKey: .presenceUpdates) ?? false
+        contactUpdates = try c.decodeIfPresent(Bool.self, forKey: .contactUpdates) ?? false
+    }
 }

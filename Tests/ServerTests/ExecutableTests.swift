@@ -35,3 +35,66 @@ import Testing
         #expect(output.contains("bad.toml:2: websocket.max_message_bytes:"))
     }
 }
+
+/// Running out of file descriptors pauses accepting instead of spinning or crashing.
+@Suite struct DescriptorExhaustionTests {
+    /// CPU seconds (user + system) the process has used, from /proc.
+    static func cpuSeconds(_ pid: Int32) -> Double {
+        guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
+              let close = stat.lastIndex(of: ")") else { return 0 }
+        let fields = stat[stat.index(after: close)...].split(separator: " ")
+        // After the command: state is field 3, utime 14 and stime 15 (1-based) → 11 and 12 here.
+        return (Double(fields[11]) ?? 0) / 100 + (Double(fields[12]) ?? 0) / 100
+    }
+
+    @Test(.timeLimit(.minutes(1))) func emfileBacksOffAndTheServerRecovers() throws {
+        let directory = try TemporaryDirectory()
+        let port = try GatewayCrashTests.freePort()
+        let config = directory.path + "/limits.toml"
+        try """
+            [server]
+            listen = "127.0.0.1:\(port)"
+            event_loops = 1
+            [log]
+            level = "critical"
+            [storage]
+            path = "\(directory.path)/db"
+            """.write(toFile: config, atomically: true, encoding: .utf8)
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/bin/bash")
+        process.arguments = ["-c", "ulimit -n 64 && exec \"$0\" serve --config \"$1\"", GatewayCrashTests.executable, config]
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        defer { if process.isRunning { kill(process.processIdentifier, SIGKILL) } }
+        var up = false
+        for _ in 0..<250 where !up {
+            up = (try? GatewayHTTP.request(port: port, "GET", "/healthz", key: nil))?.status == 200
+            if !up { usleep(20_000) }
+        }
+        try #require(up)
+
+        // More connections than the server has descriptors: the kernel queues them, accept4 fails with EMFILE.
+        var clients: [RawClient] = []
+        for _ in 0..<100 { clients.append(try RawClient(port: port, timeoutSeconds: 1)) }
+        usleep(300_000)
+        let before = Self.cpuSeconds(process.processIdentifier)
+        usleep(1_000_000)
+        let spent = Self.cpuSeconds(process.processIdentifier) - before
+        #expect(process.isRunning)
+        #expect(spent < 0.5, "the loop must back off, not spin on EMFILE (used \(spent) s of CPU in 1 s)")
+
+        clients.removeAll()   // close them: descriptors come back
+        var health: GatewayHTTP.Response?
+        for _ in 0..<100 where health?.status != 200 {
+            health = try? GatewayHTTP.request(port: port, "GET", "/healthz", key: nil)
+            if health?.status != 200 { usleep(50_000) }
+        }
+        #expect(health?.status == 200)
+        let scrape = try RawClient(port: port)
+        scrape.send("GET /metrics HTTP/1.1\r\nHost: x\r\n\r\n")
+        let metrics = String(decoding: try scrape.readResponse().body, as: UTF8.self)
+        let line = metrics.split(separator: "\n").first { $0.hasPrefix("switchboard_accept_errors_total ") }
+        #expect((line.flatMap { Int($0.split(separator: " ")[1]) } ?? 0) > 0)
+    }
+}

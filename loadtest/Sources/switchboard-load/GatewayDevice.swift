@@ -64,14 +64,14 @@ final class GatewayDevice: ConnectionSession {
             base: basePath, userId: userId, deviceId: deviceId, clientType: clientType, offset: resumeOffset)
     }
 
-    /// Sends a command `{"id":N,"type":…,<fields>}`; `fields` is pre-encoded JSON members ("\"to\":\"bob\"").
+    /// Sends a command `{"id":"N","type":…,<fields>}`; `fields` is pre-encoded JSON members ("\"to\":\"bob\"").
     /// Returns the id, or nil when the device is not open.
     @discardableResult
     func send(_ type: String, _ fields: String = "") -> Int? {
         guard isReady, let client, client.state == .open else { return nil }
         let id = nextCommandId
         nextCommandId += 1
-        var text = "{\"id\":\(id),\"type\":\"\(type)\""
+        var text = "{\"id\":\"\(id)\",\"type\":\"\(type)\""
         if !fields.isEmpty { text += "," + fields }
         text += "}"
         scratch.removeAll(keepingCapacity: true)
@@ -110,7 +110,11 @@ final class GatewayDevice: ConnectionSession {
             if case .object(let object)? = frame["result"] { result = object }
             var code: String?
             if case .object(let error)? = frame["error"] { code = error["code"]?.stringValue ?? "unknown" }
-            let id = Int(frame["id"]?.int64Value ?? -1)
+            // Ids are sent as decimal strings; a reply without one means the server could not read the command.
+            guard let id = frame["id"]?.stringValue.flatMap({ Int($0) }) else {
+                driver.recordError("command_unreadable_" + (code ?? "ok"))
+                return
+            }
             handler?.device(self, replied: GatewayReply(id: id, ok: frame["ok"] == .bool(true), result: result, errorCode: code))
         case "welcome":
             welcomeOffset = data["latestOffset"]?.int64Value ?? 0

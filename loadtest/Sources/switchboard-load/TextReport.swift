@@ -18,9 +18,11 @@ struct TextReport {
                 \(Self.number(report.activeSeconds)) s: \(Self.number(report.messagesPerSecond)) msg/s, \
                 \(Self.bytes(report.bytesPerSecond))/s
                 """)
-            out += line("verification", """
-                lost \(report.echoesLost), duplicated \(report.echoesDuplicated), corrupted \(report.echoesCorrupted)
-                """)
+            if report.latency["round_trip"] != nil || report.echoesLost + report.echoesDuplicated + report.echoesCorrupted > 0 {
+                out += line("verification", """
+                    lost \(report.echoesLost), duplicated \(report.echoesDuplicated), corrupted \(report.echoesCorrupted)
+                    """)
+            }
         }
         if !report.counts.isEmpty {
             out += line("counts", report.counts.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }

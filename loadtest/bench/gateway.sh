@@ -32,7 +32,8 @@ for _ in $(seq 1 100); do curl -fs "http://127.0.0.1:$PORT/healthz" >/dev/null 2
 if [ -n "${PERF_OUT:-}" ]; then  # profile the server for the whole run: PERF_OUT=server.data loadtest/bench/gateway.sh …
     perf record -F 499 -g -p "$PID" -o "$PERF_OUT" 2>/dev/null &
     PERF=$!
-    trap 'kill -INT "$PERF" 2>/dev/null; wait "$PERF" 2>/dev/null; kill "$PID" 2>/dev/null || true; wait "$PID" 2>/dev/null || true; rm -rf "$DIR"' EXIT
+    # perf -p ends by itself when the server exits.
+    trap 'kill "$PID" 2>/dev/null || true; wait "$PID" 2>/dev/null || true; wait "$PERF" 2>/dev/null; rm -rf "$DIR"' EXIT
 fi
 taskset -c 1 "$BIN/switchboard-load" "$scenario" --url "ws://127.0.0.1:$PORT/v1/ws" --jwt-secret "$SECRET" \
     --api-key "$KEY" --server-pid "$PID" "$@"

@@ -13,8 +13,8 @@ final class FanoutWorkload: GatewayWorkload, GatewayDeviceHandler {
     private let context: GatewayContext
     private let options: Options
     private var devices: [GatewayDevice?]
-    /// Last offset each subscriber received (its welcome offset before the first).
-    private var lastOffset: [Int64]
+    /// Per subscriber, from the offset after its welcome's `latestOffset`; nil until the welcome.
+    private var verifiers: [OrderedDeliveryVerifier?]
     private var highestPublished: Int64 = 0
     private var postsInFlight = 0
     private var published = 0
@@ -25,7 +25,7 @@ final class FanoutWorkload: GatewayWorkload, GatewayDeviceHandler {
         self.context = context
         self.options = options
         devices = Array(repeating: nil, count: connections)
-        lastOffset = Array(repeating: -1, count: connections)
+        verifiers = Array(repeating: nil, count: connections)
     }
 
     private var userId: String { context.prefix + "-u0" }
@@ -70,18 +70,17 @@ final class FanoutWorkload: GatewayWorkload, GatewayDeviceHandler {
     }
 
     func deviceIsReady(_ device: GatewayDevice) {
-        lastOffset[device.tag] = device.welcomeOffset
+        verifiers[device.tag] = OrderedDeliveryVerifier(first: device.welcomeOffset + 1)
     }
 
     func device(_ device: GatewayDevice, received event: GatewayEvent) {
         guard event.type == "custom", let offset = event.offset else { return }
-        let index = device.tag
-        let expected = lastOffset[index] + 1
-        if offset < expected {
-            return context.driver.recordError("fanout_duplicated_or_reordered")
+        guard var verifier = verifiers[device.tag] else { return context.driver.recordError("fanout_before_welcome") }
+        defer { verifiers[device.tag] = verifier }
+        switch verifier.receive(offset) {
+        case .duplicateOrReordered: return context.driver.recordError("fanout_duplicated_or_reordered")
+        case .inOrder(let skipped): if skipped > 0 { context.driver.recordError("fanout_lost", count: skipped) }
         }
-        if offset > expected { context.driver.recordError("fanout_lost", count: Int(offset - expected)) }
-        lastOffset[index] = offset
         context.driver.stats.counts["deliveries", default: 0] += 1
         if let t0 = event.data.object("payload").int("t0") {
             context.driver.stats.record("publish_delivery", microseconds: MonotonicClock.microseconds(since: UInt64(t0)))
@@ -97,14 +96,15 @@ final class FanoutWorkload: GatewayWorkload, GatewayDeviceHandler {
     var outstanding: Int {
         var missing = postsInFlight
         for (index, device) in devices.enumerated() where device?.isReady == true {
-            missing += Int(max(0, highestPublished - lastOffset[index]))
+            missing += verifiers[index]?.missing(through: highestPublished) ?? 0
         }
         return missing
     }
 
     func finish() {
-        for index in devices.indices where lastOffset[index] >= 0 && highestPublished > lastOffset[index] {
-            context.driver.recordError("fanout_lost", count: Int(highestPublished - lastOffset[index]))
+        for verifier in verifiers {
+            let missing = verifier?.missing(through: highestPublished) ?? 0
+            if missing > 0 { context.driver.recordError("fanout_lost", count: missing) }
         }
     }
 }

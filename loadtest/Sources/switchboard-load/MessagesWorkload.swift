@@ -37,10 +37,12 @@ final class MessagesWorkload: GatewayWorkload, GatewayDeviceHandler {
         var recipient: Int?    // device index of the recipient, nil when offline
         var recipientUser: String
         var sent = 0
-        var failed: Set<Int> = []
+        var failed: Set<Int64> = []
         var replies = 0
-        var nextExpected = 0
-        var received = 0
+        var verifier = OrderedDeliveryVerifier(first: 0)
+        var received: Int { verifier.received }
+        /// Gaps already reported as lost while receiving (not counted again at the end).
+        var skipped = 0
     }
 
     private let context: GatewayContext
@@ -164,13 +166,13 @@ final class MessagesWorkload: GatewayWorkload, GatewayDeviceHandler {
             return context.driver.recordError("message_corrupted")
         }
         var direction = directions[directionIndex]
-        if seq < direction.nextExpected {
+        let failed = direction.failed
+        switch direction.verifier.receive(Int64(seq), excused: { failed.contains($0) }) {
+        case .duplicateOrReordered:
             context.driver.recordError("message_duplicated_or_reordered")
-        } else {
-            let skipped = (direction.nextExpected..<seq).filter { !direction.failed.contains($0) }.count
+        case .inOrder(let skipped):
             if skipped > 0 { context.driver.recordError("message_lost_or_reordered", count: skipped) }
-            direction.nextExpected = seq + 1
-            direction.received += 1
+            direction.skipped += skipped
             if verifiers[device.tag] == nil {
                 context.driver.stats.record("message_delivery", microseconds: MonotonicClock.microseconds(since: t0))
                 context.driver.stats.counts["messages_delivered", default: 0] += 1
@@ -186,7 +188,7 @@ final class MessagesWorkload: GatewayWorkload, GatewayDeviceHandler {
         guard let (index, seq) = pending.removeValue(forKey: device.tag << 32 | reply.id) else { return }
         directions[index].replies += 1
         if !reply.ok {
-            directions[index].failed.insert(seq)
+            directions[index].failed.insert(Int64(seq))
             context.driver.recordError("send_message_" + (reply.errorCode ?? "failed"))
         }
         if !sending { startResumeChecks() }
@@ -226,7 +228,7 @@ final class MessagesWorkload: GatewayWorkload, GatewayDeviceHandler {
     var outstanding: Int {
         var missing = pending.count
         for direction in directions where direction.recipient != nil {
-            missing += max(0, direction.sent - direction.failed.count - direction.received)
+            missing += max(0, direction.sent - direction.failed.count - direction.received - direction.skipped)
         }
         if !verifying { missing += 1 }
         return missing + verifiers.values.filter { !$0.done }.count
@@ -234,7 +236,7 @@ final class MessagesWorkload: GatewayWorkload, GatewayDeviceHandler {
 
     func finish() {
         for direction in directions {
-            let missing = direction.sent - direction.failed.count - direction.received
+            let missing = direction.sent - direction.failed.count - direction.received - direction.skipped
             if missing > 0 { context.driver.recordError(direction.recipient == nil ? "message_lost_offline" : "message_lost", count: missing) }
         }
         if !pending.isEmpty { context.driver.recordError("send_message_unanswered", count: pending.count) }

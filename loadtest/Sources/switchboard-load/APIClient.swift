@@ -53,8 +53,8 @@ final class APIClient {
         } catch {
             disconnect()
             // A kept-alive connection may have been closed by the server just before we wrote: retry once on a
-            // fresh one. Only safe for idempotent use, which is why the harness sends Idempotency-Key-free
-            // requests only where a duplicate would be detected by the verifiers anyway.
+            // fresh one. Should the first attempt have been processed after all, a duplicated approval request is
+            // reported (an approval without a confirmed POST); a duplicated publish only adds one in-order event.
             guard reused, error.kind == "api_closed" else { throw error }
             return try exchange(bytes)
         }

@@ -11,7 +11,7 @@ struct CommonOptions: ParsableArguments {
     @Option(help: "Connects started per second during the ramp, in total.")
     var rate = 1000.0
 
-    @Option(help: "Seconds to hold (and, for echo, to send) after the ramp finished.")
+    @Option(help: "Seconds to hold (and to send: echo and the gateway scenarios) after the ramp finished.")
     var duration = 10.0
 
     @Option(help: "Worker processes. Each is this program re-executed with its share of connections and rate; the parent merges their results. Use more than one when a single process cannot open enough sockets or saturates a core.")

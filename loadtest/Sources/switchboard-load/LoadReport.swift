@@ -55,6 +55,10 @@ struct LoadReport: Codable, Sendable {
     var echoesDuplicated: Int
     var echoesCorrupted: Int
     var errors: [String: Int]
+    /// Scenario-specific counts ("approvals_posted", …).
+    var counts: [String: Int]
+    /// Connections opened by the scenario beyond `connections` (churn, resume checks).
+    var extraConnectAttempts: Int
     /// Latency summaries in microseconds, by metric ("upgrade", "round_trip"); only metrics with values.
     var latency: [String: LatencySummary]
     /// Percentile curves in microseconds, by metric, for charts.
@@ -91,10 +95,13 @@ struct LoadReport: Codable, Sendable {
         echoesDuplicated = stats.echoesDuplicated
         echoesCorrupted = stats.echoesCorrupted
         errors = stats.errors
+        counts = stats.counts
+        extraConnectAttempts = stats.extraConnectAttempts
         var latency: [String: LatencySummary] = [:]
         var curves: [String: [PercentilePoint]] = [:]
-        for (metric, histogram) in [("upgrade", stats.upgradeLatency), ("round_trip", stats.roundTripLatency)]
-        where histogram.count > 0 {
+        let named = [("upgrade", stats.upgradeLatency), ("round_trip", stats.roundTripLatency)]
+            + stats.latencies.map { ($0.key, $0.value) }
+        for (metric, histogram) in named where histogram.count > 0 {
             latency[metric] = histogram.summary
             curves[metric] = histogram.percentileCurve
         }

@@ -40,6 +40,7 @@ struct LoadRun {
             for: options.connections, sourceCount: settings.sources.count, range: portRange) {
             FileHandle.standardError.write(Data("switchboard-load: warning: \(warning)\n".utf8))
         }
+        try scenario.prepare()
         let sampler = try options.serverPid.map { pid throws(LoadTestError) in try ServerProcessSampler(pid: pid) }
 
         let source: any LoadSource = options.workers > 1

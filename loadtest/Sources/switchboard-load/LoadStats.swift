@@ -24,10 +24,21 @@ struct LoadStats: Codable, Sendable {
     var echoesCorrupted = 0
     /// Failures by kind ("connect_refused", "closed_by_server_1001", "close_timeout", …).
     var errors: [String: Int] = [:]
+    /// Scenario-specific latencies by metric name (gateway scenarios: "approval_delivery", "message", …).
+    var latencies: [String: LatencyHistogram] = [:]
+    /// Scenario-specific counts by name ("approvals_posted", "handoffs", …); informational, failures go to `errors`.
+    var counts: [String: Int] = [:]
+    /// Connections a scenario opened beyond `--connections` (churn, resume checks); their failures are in `errors`.
+    var extraConnectAttempts = 0
     /// Seconds from this loop's first connect attempt until it stopped sending (the throughput window).
     var activeSeconds = 0.0
 
     init() {}
+
+    /// Records one latency of a named scenario metric.
+    mutating func record(_ metric: String, microseconds: UInt64) {
+        latencies[metric, default: LatencyHistogram()].record(microseconds: microseconds)
+    }
 
     /// Counts one failure of `kind`.
     mutating func count(error kind: String) {
@@ -54,6 +65,9 @@ struct LoadStats: Codable, Sendable {
         echoesDuplicated += other.echoesDuplicated
         echoesCorrupted += other.echoesCorrupted
         for (kind, n) in other.errors { errors[kind, default: 0] += n }
+        for (metric, histogram) in other.latencies { latencies[metric, default: LatencyHistogram()].merge(histogram) }
+        for (name, n) in other.counts { counts[name, default: 0] += n }
+        extraConnectAttempts += other.extraConnectAttempts
         activeSeconds = max(activeSeconds, other.activeSeconds)
     }
 }

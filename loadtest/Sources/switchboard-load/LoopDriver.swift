@@ -22,7 +22,11 @@ final class LoopDriver: WebSocketClientDelegate, @unchecked Sendable {
     private(set) var phase = Phase.notStarted
     private let finalStats = Mutex<LoadStats?>(nil)
 
+    /// Scenario logic across connections (gateway scenarios), nil for independent connections.
+    private(set) var coordinator: (any LoopCoordinator)?
     private var clients: [WebSocketClient?] = []
+    /// Connections opened by the coordinator beyond the plan (ids from `plan.connections` on).
+    private var isExtra: [Bool] = []
     private var sessions: [(any ConnectionSession)?] = []
     private var wasOpen: [Bool] = []
     private var started = 0
@@ -52,6 +56,8 @@ final class LoopDriver: WebSocketClientDelegate, @unchecked Sendable {
         clients = Array(repeating: nil, count: plan.connections)
         sessions = Array(repeating: nil, count: plan.connections)
         wasOpen = Array(repeating: false, count: plan.connections)
+        isExtra = Array(repeating: false, count: plan.connections)
+        coordinator = plan.scenario.makeCoordinator(driver: self)
         rampTick()
     }
 
@@ -78,11 +84,35 @@ final class LoopDriver: WebSocketClientDelegate, @unchecked Sendable {
         }
     }
 
+    /// Opens a connection beyond the plan for the coordinator (churn, resume checks) with `session` as its
+    /// behaviour; it counts in `extraConnectAttempts`, its failures as errors, and it is closed with the others.
+    /// Returns the client, or nil once closing has begun.
+    @discardableResult
+    func openExtraConnection(_ session: any ConnectionSession) -> WebSocketClient? {
+        guard phase != .closing && phase != .done else { return nil }
+        let id = clients.count
+        let client = WebSocketClient(id: id, loop: loop, settings: plan.settings)
+        client.delegate = self
+        client.requestPath = session.requestPath
+        clients.append(client)
+        sessions.append(session)
+        wasOpen.append(false)
+        isExtra.append(true)
+        stats.extraConnectAttempts += 1
+        live += 1
+        let sources = plan.settings.sources
+        let source = sources.isEmpty ? nil : sources[(plan.firstConnectionIndex + id) % sources.count]
+        client.start(source: source, random: &random)
+        return client
+    }
+
     private func startConnection(_ id: Int) {
         let client = WebSocketClient(id: id, loop: loop, settings: plan.settings)
         client.delegate = self
         clients[id] = client
-        sessions[id] = plan.scenario.makeSession(id: id, driver: self)
+        let session = plan.scenario.makeSession(id: id, driver: self)
+        sessions[id] = session
+        client.requestPath = session.requestPath
         stats.connectAttempts += 1
         live += 1
         let sources = plan.settings.sources
@@ -92,6 +122,7 @@ final class LoopDriver: WebSocketClientDelegate, @unchecked Sendable {
 
     private func enterHold() {
         phase = .holding
+        coordinator?.startTraffic()
         loop.schedule(afterMilliseconds: plan.holdMilliseconds) { [self] in enterDrain() }
     }
 
@@ -99,12 +130,13 @@ final class LoopDriver: WebSocketClientDelegate, @unchecked Sendable {
         phase = .draining
         stats.activeSeconds = Double(MonotonicClock.nanoseconds() - rampStartNs) / 1e9
         for session in sessions { session?.stopSending() }
+        coordinator?.stopSending()
         phaseDeadlineMs = loop.now + plan.drainTimeoutMilliseconds
         drainTick()
     }
 
     private func drainTick() {
-        let inFlight = sessions.reduce(0) { $0 + ($1?.outstanding ?? 0) }
+        let inFlight = sessions.reduce(0) { $0 + ($1?.outstanding ?? 0) } + (coordinator?.outstanding ?? 0)
         if inFlight == 0 || loop.now >= phaseDeadlineMs {
             enterClose()
         } else {
@@ -114,6 +146,7 @@ final class LoopDriver: WebSocketClientDelegate, @unchecked Sendable {
 
     private func enterClose() {
         phase = .closing
+        coordinator?.finish()
         phaseDeadlineMs = loop.now + plan.settings.closeTimeoutMs + 1000
         // Sessions count what is still outstanding as lost when their connection ends.
         for client in clients { client?.close() }
@@ -142,6 +175,12 @@ final class LoopDriver: WebSocketClientDelegate, @unchecked Sendable {
     // MARK: WebSocketClientDelegate
 
     func clientDidOpen(_ client: WebSocketClient, upgradeMicroseconds: UInt64) {
+        if isExtra[client.id] {
+            wasOpen[client.id] = true
+            counters.open.add(1, ordering: .relaxed)
+            if phase == .closing { client.close() } else { sessions[client.id]?.didOpen(client) }
+            return
+        }
         stats.connectsSucceeded += 1
         stats.upgradeLatency.record(microseconds: upgradeMicroseconds)
         wasOpen[client.id] = true
@@ -163,7 +202,7 @@ final class LoopDriver: WebSocketClientDelegate, @unchecked Sendable {
         let id = client.id
         if wasOpen[id] {
             counters.open.subtract(1, ordering: .relaxed)
-        } else {
+        } else if !isExtra[id] {
             resolved += 1
             counters.attemptsDone.add(1, ordering: .relaxed)
         }

@@ -17,11 +17,31 @@ protocol Scenario: Sendable {
     var maxMessageBytes: Int { get }
     /// The behaviour of connection `id` of `driver` (called on the driver's loop before the connection starts).
     func makeSession(id: Int, driver: LoopDriver) -> any ConnectionSession
+    /// Per-loop logic spanning connections (gateway scenarios), created on the driver's loop before the first
+    /// connection; nil for scenarios whose connections are independent.
+    func makeCoordinator(driver: LoopDriver) -> (any LoopCoordinator)?
+    /// Work before any connection opens (creating users, contacts and sessions through the server API), on the
+    /// main thread of the coordinating process. Throws `LoadTestError` to stop the run.
+    func prepare() throws(LoadTestError)
 }
 
 extension Scenario {
     var reportsMemoryPerConnection: Bool { false }
     var maxMessageBytes: Int { 1 << 20 }
+    func makeCoordinator(driver: LoopDriver) -> (any LoopCoordinator)? { nil }
+    func prepare() throws(LoadTestError) {}
+}
+
+/// Scenario logic across the connections of one loop. Loop-confined: every call happens on the driver's loop.
+protocol LoopCoordinator: AnyObject {
+    /// Every planned connection finished its attempt: start the traffic of the hold phase.
+    func startTraffic()
+    /// The measurement is over: start nothing new.
+    func stopSending()
+    /// Work still expected (replies, deliveries, verification connections); the drain phase waits for 0.
+    var outstanding: Int { get }
+    /// The drain phase ended: count what is still missing as lost, release resources (threads).
+    func finish()
 }
 
 /// One connection's behaviour in a scenario. Loop-confined: every call happens on the owning driver's loop.
@@ -36,4 +56,10 @@ protocol ConnectionSession: AnyObject {
     var outstanding: Int { get }
     /// The connection ended (orderly or not). Anything still outstanding is lost and must be counted as such.
     func didEnd()
+    /// Request target for this connection's upgrade (e.g. with a `?token=`); nil uses the `--url` path.
+    var requestPath: String? { get }
+}
+
+extension ConnectionSession {
+    var requestPath: String? { nil }
 }

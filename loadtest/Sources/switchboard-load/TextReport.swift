@@ -18,16 +18,26 @@ struct TextReport {
                 \(Self.number(report.activeSeconds)) s: \(Self.number(report.messagesPerSecond)) msg/s, \
                 \(Self.bytes(report.bytesPerSecond))/s
                 """)
-            out += line("verification", """
-                lost \(report.echoesLost), duplicated \(report.echoesDuplicated), corrupted \(report.echoesCorrupted)
-                """)
+            if report.latency["round_trip"] != nil || report.echoesLost + report.echoesDuplicated + report.echoesCorrupted > 0 {
+                out += line("verification", """
+                    lost \(report.echoesLost), duplicated \(report.echoesDuplicated), corrupted \(report.echoesCorrupted)
+                    """)
+            }
         }
-        out += "\n" + pad("latency (µs)", 14)
+        if !report.counts.isEmpty {
+            out += line("counts", report.counts.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }
+                .joined(separator: ", "))
+        }
+        if report.extraConnectAttempts > 0 {
+            out += line("extra", "\(report.extraConnectAttempts) connections opened by the scenario (churn, resume checks)")
+        }
+        let width = max(14, (report.latency.keys.map(\.count).max() ?? 0) + 2)
+        out += "\n" + pad("latency (µs)", width)
         for title in ["count", "p50", "p90", "p99", "p99.9", "max"] { out += pad(title, 10, right: true) }
         out += "\n"
         for metric in report.latency.keys.sorted() {
             let s = report.latency[metric]!
-            out += pad(metric, 14)
+            out += pad(metric, width)
             for value in [s.count, s.p50, s.p90, s.p99, s.p999, s.max] { out += pad(String(value), 10, right: true) }
             out += "\n"
         }

@@ -21,6 +21,8 @@ final class WebSocketClient: SocketConnectionDelegate, @unchecked Sendable {
     let loop: EventLoop
     let settings: ClientSettings
     weak var delegate: WebSocketClientDelegate?
+    /// Request target for the upgrade (path and query, e.g. "/v1/ws?token=…"); nil uses the `--url` path.
+    var requestPath: String?
     private(set) var state: State = .idle
 
     var connection: SocketConnection?
@@ -85,7 +87,7 @@ final class WebSocketClient: SocketConnectionDelegate, @unchecked Sendable {
             extensions = offer
         }
         let request = WebSocketHandshake.clientRequest(
-            host: settings.target.hostHeader, path: settings.target.path, key: handshakeKey, extensions: extensions)
+            host: settings.target.hostHeader, path: requestPath ?? settings.target.path, key: handshakeKey, extensions: extensions)
         if let context = settings.tlsContext {
             do {
                 let engine = try TLSEngine(context: context, serverName: settings.target.host)

@@ -17,6 +17,8 @@ final class LoopMetrics: Sendable {
     let slowConsumerCloses = Atomic<Int>(0)
     let pingTimeouts = Atomic<Int>(0)
     let tlsHandshakeFailures = Atomic<Int>(0)
+    let compressions = Atomic<Int>(0)
+    let sharedCompressions = Atomic<Int>(0)
     /// Rare events with a label: handshake failures by reason, closes by code, HTTP errors by status.
     private let labeled = Mutex<[String: [String: Int]]>([:])
 

@@ -14,6 +14,9 @@ final class LoopState {
     /// Reused for compressed output and TLS ciphertext so connections do not each keep a buffer.
     var compressScratch: [UInt8] = []
     var tlsScratch: [UInt8] = []
+    /// The last message compressed without context takeover, and its compressed form: a broadcast to many sockets of
+    /// this loop compresses once (the output depends only on the bytes and the parameters).
+    var sharedCompression: SharedCompression?
 
     init(loop: EventLoop, shared: ServerShared) {
         self.loop = loop

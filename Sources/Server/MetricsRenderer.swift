@@ -38,6 +38,11 @@ struct MetricsRenderer {
                sum { $0.pingTimeouts.load(ordering: .relaxed) })
         metric("switchboard_tls_handshake_failures_total", "counter", "TLS handshakes that failed.",
                sum { $0.tlsHandshakeFailures.load(ordering: .relaxed) })
+        metric("switchboard_websocket_compressions_total", "counter", "Outgoing messages run through zlib.",
+               sum { $0.compressions.load(ordering: .relaxed) })
+        metric("switchboard_websocket_shared_compressions_total", "counter",
+               "Outgoing messages that reused another connection's compressed bytes (no context takeover, same loop).",
+               sum { $0.sharedCompressions.load(ordering: .relaxed) })
 
         var merged: [String: [String: Int]] = [:]
         for (_, metrics) in loops {

@@ -131,7 +131,25 @@ public final class WebSocket {
             return
         }
         connection.metrics.add(connection.metrics.messagesOut)
-        if let deflater, payload.count >= ws.compressionThresholdBytes {
+        if let deflater, payload.count >= ws.compressionThresholdBytes, deflater.noContextTakeover {
+            // Without context takeover the compressed bytes depend only on the input: share them across the loop.
+            let state = connection.state
+            if let shared = state.sharedCompression,
+               shared.matches(payload, windowBits: deflater.windowBits, level: deflater.compressionLevel, memLevel: deflater.memLevel) {
+                connection.metrics.add(connection.metrics.sharedCompressions)
+                shared.output.withUnsafeBytes { sendFrame(opcode: opcode, payload: $0, rsv1: true) }
+            } else {
+                connection.metrics.add(connection.metrics.compressions)
+                var compressed: [UInt8] = []
+                deflater.compress(payload, into: &compressed)
+                compressed.withUnsafeBytes { sendFrame(opcode: opcode, payload: $0, rsv1: true) }
+                if payload.count <= SharedCompression.maxBytes {
+                    state.sharedCompression = SharedCompression(windowBits: deflater.windowBits, level: deflater.compressionLevel,
+                                                                memLevel: deflater.memLevel, input: Array(payload), output: compressed)
+                }
+            }
+        } else if let deflater, payload.count >= ws.compressionThresholdBytes {
+            connection.metrics.add(connection.metrics.compressions)
             var scratch = connection.state.compressScratch
             connection.state.compressScratch = []
             scratch.removeAll(keepingCapacity: true)

@@ -13,7 +13,7 @@ SECONDS_="${3:-5}"
 ROUNDS="${ROUNDS:-3}"
 DIR="$(mktemp -d)"
 trap 'rm -rf "$DIR"' EXIT
-export EXTRA_TOML=$'[websocket.compression]\nthreshold_bytes = 0'
+export EXTRA_TOML="${EXTRA_TOML:-$'[websocket.compression]\nthreshold_bytes = 0'}"
 run() {  # name duration [--deflate]
     local name="$1" duration="$2"; shift 2
     loadtest/bench/gateway.sh fanout --connections "$CONNECTIONS" --rate 2000 --publish-rate "$PUBLISH_RATE" \

@@ -4,6 +4,9 @@
 # close) and a LOAD run (the same connections echoing 20 B messages for SECONDS). Instructions per frame =
 # (Ir(load) − Ir(base)) ÷ (frames(load) − frames(base)), so start-up, upgrades and closes cancel out; one echoed
 # frame is one frame in plus one frame out. Instruction counts do not depend on machine noise.
+# Known limit: valgrind 3.19 (Debian 12) dies with an internal SIGSEGV as soon as `switchboard serve` starts (main
+# thread in libdispatch's `_dispatch_sigsuspend`), before it listens, under callgrind and even `--tool=none`; the script
+# then reports no numbers. It is kept for machines with a valgrind that runs the server.
 # Usage: loadtest/bench/callgrind-echo.sh [CONNECTIONS] [SECONDS]   (default 10 connections, 20 s, depth 1)
 set -euo pipefail
 cd "$(dirname "$0")/../.."

@@ -3,6 +3,7 @@
 # API key, a new SQLite database in a temp dir, approval_min_timeout_ms = 100, presence grace GRACE_MS or 300 ms),
 # pinned to core 0 with one event loop; the generator pinned to core 1. Prints the report (stdout); JSON with
 # --json FILE like any run. With PERF_OUT=FILE the server is profiled with `perf record -g` for the whole run.
+# EXTRA_TOML (text) is appended to the config, e.g. EXTRA_TOML=$'[websocket.compression]\nthreshold_bytes = 0'.
 # Usage: loadtest/bench/gateway.sh SCENARIO [switchboard-load options, e.g. --connections 10000 --request-rate 2000]
 set -euo pipefail
 cd "$(dirname "$0")/../.."
@@ -23,6 +24,7 @@ path = "$DIR/gateway.db"
 [gateway]
 approval_min_timeout_ms = 100
 presence_grace_ms = ${GRACE_MS:-300}
+${EXTRA_TOML:-}
 TOML
 taskset -c 0 "$BIN/switchboard" serve --config "$DIR/gateway.toml" --listen "127.0.0.1:$PORT" --event-loops 1 \
     --log-level warning &

@@ -14,6 +14,9 @@ struct CommonOptions: ParsableArguments {
     @Option(help: "Seconds to hold (and to send: echo and the gateway scenarios) after the ramp finished.")
     var duration = 10.0
 
+    @Option(help: "Most connection attempts (TCP connect + upgrade) in flight at once, in total; 0 = no cap, --rate alone paces the ramp. With a high --rate this measures upgrades per second at a fixed concurrency (e.g. --in-flight 256 --rate 1000000).")
+    var inFlight = 0
+
     @Option(help: "Worker processes. Each is this program re-executed with its share of connections and rate; the parent merges their results. Use more than one when a single process cannot open enough sockets or saturates a core.")
     var workers = 1
 
@@ -58,6 +61,7 @@ struct CommonOptions: ParsableArguments {
         }
         guard rate > 0 else { throw ValidationError("--rate must be above 0 connects per second") }
         guard duration >= 0 && duration <= 86_400 else { throw ValidationError("--duration must be 0 … 86400 seconds") }
+        guard inFlight >= 0 else { throw ValidationError("--in-flight must be 0 (no cap) or more") }
         guard (1...256).contains(workers) else { throw ValidationError("--workers must be between 1 and 256") }
         guard workers <= connections else { throw ValidationError("--workers must not exceed --connections") }
         guard (1...256).contains(loops) else { throw ValidationError("--loops must be between 1 and 256") }

@@ -9,7 +9,8 @@ final class InProcessLoad: LoadSource {
 
     /// Splits `connections` (starting at global index `firstConnectionIndex`) and `connectsPerSecond` over `loops`.
     init(scenario: any Scenario, settings: ClientSettings, connections: Int, connectsPerSecond: Double, loops: Int,
-         holdSeconds: Double, drainTimeoutSeconds: Double, firstConnectionIndex: Int, seed: UInt64) {
+         holdSeconds: Double, drainTimeoutSeconds: Double, firstConnectionIndex: Int, seed: UInt64,
+         maxInFlight: Int = 0) {
         let loopCount = max(1, min(loops, connections))
         plans = (0..<loopCount).map { index in
             let share = RunPlan.share(of: connections, part: index, parts: loopCount)
@@ -19,7 +20,8 @@ final class InProcessLoad: LoadSource {
                 holdMilliseconds: UInt64(holdSeconds * 1000),
                 drainTimeoutMilliseconds: UInt64(drainTimeoutSeconds * 1000),
                 firstConnectionIndex: firstConnectionIndex + share.offset,
-                seed: seed &+ UInt64(index) &* 0x9E37_79B9)
+                seed: seed &+ UInt64(index) &* 0x9E37_79B9,
+                maxInFlight: maxInFlight == 0 ? 0 : max(1, RunPlan.share(of: maxInFlight, part: index, parts: loopCount).count))
         }
     }
 

@@ -51,6 +51,12 @@ struct LoadReport: Codable, Sendable {
     var messagesPerSecond: Double
     var bytesPerSecond: Double
     var activeSeconds: Double
+    /// Seconds from the first connect attempt until every planned attempt finished (the longest loop's ramp).
+    var rampSeconds: Double
+    /// Upgrades completed per second of the ramp (connects succeeded ÷ `rampSeconds`): the connect rate reached.
+    var upgradesPerSecond: Double
+    /// `--in-flight` (0 = no cap).
+    var inFlight: Int
     var echoesLost: Int
     var echoesDuplicated: Int
     var echoesCorrupted: Int
@@ -89,6 +95,9 @@ struct LoadReport: Codable, Sendable {
         bytesSent = stats.bytesSent
         bytesReceived = stats.bytesReceived
         activeSeconds = stats.activeSeconds
+        rampSeconds = stats.rampSeconds
+        upgradesPerSecond = stats.rampSeconds > 0 ? Double(stats.connectsSucceeded) / stats.rampSeconds : 0
+        inFlight = options.inFlight
         messagesPerSecond = stats.activeSeconds > 0 ? Double(stats.messagesReceived) / stats.activeSeconds : 0
         bytesPerSecond = stats.activeSeconds > 0 ? Double(stats.bytesReceived) / stats.activeSeconds : 0
         echoesLost = stats.echoesLost

@@ -48,7 +48,8 @@ struct LoadRun {
             : InProcessLoad(
                 scenario: scenario, settings: settings, connections: options.connections,
                 connectsPerSecond: options.rate, loops: options.loops, holdSeconds: options.duration,
-                drainTimeoutSeconds: options.drainTimeout, firstConnectionIndex: 0, seed: 0x5EED_1234)
+                drainTimeoutSeconds: options.drainTimeout, firstConnectionIndex: 0, seed: 0x5EED_1234,
+                maxInFlight: options.inFlight)
         let observed = try observe(source, sampler: sampler)
         let report = LoadReport(
             scenario: scenario, options: options, stats: observed.stats, wallSeconds: observed.wallSeconds,

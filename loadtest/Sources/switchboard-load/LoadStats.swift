@@ -32,6 +32,10 @@ struct LoadStats: Codable, Sendable {
     var extraConnectAttempts = 0
     /// Seconds from this loop's first connect attempt until it stopped sending (the throughput window).
     var activeSeconds = 0.0
+    /// Seconds from this loop's first connect attempt until every planned attempt had finished (opened or failed).
+    var rampSeconds = 0.0
+    /// Most planned attempts this loop had in flight at once (summed over loops when merged: an upper bound).
+    var peakAttemptsInFlight = 0
 
     init() {}
 
@@ -69,5 +73,7 @@ struct LoadStats: Codable, Sendable {
         for (name, n) in other.counts { counts[name, default: 0] += n }
         extraConnectAttempts += other.extraConnectAttempts
         activeSeconds = max(activeSeconds, other.activeSeconds)
+        rampSeconds = max(rampSeconds, other.rampSeconds)
+        peakAttemptsInFlight += other.peakAttemptsInFlight
     }
 }

@@ -72,12 +72,14 @@ final class LoopDriver: WebSocketClientDelegate, @unchecked Sendable {
     private func rampTick() {
         guard phase == .ramping else { return }
         let elapsed = Double(MonotonicClock.nanoseconds() - rampStartNs) / 1e9
-        let due = min(plan.connections, Int(elapsed * plan.connectsPerSecond) + 1)
+        var due = min(plan.connections, Int(elapsed * plan.connectsPerSecond) + 1)
+        if plan.maxInFlight > 0 { due = min(due, resolved + plan.maxInFlight) }
         while started < due {
             startConnection(started)
             started += 1
         }
         if resolved == plan.connections {
+            stats.rampSeconds = Double(MonotonicClock.nanoseconds() - rampStartNs) / 1e9
             enterHold()
         } else {
             loop.schedule(afterMilliseconds: Self.tickMilliseconds) { [self] in rampTick() }
@@ -106,6 +108,19 @@ final class LoopDriver: WebSocketClientDelegate, @unchecked Sendable {
         return client
     }
 
+    /// An attempt of the ramp finished: with an in-flight cap, start the next ones now rather than at the next tick,
+    /// so the cap (not the 10 ms tick) sets the pace.
+    private func attemptResolved() {
+        resolved += 1
+        guard phase == .ramping, plan.maxInFlight > 0 else { return }
+        let elapsed = Double(MonotonicClock.nanoseconds() - rampStartNs) / 1e9
+        let due = min(plan.connections, Int(elapsed * plan.connectsPerSecond) + 1, resolved + plan.maxInFlight)
+        while started < due {
+            startConnection(started)
+            started += 1
+        }
+    }
+
     private func startConnection(_ id: Int) {
         let client = WebSocketClient(id: id, loop: loop, settings: plan.settings)
         client.delegate = self
@@ -114,6 +129,7 @@ final class LoopDriver: WebSocketClientDelegate, @unchecked Sendable {
         sessions[id] = session
         client.requestPath = session.requestPath
         stats.connectAttempts += 1
+        stats.peakAttemptsInFlight = max(stats.peakAttemptsInFlight, id + 1 - resolved)
         live += 1
         let sources = plan.settings.sources
         let source = sources.isEmpty ? nil : sources[(plan.firstConnectionIndex + id) % sources.count]
@@ -184,7 +200,7 @@ final class LoopDriver: WebSocketClientDelegate, @unchecked Sendable {
         stats.connectsSucceeded += 1
         stats.upgradeLatency.record(microseconds: upgradeMicroseconds)
         wasOpen[client.id] = true
-        resolved += 1
+        attemptResolved()
         counters.open.add(1, ordering: .relaxed)
         counters.attemptsDone.add(1, ordering: .relaxed)
         if phase == .closing || phase == .draining {
@@ -203,7 +219,7 @@ final class LoopDriver: WebSocketClientDelegate, @unchecked Sendable {
         if wasOpen[id] {
             counters.open.subtract(1, ordering: .relaxed)
         } else if !isExtra[id] {
-            resolved += 1
+            attemptResolved()
             counters.attemptsDone.add(1, ordering: .relaxed)
         }
         if let failure { recordError(failure) }

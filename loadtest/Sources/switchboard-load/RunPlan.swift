@@ -15,6 +15,8 @@ struct RunPlan: Sendable {
     let firstConnectionIndex: Int
     /// Seed for masking keys and handshake nonces (differs per loop and worker).
     let seed: UInt64
+    /// Most connection attempts of this loop in flight at once (its share of `--in-flight`); 0 = no cap.
+    var maxInFlight = 0
 
     /// Splits `total` into `parts` nearly equal shares (the first ones get the remainder).
     static func share(of total: Int, part: Int, parts: Int) -> (count: Int, offset: Int) {

@@ -11,7 +11,10 @@ struct TextReport {
         if report.deflate { setup += ", deflate" }
         setup += ", \(Self.number(report.durationSeconds)) s, \(report.workers) worker(s) × \(report.loops) loop(s)"
         out += "\nswitchboard-load \(report.scenario): \(report.url) (\(setup))\n"
-        out += line("connections", "\(report.connectAttempts) attempted, \(report.connectsSucceeded) opened")
+        out += line("connections", """
+            \(report.connectAttempts) attempted, \(report.connectsSucceeded) opened in \(Self.number(report.rampSeconds)) s \
+            of ramp: \(Self.number(report.upgradesPerSecond)) upgrades/s\(report.inFlight > 0 ? " (≤ \(report.inFlight) in flight)" : "")
+            """)
         if report.messagesSent > 0 || report.messagesReceived > 0 {
             out += line("messages", """
                 sent \(report.messagesSent), received \(report.messagesReceived) in \

@@ -19,7 +19,9 @@ enum WorkerMain {
             scenario: scenario, settings: settings, connections: share.count,
             connectsPerSecond: options.rate * Double(share.count) / Double(options.connections), loops: options.loops,
             holdSeconds: options.duration, drainTimeoutSeconds: options.drainTimeout,
-            firstConnectionIndex: share.offset, seed: 0xC0FF_EE00 &+ UInt64(index) &* 0x1_0000_0001)
+            firstConnectionIndex: share.offset, seed: 0xC0FF_EE00 &+ UInt64(index) &* 0x1_0000_0001,
+            maxInFlight: options.inFlight == 0
+                ? 0 : max(1, RunPlan.share(of: options.inFlight, part: index, parts: options.workers).count))
         do {
             try load.start()
         } catch {

@@ -52,6 +52,26 @@ struct InProcessLoadTests {
         #expect(stats.errors.isEmpty, "\(stats.errors)")
     }
 
+    @Test func inFlightCapBoundsConcurrentAttempts() throws {
+        let server = try TestEchoServer()
+        defer { server.stop() }
+        let settings = try ClientSettings(
+            target: TargetURL(parsing: server.url), sourceAddresses: [], insecure: false, caFile: nil, deflate: false,
+            maxMessageBytes: 1 << 20, closeTimeoutMs: 500)
+        // A rate this high would start all 40 in the first tick; the cap must hold them to 3 at a time.
+        let load = InProcessLoad(
+            scenario: ConnectScenario(), settings: settings, connections: 40, connectsPerSecond: 1_000_000, loops: 1,
+            holdSeconds: 0, drainTimeoutSeconds: 0.5, firstConnectionIndex: 0, seed: 1, maxInFlight: 3)
+        try load.start()
+        let deadline = MonotonicClock.nanoseconds() + 10_000_000_000
+        while !load.isFinished && MonotonicClock.nanoseconds() < deadline { MonotonicClock.sleep(nanoseconds: 5_000_000) }
+        let stats = try load.finish()
+        #expect(stats.connectsSucceeded == 40)
+        #expect(stats.peakAttemptsInFlight == 3)
+        #expect(stats.rampSeconds > 0)
+        #expect(stats.errors.isEmpty, "\(stats.errors)")
+    }
+
     @Test func refusedConnectionsAreReportedByKind() throws {
         let server = try TestEchoServer()
         let url = server.url

@@ -8,7 +8,9 @@ import Glibc
 final class HubScheduler: GatewayScheduler, GatewayClock, @unchecked Sendable {
     // @unchecked: `loop` is thread-safe for execute; schedule/cancel are only called on the loop's thread.
     let loop: EventLoop
-    private let blockingQueue = DispatchQueue(label: "switchboard.store-reads", attributes: .concurrent)
+    // Serial on purpose: an idempotent command reads the store before it commits, and two such commands from one
+    // device must commit in the order they arrived — a concurrent queue could finish the second read first.
+    private let blockingQueue = DispatchQueue(label: "switchboard.store-reads")
 
     init(loop: EventLoop) { self.loop = loop }
 

@@ -47,10 +47,13 @@ final class FixtureServer: @unchecked Sendable {
         self.port = port
     }
 
-    /// Every request logged so far, in arrival order.
+    /// Every request logged so far, in arrival order. Only complete lines count: the server may be writing the
+    /// next one while we read (a torn last line is simply not there yet).
     func records() throws -> [JSONValue] {
         let text = try String(contentsOfFile: logFile, encoding: .utf8)
-        return try text.split(separator: "\n").map { try JSONValue.parse(Array($0.utf8)) }
+        var lines = text.split(separator: "\n", omittingEmptySubsequences: false)
+        lines.removeLast()   // after the last newline: empty, or a line still being written
+        return try lines.filter { !$0.isEmpty }.map { try JSONValue.parse(Array($0.utf8)) }
     }
 
     /// Logged requests whose `path` ends with `suffix`.

@@ -1,4 +1,5 @@
 import Glibc
+import JSON
 import Logging
 
 /// One JSON object per line on stderr, for log shippers (log.format = "json").
@@ -28,20 +29,6 @@ struct JSONLogHandler: LogHandler {
     }
 
     private func quote(_ s: String) -> String {
-        var out = "\""
-        for scalar in s.unicodeScalars {
-            switch scalar {
-            case "\"": out += "\\\""
-            case "\\": out += "\\\\"
-            case "\n": out += "\\n"
-            case "\r": out += "\\r"
-            case "\t": out += "\\t"
-            case _ where scalar.value < 0x20:
-                let hex = String(scalar.value, radix: 16)
-                out += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
-            default: out.unicodeScalars.append(scalar)
-            }
-        }
-        return out + "\""
+        String(decoding: (try? JSONValue.string(s).serialized()) ?? Array("\"\"".utf8), as: UTF8.self)
     }
 }

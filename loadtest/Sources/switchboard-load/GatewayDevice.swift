@@ -110,22 +110,8 @@ final class GatewayDevice: ConnectionSession {
 }
 
 extension String {
-    /// The string as a JSON string literal (RFC 8259 §7), quotes included.
+    /// The string as a JSON string literal (RFC 8259 §7), quotes included — the project's JSON serializer.
     var jsonQuoted: String {
-        var out = "\""
-        for scalar in unicodeScalars {
-            switch scalar {
-            case "\"": out += "\\\""
-            case "\\": out += "\\\\"
-            case "\n": out += "\\n"
-            case "\r": out += "\\r"
-            case "\t": out += "\\t"
-            case _ where scalar.value < 0x20:
-                let hex = String(scalar.value, radix: 16)
-                out += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
-            default: out.unicodeScalars.append(scalar)
-            }
-        }
-        return out + "\""
+        String(decoding: (try? JSONValue.string(self).serialized()) ?? Array("\"\"".utf8), as: UTF8.self)
     }
 }

@@ -18,7 +18,13 @@ final class ServerConnection: SocketConnectionDelegate {
     let socket: SocketConnection
     private var tls: TLSEngine?
     private var plaintext: [UInt8] = []
-    var phase: Phase
+    var phase: Phase {
+        didSet {
+            // Every way into lingering (close answered, error response, protocol failure) starts the close timeout;
+            // a stale 0 here made the next sweep drop the socket with the close frame still queued.
+            if case .lingering = phase, lingerSince == 0 { lingerSince = state.loop.now }
+        }
+    }
     var registryIndex = -1
     let openedAt: UInt64
     var lastActivity: UInt64
@@ -158,7 +164,6 @@ final class ServerConnection: SocketConnectionDelegate {
     /// Sends what is queued, half-closes, and discards input until the peer closes or the close timeout passes.
     func linger() {
         phase = .lingering
-        lingerSince = state.loop.now
         socket.shutdownWriteWhenFlushed()
     }
 

@@ -1,3 +1,4 @@
+import Glibc
 import Dispatch
 import Synchronization
 import Testing
@@ -61,5 +62,27 @@ import WebSocketCodec
         done.wait()
         #expect(hits.withLock { $0 } == 2)
         #expect(server.server.openConnections == 0)
+    }
+}
+
+@Suite struct CloseTimeoutTests {
+    /// The answer to a close must survive the deadline sweep while the peer is slow to read it: the close timeout
+    /// starts when the server enters the closing phase, not at 0 (a regression that Autobahn 9.3.7 caught as UNCLEAN).
+    @Test func aCloseAnswerWaitingForASlowReaderIsNotDroppedBeforeTheCloseTimeout() throws {
+        let server = try TestServer {
+            $0.eventLoops = 1
+            $0.webSocket.closeTimeoutMs = 3_000
+            $0.webSocket.maxMessageBytes = 16 << 20
+            $0.webSocket.maxFrameBytes = 16 << 20
+            $0.webSocket.maxOutboundBytes = 64 << 20
+            $0.webSocket.compression.enabled = false
+        }
+        let ws = try TestWebSocketClient(port: server.port)
+        let blob = [UInt8](repeating: 0x5A, count: 8 << 20)
+        ws.sendFrame(.binary, blob)                       // echoed back: far more than the socket buffers hold
+        ws.sendFrame(.close, WebSocketFrameEncoder.closePayload(code: 1000, reason: ""))
+        usleep(1_500_000)                                  // several sweeps pass while we do not read
+        #expect(try ws.receive() == .binary(blob))
+        #expect(try ws.receive() == .close(1000, ""))
     }
 }

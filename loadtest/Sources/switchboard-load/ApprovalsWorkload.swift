@@ -52,24 +52,12 @@ final class ApprovalsWorkload: GatewayWorkload, GatewayDeviceHandler {
         devices = Array(repeating: [nil, nil], count: users)
     }
 
-    static func userId(_ prefix: String, _ user: Int) -> String { "\(prefix)-u\(user)" }
-
-    /// Batch 0: a session per user (which also creates the user).
     static func setup(prefix: String, connections: Int) -> [[(method: String, path: String, body: String?)]] {
-        [(0..<connections / 2).map { user in
-            let id = userId(prefix, user)
-            return ("POST", "/v1/sessions", "{\"userId\":\(id.jsonQuoted),\"sessionId\":\((id + "-s").jsonQuoted),\"title\":\"load\"}")
-        }]
+        PhoneAndDesktopUsers.setup(prefix: prefix, connections: connections)
     }
 
     func makeDevice(index: Int) -> GatewayDevice {
-        let user = index / 2, slot = index % 2
-        let id = Self.userId(context.prefix, user)
-        let device = context.device(
-            handler: self, userId: id, deviceId: id + (slot == 0 ? "-phone" : "-desk"),
-            clientType: slot == 0 ? "ios" : "desktop", tag: user, slot: slot)
-        devices[user][slot] = device
-        return device
+        PhoneAndDesktopUsers.makeDevice(index: index, context: context, handler: self, devices: &devices)
     }
 
     func startTraffic() {
@@ -92,7 +80,7 @@ final class ApprovalsWorkload: GatewayWorkload, GatewayDeviceHandler {
         postsInFlight += 1
         let willTimeout = Double(context.driver.random.next() % 1_000_000) / 1_000_000 < options.timeoutFraction
         let answerSlot = Int(context.driver.random.next() % 2)
-        let session = Self.userId(context.prefix, user) + "-s"
+        let session = PhoneAndDesktopUsers.sessionId(context.prefix, user)
         let timeout = options.timeoutSeconds
         context.call("POST", "/v1/sessions/\(session)/approvals", body: { t0 in
             """

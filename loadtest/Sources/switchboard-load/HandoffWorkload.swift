@@ -34,23 +34,12 @@ final class HandoffWorkload: GatewayWorkload, GatewayDeviceHandler {
         users = Array(repeating: UserState(), count: connections / 2)
     }
 
-    static func userId(_ prefix: String, _ user: Int) -> String { "\(prefix)-u\(user)" }
-
     static func setup(prefix: String, connections: Int) -> [[(method: String, path: String, body: String?)]] {
-        [(0..<connections / 2).map { user in
-            let id = userId(prefix, user)
-            return ("POST", "/v1/sessions", "{\"userId\":\(id.jsonQuoted),\"sessionId\":\((id + "-s").jsonQuoted),\"title\":\"load\"}")
-        }]
+        PhoneAndDesktopUsers.setup(prefix: prefix, connections: connections)
     }
 
     func makeDevice(index: Int) -> GatewayDevice {
-        let user = index / 2, slot = index % 2
-        let id = Self.userId(context.prefix, user)
-        let device = context.device(
-            handler: self, userId: id, deviceId: id + (slot == 0 ? "-phone" : "-desk"),
-            clientType: slot == 0 ? "ios" : "desktop", tag: user, slot: slot)
-        devices[user][slot] = device
-        return device
+        PhoneAndDesktopUsers.makeDevice(index: index, context: context, handler: self, devices: &devices)
     }
 
     func startTraffic() {

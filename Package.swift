@@ -24,6 +24,9 @@ let package = Package(
         .target(name: "COpenSSL", linkerSettings: [.linkedLibrary("ssl"), .linkedLibrary("crypto")]),
         .target(name: "CZlib", linkerSettings: [.linkedLibrary("z")]),
         .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
+        // Build commit/date and linked library versions for `switchboard version`.
+        .target(name: "CBuildInfo", linkerSettings: [.linkedLibrary("ssl"), .linkedLibrary("crypto"), .linkedLibrary("z"),
+                                                     .linkedLibrary("sqlite3"), .linkedLibrary("curl")]),
         .systemLibrary(name: "CCurl", pkgConfig: "libcurl", providers: [.apt(["libcurl4-openssl-dev"])]),
 
         // Pure protocol code: no I/O, no clocks; unit-testable and fuzzable.
@@ -54,7 +57,7 @@ let package = Package(
             .product(name: "Logging", package: "swift-log"),
         ]),
         .executableTarget(name: "switchboard", dependencies: [
-            "Server", "SwitchboardConfig", "JSON",
+            "Server", "SwitchboardConfig", "JSON", "Auth", "Storage", "EventLoop", "CBuildInfo",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
             .product(name: "Logging", package: "swift-log"),
         ]),

@@ -24,8 +24,8 @@ let package = Package(
         .target(name: "COpenSSL", linkerSettings: [.linkedLibrary("ssl"), .linkedLibrary("crypto")]),
         .target(name: "CZlib", linkerSettings: [.linkedLibrary("z")]),
         .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
-        // Build commit/date and linked library versions for `switchboard version`.
-        .target(name: "CBuildInfo", linkerSettings: [.linkedLibrary("ssl"), .linkedLibrary("crypto"), .linkedLibrary("z"),
+        // For the operator commands: build commit/date and linked library versions (`switchboard version`), key pairs.
+        .target(name: "COperations", linkerSettings: [.linkedLibrary("ssl"), .linkedLibrary("crypto"), .linkedLibrary("z"),
                                                      .linkedLibrary("sqlite3"), .linkedLibrary("curl")]),
         .systemLibrary(name: "CCurl", pkgConfig: "libcurl", providers: [.apt(["libcurl4-openssl-dev"])]),
 
@@ -57,7 +57,7 @@ let package = Package(
             .product(name: "Logging", package: "swift-log"),
         ]),
         .executableTarget(name: "switchboard", dependencies: [
-            "Server", "SwitchboardConfig", "JSON", "Auth", "Storage", "EventLoop", "CBuildInfo",
+            "Server", "SwitchboardConfig", "JSON", "Auth", "Storage", "EventLoop", "COperations",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
             .product(name: "Logging", package: "swift-log"),
         ]),

@@ -1,4 +1,4 @@
-import CBuildInfo
+import COperations
 
 /// What this binary is: its version, the commit and date it was built from (stamped by scripts/build-stamp; "unknown"
 /// for a plain `swift build`) and the C libraries it runs with.
@@ -6,12 +6,12 @@ struct BuildInfo {
     static let version = "0.1.0"
 
     let version = BuildInfo.version
-    let commit = String(cString: cbuildinfo_git_commit())
-    let buildDate = String(cString: cbuildinfo_build_date())
-    let openssl = String(cString: cbuildinfo_openssl_version())
-    let zlib = String(cString: cbuildinfo_zlib_version())
-    let sqlite = String(cString: cbuildinfo_sqlite_version())
-    let curl = String(cString: cbuildinfo_curl_version())
+    let commit = String(cString: coperations_git_commit())
+    let buildDate = String(cString: coperations_build_date())
+    let openssl = String(cString: coperations_openssl_version())
+    let zlib = String(cString: coperations_zlib_version())
+    let sqlite = String(cString: coperations_sqlite_version())
+    let curl = String(cString: coperations_curl_version())
 
     /// `switchboard version`: one `name: value` line each.
     var text: String {

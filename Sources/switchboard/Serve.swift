@@ -13,8 +13,7 @@ struct Serve: ParsableCommand {
             at most server.drain_timeout_ms); SIGHUP reloads the TLS certificate and key for new connections.
             """)
 
-    @Option(name: .long, help: "Configuration file (TOML, see config/switchboard.example.toml).")
-    var config: String?
+    @OptionGroup var common: ConfigOptions
     @Option(name: .long, help: "Plain listener HOST:PORT, \"\" = none (overrides server.listen).")
     var listen: String?
     @Option(name: .customLong("tls-listen"), help: "TLS listener HOST:PORT, \"\" = none (overrides server.tls_listen).")
@@ -29,8 +28,6 @@ struct Serve: ParsableCommand {
     var logLevel: String?
     @Option(name: .customLong("log-format"), help: "text or json (overrides log.format).")
     var logFormat: String?
-    @Option(name: .customLong("storage-path"), help: "SQLite database file (overrides storage.path).")
-    var storagePath: String?
     @Flag(name: .long, help: "Echo every message on every path not otherwise routed (for conformance runs and benchmarks); without a storage path set, the database lives in a temporary directory removed at exit.")
     var echo = false
 
@@ -49,7 +46,7 @@ struct Serve: ParsableCommand {
         let logger = makeLogger(configuration.log)
         let build = BuildInfo()
         logger.info("switchboard \(build.version) (commit \(build.commit), built \(build.buildDate))")
-        logger.info("configuration: \(config ?? "embedded defaults")")
+        logger.info("configuration: \(common.config ?? "embedded defaults")")
         logger.info("storage: \(configuration.storage.path)\(scratch == nil ? "" : " (temporary, echo mode)")")
         let providers = Self.pushProviders(configuration.push)
         logger.info("push providers: \(providers.isEmpty ? "none" : providers.joined(separator: ", "))")
@@ -123,18 +120,12 @@ struct Serve: ParsableCommand {
     }
 
     private func loadConfiguration() throws -> SwitchboardConfiguration {
-        var configuration = SwitchboardConfiguration()
-        do {
-            if let config { configuration = try SwitchboardConfiguration.load(path: config) }
+        try common.load { configuration in
             if let listen { configuration.server.listen = try Self.address(listen, flag: "--listen") }
             if let tlsListen { configuration.server.tlsListen = try Self.address(tlsListen, flag: "--tls-listen") }
             if let tlsCert { configuration.server.tlsCert = tlsCert }
             if let tlsKey { configuration.server.tlsKey = tlsKey }
             if let eventLoops { configuration.server.eventLoops = eventLoops }
-            if let storagePath {
-                configuration.storage.path = storagePath
-                configuration.explicitlySetKeys.insert("storage.path")
-            }
             if let logLevel {
                 guard let level = LogLevelName(rawValue: logLevel) else { throw ValidationError("--log-level: unknown level \"\(logLevel)\"") }
                 configuration.log.level = level
@@ -144,13 +135,7 @@ struct Serve: ParsableCommand {
                 configuration.log.format = format
             }
             if echo { configuration.server.echo = true }
-            if configuration.server.echo { configuration.applyEchoDefaults() }
-            try configuration.validate()
-        } catch let error as ConfigError {
-            printError("switchboard: invalid configuration: \(error)")
-            throw ExitStatus.usage
         }
-        return configuration
     }
 
     /// `HOST:PORT`, or `""` for no listener.

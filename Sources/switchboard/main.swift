@@ -11,7 +11,7 @@ struct Switchboard: ParsableCommand {
         abstract: "A self-hosted realtime WebSocket gateway.",
         discussion: "Exit status: 0 success, 1 runtime failure (e.g. another instance is running), 2 bad command line or invalid configuration.",
         version: BuildInfo().text,
-        subcommands: [Serve.self, CheckConfig.self, Version.self],
+        subcommands: [Serve.self, CheckConfig.self, Version.self, Token.self, Keygen.self, Migrate.self],
         defaultSubcommand: Serve.self)
 }
 

@@ -31,6 +31,11 @@ extension GatewayHub {
         switch type {
         case "ack":
             let command = try decoder.decode(AckCommand.self, from: data)
+            // An ack ahead of the log would count events not yet written as seen (and suppress their pushes).
+            let latest = latestOffsets[client.userId] ?? 0
+            guard command.offset >= 0, command.offset <= latest else {
+                throw GatewayError(.invalidField, "offset \(command.offset) is outside your log: acknowledge 0 to \(latest), the newest offset you received")
+            }
             state.ackedOffset = max(state.ackedOffset, command.offset)
             store.write([.setDeviceAck(deviceId: client.deviceId, offset: command.offset)]) { _ in }
             reply.ok(Empty())

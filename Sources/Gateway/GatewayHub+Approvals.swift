@@ -27,7 +27,8 @@ extension GatewayHub {
             return completion(.failure(GatewayError(.timeoutOutOfRange,
                 "timeoutSeconds must be between \(settings.approvalMinTimeoutMs / 1000) and \(settings.approvalMaxTimeoutMs / 1000)")))
         }
-        let create = { [self] (done: @escaping (Result<ApprovalData, GatewayError>) -> Void) in
+        let scope = Self.approvalScope(userId: session.userId, sessionId: sessionId)
+        let create = { [self] (requestHash: String, done: @escaping (Result<ApprovalData, GatewayError>) -> Void) in
             latestApprovalSequence += 1
             let now = clock.now()
             let approval = ApprovalRecord(id: "apr_\(latestApprovalSequence)", userId: session.userId, sessionId: sessionId,
@@ -38,15 +39,16 @@ extension GatewayHub {
             let data = Self.approvalData(approval)
             var writes: [StoreWrite] = [.upsertApproval(approval)]
             if let idempotencyKey {
-                writes.append(.putIdempotency(scope: "approval", key: idempotencyKey, response: encode(data), createdAt: now))
+                writes.append(.putIdempotency(scope: scope, key: idempotencyKey, response: encode(data), requestHash: requestHash, createdAt: now))
             }
             armTimeout(for: approval)
             commit(writes, events: [PendingEvent(userId: session.userId, type: "approval_request", data: encode(data))]) { outcome in
                 done(outcome.map { _ in data })
             }
         }
-        guard let idempotencyKey else { return create(completion) }
-        idempotent(scope: "approval", key: idempotencyKey, perform: create, completion: completion)
+        guard let idempotencyKey else { return create("", completion) }
+        let request = ApprovalRequestFingerprint(toolName: toolName, summary: summary, details: details, timeoutMs: timeout)
+        idempotent(scope: scope, key: idempotencyKey, request: request, perform: create, completion: completion)
     }
 
     /// A device answers. Exactly one answer wins; later ones get `approval_already_resolved` or `approval_expired`.
@@ -136,4 +138,12 @@ extension GatewayHub {
     public func pendingApprovals(of userId: String) -> [ApprovalData] {
         approvals.values.filter { $0.userId == userId && $0.state == "pending" }.sorted { $0.createdAt < $1.createdAt }.map(Self.approvalData)
     }
+}
+
+/// What an approval request asked, for the idempotency check.
+struct ApprovalRequestFingerprint: Encodable {
+    var toolName: String
+    var summary: String
+    var details: JSONValue?
+    var timeoutMs: Int64
 }

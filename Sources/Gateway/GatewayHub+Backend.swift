@@ -102,22 +102,24 @@ extension GatewayHub {
     public func publish(userId: String, name: String, payload: JSONValue?, idempotencyKey: String?,
                         completion: @escaping (Result<Int64, GatewayError>) -> Void) {
         guard users[userId] != nil else { return completion(.failure(GatewayError(.userNotFound, "no user \"\(userId)\""))) }
-        let append = { [self] (done: @escaping (Result<PublishResult, GatewayError>) -> Void) in
+        let append = { [self] (requestHash: String, done: @escaping (Result<PublishResult, GatewayError>) -> Void) in
             let data = encode(CustomEventData(name: name, payload: payload))
             // Reserve the offset now so the idempotency record can name it.
             let offset = (latestOffsets[userId] ?? 0) + 1
             var writes: [StoreWrite] = []
             if let idempotencyKey {
                 writes.append(.putIdempotency(scope: "publish:" + userId, key: idempotencyKey,
-                                              response: encode(PublishResult(offset: offset)), createdAt: clock.now()))
+                                              response: encode(PublishResult(offset: offset)), requestHash: requestHash,
+                                              createdAt: clock.now()))
             }
             commit(writes, events: [PendingEvent(userId: userId, type: "custom", data: data)]) { outcome in
                 done(outcome.map { PublishResult(offset: $0.first?.offset ?? offset) })
             }
         }
         let finish: (Result<PublishResult, GatewayError>) -> Void = { completion($0.map(\.offset)) }
-        guard let idempotencyKey else { return append(finish) }
-        idempotent(scope: "publish:" + userId, key: idempotencyKey, perform: append, completion: finish)
+        guard let idempotencyKey else { return append("", finish) }
+        idempotent(scope: "publish:" + userId, key: idempotencyKey, request: CustomEventData(name: name, payload: payload),
+                   perform: append, completion: finish)
     }
 
     // MARK: Standalone mode

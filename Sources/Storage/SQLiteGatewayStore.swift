@@ -109,8 +109,8 @@ public final class SQLiteGatewayStore: GatewayStore, @unchecked Sendable {
         try read { reader throws(StorageError) in try reader.unreadCounts(userId: userId) }
     }
 
-    /// The response stored by the last `putIdempotency` for this scope and key.
-    public func idempotentResponse(scope: String, key: String) throws -> [UInt8]? {
+    /// The response and request digest stored by the last `putIdempotency` for this scope and key.
+    public func idempotentResponse(scope: String, key: String) throws -> IdempotencyRecord? {
         try read { reader throws(StorageError) in try reader.idempotentResponse(scope: scope, key: key) }
     }
 

@@ -109,9 +109,9 @@ struct StoreReader {
         return Dictionary(rows, uniquingKeysWith: +)
     }
 
-    func idempotentResponse(scope: String, key: String) throws(StorageError) -> [UInt8]? {
-        try db.queryFirst("SELECT response FROM idempotency WHERE scope = ?1 AND \"key\" = ?2") {
+    func idempotentResponse(scope: String, key: String) throws(StorageError) -> IdempotencyRecord? {
+        try db.queryFirst("SELECT response, request_hash FROM idempotency WHERE scope = ?1 AND \"key\" = ?2") {
             $0.bind(1, scope); $0.bind(2, key)
-        } row: { $0.bytes(0) }
+        } row: { IdempotencyRecord(response: $0.bytes(0), requestHash: $0.string(1)) }
     }
 }

@@ -60,16 +60,16 @@ extension GatewayHub {
             reply.ok(["contacts": list])
         case "session_attach":
             let command = try decoder.decode(SessionCommand.self, from: data)
-            try attach(sessionId: command.sessionId, client: client, reply: reply)
+            attach(sessionId: command.sessionId, client: client, reply: reply)
         case "session_get":
             let command = try decoder.decode(SessionCommand.self, from: data)
-            reply.ok(try sessionData(command.sessionId, for: client.userId))
+            sessionData(command.sessionId, for: client.userId, reply: reply)
         case "session_list":
             let list = sessions.values.filter { $0.userId == client.userId }.sorted { $0.createdAt < $1.createdAt }.map(Self.sessionData)
             reply.ok(["sessions": list])
         case "approve", "deny":
             let command = try decoder.decode(ApprovalAnswerCommand.self, from: data)
-            try answer(requestId: command.requestId, approve: type == "approve", client: client, reply: reply)
+            answer(requestId: command.requestId, approve: type == "approve", client: client, reply: reply)
         case "approvals_pending":
             let pending = approvals.values.filter { $0.userId == client.userId && $0.state == "pending" }
                 .sorted { $0.createdAt < $1.createdAt }.map(Self.approvalData)

@@ -94,6 +94,10 @@ public protocol GatewayStore: AnyObject, Sendable {
     func messages(between a: String, and b: String, before: Int64?, limit: Int) throws -> [MessageRecord]
     /// Unread messages per sender for `userId` (messages to the user with an id above its read mark for that sender).
     func unreadCounts(userId: String) throws -> [String: Int]
+    /// One session by id, in any state (the snapshot holds only open ones; ended ones are read on demand).
+    func session(id: String) throws -> SessionRecord?
+    /// One approval by id, in any state (the snapshot holds only pending ones; decided ones are read on demand).
+    func approval(id: String) throws -> ApprovalRecord?
     /// The stored response (and request digest) for an idempotency key, if any.
     func idempotentResponse(scope: String, key: String) throws -> IdempotencyRecord?
     /// Pending push jobs whose next attempt is due at `now`, oldest first, at most `limit`.

@@ -127,6 +127,14 @@ public final class InMemoryGatewayStore: GatewayStore {
         }
     }
 
+    public func session(id: String) throws -> SessionRecord? {
+        state.withLock { $0.endedSessions[id] ?? $0.snapshot.openSessions.first { $0.id == id } }
+    }
+
+    public func approval(id: String) throws -> ApprovalRecord? {
+        state.withLock { $0.resolvedApprovals[id] ?? $0.snapshot.pendingApprovals.first { $0.id == id } }
+    }
+
     public func idempotentResponse(scope: String, key: String) throws -> IdempotencyRecord? {
         state.withLock { $0.idempotency[scope + "\u{0}" + key] }
     }

@@ -25,6 +25,7 @@ public enum GatewayErrorCode: String, Sendable, Codable {
     case timeoutOutOfRange = "timeout_out_of_range"
     case displayNameInvalid = "display_name_invalid"
     case rateLimited = "rate_limited"
+    case idempotencyKeyReused = "idempotency_key_reused"
     case storageFailed = "storage_failed"
     case internalError = "internal_error"
     // Relationships (friend requests, connect codes, pauses, groups, invites, discovery)

@@ -101,7 +101,8 @@ extension GatewayHub {
 
     public func session(_ id: String) -> SessionData? { sessions[id].map(Self.sessionData) }
 
-    func randomToken() -> String {
+    /// 32 random hex characters (ids that must not be guessable).
+    public func randomToken() -> String {
         var generator = SystemRandomNumberGenerator()
         return (0..<4).map { _ in
             let hex = String(UInt32.random(in: 0...UInt32.max, using: &generator), radix: 16)

@@ -202,12 +202,15 @@ export class SwitchboardClient {
 
   /** Milliseconds until `approval.expiresAt`, corrected for the difference between this clock and the server's. */
   remainingMs(approval) {
-    return Math.max(0, approval.expiresAt - (Date.now() + this.clockSkewMs));
+    const left = approval.expiresAt - (Date.now() + this.clockSkewMs);
+    // The skew estimate includes network delay: never show more than the request's whole lifetime.
+    const lifetime = typeof approval.createdAt === 'number' ? approval.expiresAt - approval.createdAt : left;
+    return Math.max(0, Math.min(left, lifetime));
   }
 
   // MARK: Connection
 
-  /** Connects (and keeps reconnecting until `close()`). Resolves once the first connection attempt was started. */
+  /** Connects, and keeps reconnecting until `close()` (or a refusal that reconnecting cannot fix: `stopped`). */
   connect() {
     if (this.state === 'stopped' || this.state === 'idle') {
       this.stopReason = null;
@@ -345,6 +348,8 @@ export class SwitchboardClient {
       if (frame.data.recovered === false) {
         // Events after our offset are gone: the app must refetch its state; continue from the live end.
         this.lastQueued = null;
+        // Ahead of the server's log (a reset server): the live end is the only valid resume point now.
+        if (frame.data.requestedOffset > this.identity.latestOffset) this.offsetStore.set(this.identity.latestOffset);
         this.chain = this.chain.then(() => this.emitLifecycle('resync', frame.data));
       }
       return;
@@ -466,7 +471,332 @@ function randomId() {
 """##
     /// `Sources/Server/Web/assets/demo.html`
     static let demoHTML = ##"""
-<!doctype html><title>x</title>
+<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>Switchboard demo</title>
+<style>
+  :root { --bg:#f3f4f7; --card:#fff; --ink:#1d2330; --muted:#6b7383; --accent:#3056d3; --ok:#1f8a4c; --bad:#c23b3b; --warn:#d98a00; }
+  * { box-sizing: border-box; }
+  body { margin:0; font:14px/1.4 system-ui, -apple-system, "Segoe UI", sans-serif; background:var(--bg); color:var(--ink); }
+  header { display:flex; align-items:center; gap:16px; padding:12px 20px; background:#1d2330; color:#fff; }
+  header h1 { font-size:18px; margin:0; }
+  header .sub { color:#aab3c5; font-size:13px; }
+  header button { margin-left:auto; }
+  main { display:grid; grid-template-columns: repeat(3, minmax(240px, 1fr)) 220px; gap:14px; padding:14px 20px; }
+  .panel { background:var(--card); border-radius:10px; padding:12px; box-shadow:0 1px 3px rgba(0,0,0,.08); display:flex; flex-direction:column; gap:8px; min-height:520px; }
+  .panel h2 { margin:0; font-size:15px; display:flex; align-items:center; gap:8px; }
+  .pill { font-size:11px; padding:1px 8px; border-radius:9px; background:#e3e6ee; color:var(--muted); font-weight:600; }
+  .pill.live { background:#dff3e7; color:var(--ok); }
+  .pill.reconnecting, .pill.connecting { background:#fff1d6; color:var(--warn); }
+  .pill.stopped { background:#f8dede; color:var(--bad); }
+  .presence { font-size:13px; color:var(--muted); }
+  .dot { display:inline-block; width:9px; height:9px; border-radius:50%; background:#b9bfcb; margin-right:4px; }
+  .dot.online { background:var(--ok); } .dot.away { background:var(--warn); }
+  .messages { flex:1; min-height:120px; max-height:220px; overflow:auto; border:1px solid #e6e8ee; border-radius:8px; padding:6px; background:#fafbfc; }
+  .msg { margin:3px 0; padding:4px 8px; border-radius:8px; background:#e9edf8; width:fit-content; max-width:92%; }
+  .msg.mine { background:#d7f0df; margin-left:auto; }
+  .msg b { font-size:11px; color:var(--muted); display:block; }
+  form { display:flex; gap:6px; }
+  input { flex:1; padding:6px 8px; border:1px solid #cfd4de; border-radius:6px; font:inherit; }
+  button { padding:6px 10px; border:0; border-radius:6px; background:var(--accent); color:#fff; font:inherit; cursor:pointer; }
+  button.secondary { background:#e3e6ee; color:var(--ink); }
+  button.approve { background:var(--ok); } button.deny { background:var(--bad); }
+  .approval { border:2px solid var(--warn); border-radius:8px; padding:8px; background:#fffaf0; }
+  .approval .summary { font-family:ui-monospace, monospace; font-weight:600; }
+  .approval .bar { height:6px; background:#f0e2c4; border-radius:3px; overflow:hidden; margin:6px 0; }
+  .approval .bar i { display:block; height:100%; background:var(--warn); }
+  .approval .actions { display:flex; gap:6px; align-items:center; }
+  .approval .countdown { margin-left:auto; font-variant-numeric:tabular-nums; font-weight:700; }
+  .banner { padding:8px; border-radius:8px; background:#e8edfb; color:#23408f; }
+  .banner.away { background:#f1eefa; color:#5a3e9c; }
+  .log { font-size:12px; color:var(--muted); max-height:90px; overflow:auto; }
+  .row { display:flex; gap:6px; flex-wrap:wrap; }
+  .stats dl { display:grid; grid-template-columns:1fr auto; gap:4px 8px; margin:0; }
+  .stats dt { color:var(--muted); } .stats dd { margin:0; font-weight:700; text-align:right; font-variant-numeric:tabular-nums; }
+  canvas { width:100%; height:70px; background:#fafbfc; border-radius:6px; }
+  .error { color:var(--bad); font-size:12px; }
+</style>
+</head>
+<body>
+<header>
+  <h1>Switchboard demo</h1>
+  <span class="sub">Alice's phone and desktop (one user, two devices) and her friend Bob, each a live <code>/v1/client.js</code> connection</span>
+  <button id="post-approval" data-testid="post-approval" title="What Alice's backend does: POST an approval request to her session">Post approval request (as a backend)</button>
+  <button id="reset" class="secondary" title="Forget these demo users and start over">Reset</button>
+</header>
+<main>
+  <section class="panel" id="phone"></section>
+  <section class="panel" id="desktop"></section>
+  <section class="panel" id="friend"></section>
+  <section class="panel stats" id="stats">
+    <h2>This node</h2>
+    <dl>
+      <dt>connections</dt><dd data-testid="stat-connections">–</dd>
+      <dt>online users</dt><dd data-testid="stat-users">–</dd>
+      <dt>events/s</dt><dd data-testid="stat-rate">–</dd>
+      <dt>pending approvals</dt><dd data-testid="stat-pending">–</dd>
+      <dt>events stored</dt><dd data-testid="stat-events">–</dd>
+      <dt>messages sent</dt><dd data-testid="stat-messages">–</dd>
+    </dl>
+    <canvas id="rate-chart" width="200" height="70"></canvas>
+    <div class="log">From <code>/demo/api/stats</code> every second (the numbers <code>/metrics</code> shows).</div>
+  </section>
+</main>
+<template id="panel-template">
+  <h2><span class="name"></span><span class="pill" data-role="state">idle</span></h2>
+  <div class="presence" data-role="presence"><span class="dot"></span><span data-role="presence-text">friend: unknown</span></div>
+  <div class="banner" data-role="session" hidden></div>
+  <div data-role="approvals"></div>
+  <div class="messages" data-role="messages"></div>
+  <form data-role="compose"><input data-role="text" placeholder="Message" maxlength="500" autocomplete="off"><button>Send</button></form>
+  <div class="row" data-role="controls"></div>
+  <div class="log" data-role="log"></div>
+  <div class="error" data-role="error"></div>
+</template>
+<script type="module">
+import { SwitchboardClient, registerDevice, setDisplayName } from '/v1/client.js';
+
+const STORE = 'switchboard.demo.v1';
+const $ = (root, role) => root.querySelector(`[data-role="${role}"]`);
+
+async function post(path, token, body = {}) {
+  const r = await fetch(path, { method: 'POST', headers: { 'Content-Type': 'application/json', Authorization: `Bearer ${token}` }, body: JSON.stringify(body) });
+  const json = await r.json();
+  if (!r.ok) throw new Error(json.error ? `${json.error.code}: ${json.error.message}` : r.statusText);
+  return json;
+}
+
+function randomSecret() {
+  return Array.from(crypto.getRandomValues(new Uint8Array(16)), (b) => b.toString(16).padStart(2, '0')).join('');
+}
+
+/** Registers Alice's phone, a second device for her, and Bob — or reuses them from localStorage. */
+async function identities() {
+  const saved = JSON.parse(localStorage.getItem(STORE) || 'null');
+  if (saved) return saved;
+  const phone = await registerDevice(location.href, { deviceToken: randomSecret(), platform: 'ios' });
+  await setDisplayName(location.href, phone.token, 'Alice');
+  const desktop = await post('/demo/api/devices', phone.token, { platform: 'desktop' });
+  const friend = await registerDevice(location.href, { deviceToken: randomSecret(), platform: 'web' });
+  await setDisplayName(location.href, friend.token, 'Bob');
+  const ids = { phone, desktop, friend };
+  localStorage.setItem(STORE, JSON.stringify(ids));
+  return ids;
+}
+
+/** One "device" column: a client, its DOM, and what the tests read back (`received` offsets, `messageIds`). */
+class Device {
+  constructor(key, title, identity, peer) {
+    this.key = key; this.identity = identity; this.peer = peer;
+    this.root = document.getElementById(key);
+    this.root.append(document.getElementById('panel-template').content.cloneNode(true));
+    $(this.root, 'state').dataset.testid = `${key}-state`;
+    this.root.querySelector('.name').textContent = title;
+    this.received = []; this.messageIds = []; this.cards = new Map();
+    this.client = new SwitchboardClient({ url: location.href, token: () => identity.token, backoffMaxMs: 4000 });
+    const c = this.client;
+    c.on('state', (s) => { const pill = $(this.root, 'state'); pill.textContent = s; pill.className = `pill ${s}`; });
+    c.on('stopped', (e) => { $(this.root, 'error').textContent = e.message; });
+    c.on('event', (_, frame) => { if (typeof frame.offset === 'number') this.received.push(frame.offset); });
+    c.on('message', (m) => this.showMessage(m));
+    c.on('presence', (p) => { if (p.userId === this.peer().userId) this.showPresence(p.status); });
+    c.on('approvalRequest', (a) => this.showApproval(a));
+    c.on('approvalResolved', (a) => this.clearApproval(a, `${a.state} on ${a.decidedBy?.clientType ?? '?'}`));
+    c.on('approvalTimeout', (a) => this.clearApproval(a, 'timed out'));
+    c.on('sessionHandoff', (h) => this.showHandoff(h));
+    c.on('contactAdded', (u) => this.log(`contact added: ${u.displayName ?? u.hexCode}`));
+    c.on('welcome', () => this.refresh());
+    c.on('resync', () => this.refresh());
+    $(this.root, 'compose').addEventListener('submit', (e) => {
+      e.preventDefault();
+      const input = $(this.root, 'text');
+      const text = input.value.trim();
+      if (!text) return;
+      input.value = '';
+      c.send(this.peer().userId, text).catch((err) => this.log(`send failed: ${err.code}`));
+    });
+  }
+
+  /** After every (re)connect: presence is not replayed and approvals may have changed meanwhile. */
+  async refresh() {
+    try {
+      const { contacts } = await this.client.presence();
+      const p = contacts.find((x) => x.userId === this.peer().userId);
+      this.showPresence(p ? p.status : 'not a contact');
+      if (this.key !== 'friend') {
+        const { approvals } = await this.client.pendingApprovals();
+        for (const a of approvals) { this.client.decorateApproval(a); this.showApproval(a); }
+        for (const id of [...this.cards.keys()]) if (!approvals.some((a) => a.requestId === id)) this.removeCard(id);
+      }
+    } catch (err) { this.log(`refresh failed: ${err.code ?? err.message}`); }
+  }
+
+  log(text) {
+    const line = document.createElement('div');
+    line.textContent = `${new Date().toLocaleTimeString()} ${text}`;
+    $(this.root, 'log').prepend(line);
+  }
+
+  showPresence(status) {
+    this.root.querySelector('.dot').className = `dot ${status}`;
+    const el = $(this.root, 'presence-text');
+    el.dataset.testid = `${this.key}-presence`;
+    el.textContent = `${this.peer().name}: ${status}`;
+    el.dataset.status = status;
+  }
+
+  showMessage(m) {
+    this.messageIds.push(m.messageId);
+    const div = document.createElement('div');
+    div.className = `msg${m.from === this.identity.userId ? ' mine' : ''}`;
+    div.dataset.messageId = m.messageId;
+    div.innerHTML = '<b></b><span></span>';
+    div.querySelector('b').textContent = m.fromDisplayName ?? m.from;
+    div.querySelector('span').textContent = m.text;
+    const box = $(this.root, 'messages');
+    box.append(div);
+    box.scrollTop = box.scrollHeight;
+  }
+
+  showApproval(a) {
+    if (this.cards.has(a.requestId) || a.remainingMs() <= 0) return;
+    const card = document.createElement('div');
+    card.className = 'approval';
+    card.dataset.requestId = a.requestId;
+    card.innerHTML = '<div><span class="tool"></span> wants to run <span class="summary"></span></div><div class="bar"><i></i></div>'
+      + '<div class="actions"><button class="approve">Approve</button><button class="deny">Deny</button><span class="countdown"></span></div>';
+    card.querySelector('.tool').textContent = a.toolName;
+    card.querySelector('.summary').textContent = a.summary;
+    const answer = (approve) => {
+      const call = approve ? this.client.approve(a.requestId) : this.client.deny(a.requestId);
+      call.catch((err) => this.log(`${approve ? 'approve' : 'deny'} refused: ${err.code}`));
+    };
+    card.querySelector('.approve').addEventListener('click', () => answer(true));
+    card.querySelector('.deny').addEventListener('click', () => answer(false));
+    const total = a.expiresAt - a.createdAt;
+    const tick = () => {
+      const left = a.remainingMs();
+      card.querySelector('.countdown').textContent = `${Math.ceil(left / 1000)} s`;
+      card.querySelector('.bar i').style.width = `${(100 * left) / total}%`;
+    };
+    tick();
+    this.cards.set(a.requestId, { card, timer: setInterval(tick, 200) });
+    $(this.root, 'approvals').append(card);
+  }
+
+  removeCard(requestId) {
+    const entry = this.cards.get(requestId);
+    if (!entry) return;
+    clearInterval(entry.timer);
+    entry.card.remove();
+    this.cards.delete(requestId);
+  }
+
+  clearApproval(a, outcome) {
+    this.removeCard(a.requestId);
+    this.log(`${a.requestId}: ${outcome}`);
+    this.root.dataset.lastApproval = `${a.requestId} ${outcome}`;
+  }
+
+  showHandoff(h) {
+    const banner = $(this.root, 'session');
+    banner.hidden = false;
+    banner.dataset.testid = `${this.key}-session`;
+    const here = h.handedOffTo.deviceId === this.identity.deviceId;
+    banner.className = here ? 'banner' : 'banner away';
+    const label = { ios: 'your phone', android: 'your phone', desktop: 'your Mac', web: 'the web' };
+    banner.textContent = here ? `Session active here (taken over from ${label[h.previous.clientType] ?? h.previous.clientType})`
+      : `Continued on ${label[h.handedOffTo.clientType] ?? h.handedOffTo.clientType}: this device let go of the session`;
+    banner.dataset.state = here ? 'active' : 'handed-off';
+  }
+
+  button(label, testid, action) {
+    const b = document.createElement('button');
+    b.className = 'secondary';
+    b.textContent = label;
+    b.dataset.testid = testid;
+    b.addEventListener('click', () => action().catch((err) => this.log(`${label} failed: ${err.code ?? err.message}`)));
+    $(this.root, 'controls').append(b);
+    return b;
+  }
+}
+
+async function main() {
+  const ids = await identities();
+  const alice = { userId: ids.phone.userId, name: 'Alice' };
+  const bob = { userId: ids.friend.userId, name: 'Bob' };
+  const phone = new Device('phone', "Alice's phone", ids.phone, () => bob);
+  const desktop = new Device('desktop', "Alice's desktop", ids.desktop, () => bob);
+  const friend = new Device('friend', 'Bob (friend)', ids.friend, () => alice);
+  window.demo = { ids, phone, desktop, friend };
+
+  const session = await post('/demo/api/session', ids.phone.token);
+  window.demo.sessionId = session.sessionId;
+  for (const d of [phone, desktop, friend]) d.client.connect();
+
+  // Make Alice and Bob contacts with the relationship flow apps use: Alice's connect code, entered by Bob.
+  const { contacts } = await phone.client.contacts();
+  if (!contacts.some((c) => c.user.userId === bob.userId)) {
+    const { code } = await phone.client.connectCode();
+    await friend.client.connectWithCode(code);
+  }
+  // The phone starts as the session's active device, so the desktop taking it over is a handoff.
+  await phone.client.attach(session.sessionId);
+
+  desktop.button('Continue on desktop', 'desktop-attach', () => desktop.client.attach(session.sessionId));
+  phone.button('Take back on phone', 'phone-attach', () => phone.client.attach(session.sessionId));
+  friend.button('Go offline', 'friend-offline', async () => friend.client.close());
+  friend.button('Come online', 'friend-online', async () => friend.client.connect());
+  friend.button('Away', 'friend-away', () => friend.client.setPresence('away'));
+  friend.button('Back', 'friend-back', () => friend.client.setPresence('online'));
+  document.getElementById('post-approval').addEventListener('click', () => {
+    post('/demo/api/approvals', ids.phone.token, { toolName: 'shell', summary: 'rm -rf build/' })
+      .catch((err) => phone.log(`posting failed: ${err.message}`));
+  });
+  document.getElementById('reset').addEventListener('click', () => {
+    for (const d of [phone, desktop, friend]) d.client.close();
+    localStorage.clear();
+    location.reload();
+  });
+  window.demo.ready = true;
+}
+
+// The live view of the node: gauges as they are, events/s from the growth of the stored-events counter.
+const rates = [];
+let previous = null;
+async function pollStats() {
+  try {
+    const s = await (await fetch('/demo/api/stats')).json();
+    const now = performance.now();
+    // A restarted node starts its counters at 0 again: no negative rates.
+    const rate = previous ? Math.max(0, ((s.eventsCommitted - previous.events) * 1000) / (now - previous.at)) : 0;
+    previous = { events: s.eventsCommitted, at: now };
+    const set = (id, v) => { document.querySelector(`[data-testid="${id}"]`).textContent = v; };
+    set('stat-connections', s.connectedDevices); set('stat-users', s.onlineUsers); set('stat-rate', rate.toFixed(1));
+    set('stat-pending', s.pendingApprovals); set('stat-events', s.eventsCommitted); set('stat-messages', s.messagesSent);
+    rates.push(rate); if (rates.length > 60) rates.shift();
+    const canvas = document.getElementById('rate-chart');
+    const g = canvas.getContext('2d');
+    g.clearRect(0, 0, canvas.width, canvas.height);
+    const top = Math.max(1, ...rates);
+    g.strokeStyle = '#3056d3'; g.lineWidth = 2; g.beginPath();
+    rates.forEach((r, i) => { const x = (i * canvas.width) / 59, y = canvas.height - 4 - (r / top) * (canvas.height - 8); i ? g.lineTo(x, y) : g.moveTo(x, y); });
+    g.stroke();
+  } catch { /* the node is restarting: keep the last numbers */ }
+}
+setInterval(pollStats, 1000);
+pollStats();
+
+main().catch((err) => {
+  document.querySelector('header .sub').textContent = `demo failed to start: ${err.message}`;
+  window.demo = { error: String(err) };
+});
+</script>
+</body>
+</html>
 
 """##
 }

@@ -196,12 +196,15 @@ export class SwitchboardClient {
 
   /** Milliseconds until `approval.expiresAt`, corrected for the difference between this clock and the server's. */
   remainingMs(approval) {
-    return Math.max(0, approval.expiresAt - (Date.now() + this.clockSkewMs));
+    const left = approval.expiresAt - (Date.now() + this.clockSkewMs);
+    // The skew estimate includes network delay: never show more than the request's whole lifetime.
+    const lifetime = typeof approval.createdAt === 'number' ? approval.expiresAt - approval.createdAt : left;
+    return Math.max(0, Math.min(left, lifetime));
   }
 
   // MARK: Connection
 
-  /** Connects (and keeps reconnecting until `close()`). Resolves once the first connection attempt was started. */
+  /** Connects, and keeps reconnecting until `close()` (or a refusal that reconnecting cannot fix: `stopped`). */
   connect() {
     if (this.state === 'stopped' || this.state === 'idle') {
       this.stopReason = null;
@@ -339,6 +342,8 @@ export class SwitchboardClient {
       if (frame.data.recovered === false) {
         // Events after our offset are gone: the app must refetch its state; continue from the live end.
         this.lastQueued = null;
+        // Ahead of the server's log (a reset server): the live end is the only valid resume point now.
+        if (frame.data.requestedOffset > this.identity.latestOffset) this.offsetStore.set(this.identity.latestOffset);
         this.chain = this.chain.then(() => this.emitLifecycle('resync', frame.data));
       }
       return;

@@ -3,7 +3,8 @@
 
 Starts the server (standalone mode, its own temporary database), starts headless Chromium, drives it over the
 DevTools protocol (CDP, a JSON-over-WebSocket protocol: the `websockets` package is the only dependency) and checks
-the DOM after each flow: setup, presence, messages, an approval with its live countdown answered from either device,
+the DOM after each flow (and the client's own rules against a scripted fake WebSocket, scripts/web_client_checks.js):
+setup, presence, messages, an approval with its live countdown answered from either device,
 a session handoff, the node's live view, the client's reconnect and resume after the server is killed and restarted,
 and a screenshot that is not blank. Prints one line per check and `web: N passed` (exit 0) or the failures (exit 1).
 
@@ -421,6 +422,13 @@ async def flows(run, server, browser, args, directory):
     await run.check("demo registers two devices of one user and a friend", demo_sets_up_two_devices_and_a_friend)
     if run.failed:
         return  # nothing below can work without the page
+    # The client's own rules, against a scripted fake WebSocket, in a page of the gateway's origin.
+    with open(os.path.join(os.path.dirname(os.path.abspath(__file__)), "web_client_checks.js")) as f:
+        results = await b.js(f.read())
+    for name, ok, detail in results:
+        async def unit(ok=ok, detail=detail):
+            assert ok, detail
+        await run.check(f"client.js: {name}", unit)
     await run.check("friend presence: online, away, offline, back", friend_presence_is_live)
     await run.check("messages both ways, on both of Alice's devices", messages_flow_both_ways)
     await run.check("approval: live countdown, approved on desktop, cleared on phone", approval_counts_down_and_desktop_approves)

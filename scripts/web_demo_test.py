@@ -403,6 +403,7 @@ async def flows(run, server, browser, args, directory):
     async def approval_after_restart_and_screenshot():
         request = await post_approval()
         await b.until(f"!!document.querySelector('#desktop .approval[data-request-id={request}]')", "a card after the restart")
+        await b.until("document.querySelector('[data-testid=stat-pending]').textContent === '1'", "the node view to count it")
         shot = base64.b64decode((await b.call("Page.captureScreenshot", format="png"))["data"])
         if args.screenshot:
             with open(args.screenshot, "wb") as f:

@@ -55,7 +55,7 @@ let package = Package(
             "EventLoop", "TLS", "HTTP1", "WebSocketCodec", "WebSocketDeflate", "SwitchboardConfig",
             "Gateway", "GatewayProtocol", "Storage", "Auth", "Push",
             .product(name: "Logging", package: "swift-log"),
-        ]),
+        ], exclude: ["Web/assets"]),  // embedded by scripts/embed-web into Web/WebAssets.swift
         .executableTarget(name: "switchboard", dependencies: [
             "Server", "SwitchboardConfig", "JSON", "Auth", "Storage", "EventLoop", "COperations",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),

@@ -25,7 +25,7 @@ public final class GatewayRuntime: @unchecked Sendable {
         public var maxCommandBytes = 16 * 1024
         /// Commands read and not yet answered, node-wide, before new ones are refused with `overloaded`. Bounds the
         /// memory queued work can take (a few KiB per command in flight) and keeps every command answered.
-        public var maxPendingCommands = 4096
+        public var maxPendingCommands = 1024
         /// The retry hint sent with `overloaded`.
         public var overloadRetryAfterMs = 100
         public var approvalWebhookURL: String?

@@ -2,7 +2,8 @@
 /// connected and write to each other; in offline pairs (`offlineFraction` of the pairs) the recipient never connects
 /// during the run, so its messages go to its log (and the push outbox). Measures sender→recipient latency
 /// (`message_delivery`) and verifies order and completeness per direction; the offline recipients connect after the
-/// traffic with `?offset=0` and must get every message on resume, in order. Loop-confined.
+/// traffic with `?offset=0` and must get every message on resume, in order. A send refused with `overloaded` is
+/// counted (`messages_refused_overloaded`), not retried, and not expected at the recipient. Loop-confined.
 final class MessagesWorkload: GatewayWorkload, GatewayDeviceHandler {
     struct Options: Sendable {
         /// Messages sent per second, in total.
@@ -189,7 +190,13 @@ final class MessagesWorkload: GatewayWorkload, GatewayDeviceHandler {
         directions[index].replies += 1
         if !reply.ok {
             directions[index].failed.insert(Int64(seq))
-            context.driver.recordError("send_message_" + (reply.errorCode ?? "failed"))
+            if reply.errorCode == "overloaded" {
+                // The server refused it up front (retryable, nothing stored): a refusal, not a loss. Not retried, so
+                // the offered rate stays what `--message-rate` says.
+                context.driver.stats.counts["messages_refused_overloaded", default: 0] += 1
+            } else {
+                context.driver.recordError("send_message_" + (reply.errorCode ?? "failed"))
+            }
         }
         if !sending { startResumeChecks() }
     }

@@ -34,6 +34,9 @@ public final class SQLiteGatewayStore: GatewayStore, @unchecked Sendable {
             }
             let synchronous = options.synchronous == .full ? "FULL" : "NORMAL"
             try writeConnection.execute("PRAGMA synchronous = \(synchronous)")
+            try writeConnection.execute("PRAGMA cache_size = -\(max(1, options.writerCacheKiB))")
+            try writeConnection.execute("PRAGMA wal_autocheckpoint = \(max(1, options.walAutocheckpointPages))")
+            try writeConnection.execute("PRAGMA journal_size_limit = \(max(1, options.walAutocheckpointPages) * 4096)")
             try SchemaMigrations.migrate(writeConnection)
             readConnection = try SQLiteConnection(path: options.path, readOnly: true, busyTimeoutMs: options.busyTimeoutMs)
         } catch {

@@ -23,8 +23,8 @@ public final class GatewayRuntime: @unchecked Sendable {
         public var standalone = true
         public var settings = GatewaySettings()
         public var maxCommandBytes = 16 * 1024
-        /// Commands read and not yet answered, node-wide, before new ones are refused with `overloaded`. Bounds the
-        /// memory queued work can take (a few KiB per command in flight) and keeps every command answered.
+        /// Commands read and not yet answered, node-wide, before new ones are refused with `overloaded`
+        /// (`gateway.max_pending_commands`). Bounds the memory queued work can take and keeps every command answered.
         public var maxPendingCommands = 1024
         /// The retry hint sent with `overloaded`.
         public var overloadRetryAfterMs = 100

@@ -80,7 +80,7 @@ let package = Package(
         .testTarget(name: "LoadTestTests", dependencies: [
             "switchboard-load", "EventLoop", "WebSocketCodec", "WebSocketDeflate", "HTTP1", "Auth", "JSON",
         ], path: "loadtest/Tests/LoadTestTests"),
-        .testTarget(name: "PushTests", dependencies: ["Push", "Auth", "JSON"], exclude: ["Fixtures"]),
-        .testTarget(name: "ServerTests", dependencies: ["Server", "WebSocketCodec", "HTTP1", "TLS", "EventLoop", "Auth", "Gateway", "Storage"]),
+        .testTarget(name: "PushTests", dependencies: ["Push", "Auth", "JSON", "TestSupport"], exclude: ["Fixtures"]),
+        .testTarget(name: "ServerTests", dependencies: ["Server", "TestSupport", "WebSocketCodec", "HTTP1", "TLS", "EventLoop", "Auth", "Gateway", "Storage"]),
     ]
 )

@@ -53,9 +53,9 @@ let package = Package(
         // Composition root: listeners, upgrade, per-connection glue, HTTP endpoints, metrics.
         .target(name: "Server", dependencies: [
             "EventLoop", "TLS", "HTTP1", "WebSocketCodec", "WebSocketDeflate", "SwitchboardConfig",
-            "Gateway", "GatewayProtocol", "Storage", "Auth", "Push",
+            "Gateway", "GatewayProtocol", "Storage", "Auth", "Push", "JSON",
             .product(name: "Logging", package: "swift-log"),
-        ]),
+        ], exclude: ["Web/assets"]),  // embedded by scripts/embed-web into Web/WebAssets.swift
         .executableTarget(name: "switchboard", dependencies: [
             "Server", "SwitchboardConfig", "JSON", "Auth", "Storage", "EventLoop", "COperations",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),

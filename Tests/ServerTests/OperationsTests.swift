@@ -163,6 +163,12 @@ import Testing
         #expect(fields["request_id"] as? String == "req-42")
         #expect((fields["reason"] as? String)?.isEmpty == false)
         #expect(!server.stderr.contains(token))
+        // A token sent in the `auth` message after the upgrade is logged the same way when it fails.
+        let inBand = try GatewayTestClient(port: port, path: "/v1/ws")
+        inBand.send(text: #"{"type":"auth","id":"a1","token":"\#(token)"}"#)
+        #expect(try inBand.closeCode() == 4003)
+        #expect(ServeProcess.eventually { server.stderr.contains("authentication failed") })
+        #expect(!server.stderr.contains(token))
         // A server API call with a wrong key is logged the same way, without the key.
         let api = try GatewayHTTP.request(port: port, "POST", "/v1/sessions", #"{"userId":"ann"}"#, key: "wrong-key-0123456789")
         #expect(api.status == 401)

@@ -100,6 +100,7 @@ final class GatewayConnection: WebSocketHandler, GatewayClient, @unchecked Senda
             sendNow(ServerFrames.ok(id: command.id, result: ["userId": identity.userId, "deviceId": identity.deviceId]))
             register()
         case .failure(let error):
+            socket.logAuthenticationFailure(reason: error.code)
             sendNow(ServerFrames.error(id: command.id, GatewayError(.tokenInvalid, "\(error.code): \(error.message)")))
             socket.close(code: GatewayCloseCode.authenticationFailed, reason: "authentication failed")
         }

@@ -73,6 +73,7 @@ import Testing
         let server = try ServeProcess(["serve", "--listen", "", "--tls-listen", "127.0.0.1:\(port)", "--tls-cert", cert, "--tls-key", key,
                                        "--storage-path", directory.path + "/tls.db"], directory: directory)
         #expect(ServeProcess.eventually { Self.servedCommonName(port: port) == "first" }, "\(server.stderr)")
+        #expect(ServeProcess.eventually { server.stderr.contains("ready: SIGTERM") })   // SIGHUP is handled from here on
 
         try Self.makeCertificate(commonName: "second", cert: cert, key: key)
         kill(server.pid, SIGHUP)

@@ -1,6 +1,6 @@
 // Switchboard JavaScript client: one ES module, no build step, no dependencies.
 // Served by the gateway at GET /v1/client.js; documented in docs/CLIENT-JS.md (wire protocol: docs/PROTOCOL.md).
-// Works in browsers and in Node >= 22 (or 20/21 with a WebSocket implementation passed as `options.WebSocket`).
+// Works in browsers and in Node >= 22 (20/21: --experimental-websocket, or a WebSocket passed as `options.WebSocket`).
 
 /** Close codes the gateway uses (docs/PROTOCOL.md, "Close codes"). */
 export const CloseCode = Object.freeze({

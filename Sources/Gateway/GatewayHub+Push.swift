@@ -272,7 +272,7 @@ extension GatewayHub {
         let matching = (pushTokens[deviceId] ?? []).filter { $0.kind == kind && $0.token == target.token }
         guard !matching.isEmpty else { return }
         pushTokens[deviceId]?.removeAll { $0.kind == kind && $0.token == target.token }
-        store.write(matching.map { .deletePushToken(deviceId: deviceId, kind: kind, sessionId: $0.sessionId) }) { _ in }
+        queueWrite(matching.map { .deletePushToken(deviceId: deviceId, kind: kind, sessionId: $0.sessionId) }) { _ in }
     }
 
     /// The kind of token a target was built from.

@@ -2,6 +2,8 @@
 public struct GatewayError: Error, Sendable, Equatable, Codable, CustomStringConvertible {
     public var code: GatewayErrorCode
     public var message: String
+    /// With `overloaded`: how long the client should wait before retrying the same command (omitted otherwise).
+    public var retryAfterMs: Int?
 
     public init(_ code: GatewayErrorCode, _ message: String) {
         self.code = code

@@ -75,6 +75,8 @@ enum ConfigSchema {
             .integer("gateway.max_message_characters", \.gateway.maxMessageCharacters, 1...100_000),
             .string("gateway.approval_webhook_url", \.gateway.approvalWebhookURL),
             .integer("gateway.approval_push_delay_ms", \.gateway.approvalPushDelayMs, 0...600_000),
+            .integer("gateway.max_pending_commands", \.gateway.maxPendingCommands, 1...1_000_000),
+            .integer("gateway.overload_retry_after_ms", \.gateway.overloadRetryAfterMs, 1...60_000),
 
             .string("push.apns_team_id", \.push.apnsTeamID),
             .string("push.apns_key_id", \.push.apnsKeyID),

@@ -62,7 +62,7 @@ import Testing
 
     @Test func knownKeysListsEverySchemaKeyOnce() {
         let keys = SwitchboardConfiguration.knownKeys
-        #expect(keys.count == 72)
+        #expect(keys.count == 74)
         #expect(Set(keys).count == keys.count)
         #expect(keys.contains("websocket.compression.server_no_context_takeover"))
     }

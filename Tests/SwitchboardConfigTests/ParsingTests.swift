@@ -72,6 +72,8 @@ import Testing
         max_message_characters = 280
         approval_webhook_url = "http://127.0.0.1:9000/hook"
         approval_push_delay_ms = 2000
+        max_pending_commands = 500
+        overload_retry_after_ms = 250
 
         [push]
         apns_team_id = "TEAM123456"
@@ -152,6 +154,8 @@ import Testing
         #expect(c.gateway.maxMessageCharacters == 280)
         #expect(c.gateway.approvalWebhookURL == "http://127.0.0.1:9000/hook")
         #expect(c.gateway.approvalPushDelayMs == 2000)
+        #expect(c.gateway.maxPendingCommands == 500)
+        #expect(c.gateway.overloadRetryAfterMs == 250)
         #expect(c.push.apnsTeamID == "TEAM123456")
         #expect(c.push.apnsKeyID == "KEY1234567")
         #expect(c.push.apnsKeyFile == "/etc/sb/AuthKey.p8")

@@ -23,6 +23,11 @@ public final class GatewayRuntime: @unchecked Sendable {
         public var standalone = true
         public var settings = GatewaySettings()
         public var maxCommandBytes = 16 * 1024
+        /// Commands read and not yet answered, node-wide, before new ones are refused with `overloaded`
+        /// (`gateway.max_pending_commands`). Bounds the memory queued work can take and keeps every command answered.
+        public var maxPendingCommands = 1024
+        /// The retry hint sent with `overloaded`.
+        public var overloadRetryAfterMs = 100
         public var approvalWebhookURL: String?
         /// Where invite texts (SMS/e-mail) are POSTed; nil = invites are only returned to the inviter.
         public var inviteWebhookURL: String?
@@ -85,7 +90,8 @@ public final class GatewayRuntime: @unchecked Sendable {
             hub.inviteDeliverer = invites
         }
         endpoint = GatewayEndpoint(hub: hub, scheduler: scheduler, authenticator: authenticator,
-                                   authTimeoutMs: options.authTimeoutMs, maxCommandBytes: options.maxCommandBytes)
+                                   authTimeoutMs: options.authTimeoutMs, maxCommandBytes: options.maxCommandBytes,
+                                   maxPendingCommands: options.maxPendingCommands, overloadRetryAfterMs: options.overloadRetryAfterMs)
         api = ServerAPI(hub: hub, scheduler: scheduler, authenticator: authenticator, standalone: options.standalone)
         web = WebRoutes(next: api, demo: options.demo ? DemoAPI(api: api) : nil)
         if let pushTransport {
@@ -127,7 +133,12 @@ public final class GatewayRuntime: @unchecked Sendable {
     public var metricsText: @Sendable () -> String {
         let metrics = hub.metrics
         let outbox = pushOutbox
-        return { metrics.render() + (outbox?.metricsText() ?? "") }
+        let store = self.store
+        return {
+            metrics.render() + (outbox?.metricsText() ?? "")
+                + "# HELP switchboard_store_commits_total SQLite write transactions committed.\n"
+                + "# TYPE switchboard_store_commits_total counter\nswitchboard_store_commits_total \(store.commitCount)\n"
+        }
     }
 
     /// Stops the hub loop and closes the store (after the server has drained its connections).

@@ -74,9 +74,9 @@ final class ServerAPI: HTTPApplication, @unchecked Sendable {
         case .notAMember: status = 403
         case .unauthenticated, .tokenInvalid: status = 401
         case .forbidden: status = 403
-        case .approvalAlreadyResolved, .approvalExpired, .sessionEnded: status = 409
+        case .approvalAlreadyResolved, .approvalExpired, .sessionEnded, .idempotencyKeyReused: status = 409
         case .rateLimited: status = 429
-        case .storageFailed: status = 503
+        case .storageFailed, .overloaded: status = 503
         case .internalError: status = 500
         case .messageTooLarge: status = 413
         default: status = 400

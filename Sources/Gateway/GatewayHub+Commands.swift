@@ -31,6 +31,11 @@ extension GatewayHub {
         switch type {
         case "ack":
             let command = try decoder.decode(AckCommand.self, from: data)
+            // An ack ahead of the log would count events not yet written as seen (and suppress their pushes).
+            let latest = latestOffsets[client.userId] ?? 0
+            guard command.offset >= 0, command.offset <= latest else {
+                throw GatewayError(.invalidField, "offset \(command.offset) is outside your log: acknowledge 0 to \(latest), the newest offset you received")
+            }
             state.ackedOffset = max(state.ackedOffset, command.offset)
             queueWrite([.setDeviceAck(deviceId: client.deviceId, offset: command.offset)]) { _ in }
             reply.ok(Empty())
@@ -55,16 +60,16 @@ extension GatewayHub {
             reply.ok(["contacts": list])
         case "session_attach":
             let command = try decoder.decode(SessionCommand.self, from: data)
-            try attach(sessionId: command.sessionId, client: client, reply: reply)
+            attach(sessionId: command.sessionId, client: client, reply: reply)
         case "session_get":
             let command = try decoder.decode(SessionCommand.self, from: data)
-            reply.ok(try sessionData(command.sessionId, for: client.userId))
+            sessionData(command.sessionId, for: client.userId, reply: reply)
         case "session_list":
             let list = sessions.values.filter { $0.userId == client.userId }.sorted { $0.createdAt < $1.createdAt }.map(Self.sessionData)
             reply.ok(["sessions": list])
         case "approve", "deny":
             let command = try decoder.decode(ApprovalAnswerCommand.self, from: data)
-            try answer(requestId: command.requestId, approve: type == "approve", client: client, reply: reply)
+            answer(requestId: command.requestId, approve: type == "approve", client: client, reply: reply)
         case "approvals_pending":
             let pending = approvals.values.filter { $0.userId == client.userId && $0.state == "pending" }
                 .sorted { $0.createdAt < $1.createdAt }.map(Self.approvalData)

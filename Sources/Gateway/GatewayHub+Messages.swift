@@ -26,7 +26,7 @@ extension GatewayHub {
             return
         }
         let scope = "message:" + client.userId
-        let send = { [self] (done: @escaping (Result<SentMessage, GatewayError>) -> Void) in
+        let send = { [self] (requestHash: String, done: @escaping (Result<SentMessage, GatewayError>) -> Void) in
             latestMessageId += 1
             let message = MessageRecord(id: latestMessageId, from: client.userId, to: command.to, text: text, sentAt: clock.now())
             let data = encode(MessageData(messageId: message.id, from: message.from, to: message.to, text: text,
@@ -34,7 +34,7 @@ extension GatewayHub {
             let result = SentMessage(messageId: message.id, sentAt: message.sentAt)
             var writes: [StoreWrite] = [.insertMessage(message)]
             if let key = command.clientMessageId {
-                writes.append(.putIdempotency(scope: scope, key: key, response: encode(result), createdAt: message.sentAt))
+                writes.append(.putIdempotency(scope: scope, key: key, response: encode(result), requestHash: requestHash, createdAt: message.sentAt))
             }
             // Both logs: the recipient's devices get it, and the sender's other devices stay in sync.
             commit(writes, events: [PendingEvent(userId: command.to, type: "message", data: data),
@@ -49,8 +49,8 @@ extension GatewayHub {
             case .failure(let error): reply.fail(error)
             }
         }
-        guard let key = command.clientMessageId else { return send(answer) }
-        idempotent(scope: scope, key: key, perform: send, completion: answer)
+        guard let key = command.clientMessageId else { return send("", answer) }
+        idempotent(scope: scope, key: key, request: ["to": command.to, "text": text], perform: send, completion: answer)
     }
 
     func history(_ command: HistoryCommand, for client: GatewayClient, reply: Reply) {

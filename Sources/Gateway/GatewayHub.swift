@@ -47,7 +47,7 @@ public final class GatewayHub: @unchecked Sendable {
     var approvalTimers: [String: GatewayTimer] = [:]
     var approvalWaiters: [String: [(ApprovalRecord) -> Void]] = [:]
     /// Idempotency keys being looked up or committed, with the callers waiting for their result.
-    var idempotencyWaiters: [String: [(Result<[UInt8], GatewayError>) -> Void]] = [:]
+    var idempotencyWaiters: [String: [(Result<IdempotencyRecord, GatewayError>) -> Void]] = [:]
     /// Batches made since the store was last handed a job (see `queueWrite`).
     var queuedWrites: [QueuedWrite] = []
 

@@ -25,6 +25,7 @@ public enum GatewayErrorCode: String, Sendable, Codable {
     case timeoutOutOfRange = "timeout_out_of_range"
     case displayNameInvalid = "display_name_invalid"
     case rateLimited = "rate_limited"
+    case idempotencyKeyReused = "idempotency_key_reused"
     case storageFailed = "storage_failed"
     /// The node is at its bound of pending commands; retry after the error's `retryAfterMs`.
     case overloaded = "overloaded"

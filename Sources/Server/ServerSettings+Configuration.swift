@@ -55,6 +55,7 @@ extension GatewayRuntime.Options {
         authTimeoutMs = UInt64(auth.timeoutMs)
         apiKeys = auth.apiKeys
         standalone = auth.standalone
+        demo = config.demoEnabled
         let g = config.gateway
         settings.approvalDefaultTimeoutMs = Int64(g.approvalTimeoutMs)
         settings.approvalMinTimeoutMs = Int64(g.approvalMinTimeoutMs)

@@ -119,8 +119,18 @@ public final class SQLiteGatewayStore: GatewayStore, @unchecked Sendable {
         try read { reader throws(StorageError) in try reader.unreadCounts(userId: userId) }
     }
 
-    /// The response stored by the last `putIdempotency` for this scope and key.
-    public func idempotentResponse(scope: String, key: String) throws -> [UInt8]? {
+    /// One session by id (any state).
+    public func session(id: String) throws -> SessionRecord? {
+        try read { reader throws(StorageError) in try reader.session(id: id) }
+    }
+
+    /// One approval by id (any state).
+    public func approval(id: String) throws -> ApprovalRecord? {
+        try read { reader throws(StorageError) in try reader.approval(id: id) }
+    }
+
+    /// The response and request digest stored by the last `putIdempotency` for this scope and key.
+    public func idempotentResponse(scope: String, key: String) throws -> IdempotencyRecord? {
         try read { reader throws(StorageError) in try reader.idempotentResponse(scope: scope, key: key) }
     }
 

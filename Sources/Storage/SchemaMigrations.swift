@@ -13,6 +13,7 @@ enum SchemaMigrations {
         SchemaMigration(version: 1, sql: SchemaV1.sql),
         SchemaMigration(version: 2, sql: SchemaV2.sql),
         SchemaMigration(version: SchemaPush.version, sql: SchemaPush.sql),
+        SchemaMigration(version: SchemaV4.version, sql: SchemaV4.sql),
     ]
 
     /// Applies every migration newer than the recorded version, in order; returns the resulting version.

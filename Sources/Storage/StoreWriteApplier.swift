@@ -92,11 +92,12 @@ struct StoreWriteApplier {
             try db.run("UPDATE devices SET acked_offset = max(acked_offset, ?2) WHERE id = ?1") {
                 $0.bind(1, deviceId); $0.bind(2, offset)
             }
-        case .putIdempotency(let scope, let key, let response, let createdAt):
+        case .putIdempotency(let scope, let key, let response, let requestHash, let createdAt):
             try db.run("""
-                INSERT INTO idempotency (scope, "key", response, created_at) VALUES (?1, ?2, ?3, ?4)
-                ON CONFLICT (scope, "key") DO UPDATE SET response = excluded.response, created_at = excluded.created_at
-                """) { $0.bind(1, scope); $0.bind(2, key); $0.bind(3, response); $0.bind(4, createdAt) }
+                INSERT INTO idempotency (scope, "key", response, created_at, request_hash) VALUES (?1, ?2, ?3, ?4, ?5)
+                ON CONFLICT (scope, "key") DO UPDATE SET response = excluded.response, created_at = excluded.created_at,
+                    request_hash = excluded.request_hash
+                """) { $0.bind(1, scope); $0.bind(2, key); $0.bind(3, response); $0.bind(4, createdAt); $0.bind(5, requestHash) }
         case .enqueuePush, .updatePushJob, .upsertPushToken, .deletePushToken, .setNotificationSettings:
             try applyPush(write)
         case .upsertFriendRequest, .upsertContactPause, .deleteContactPause, .upsertConnectCode, .upsertGroup,
@@ -138,7 +139,7 @@ struct StoreWriteApplier {
         case .insertMessage(let m): return "insertMessage \(m.id)"
         case .setReadMark(let userId, let peerId, _): return "setReadMark \(userId)->\(peerId)"
         case .setDeviceAck(let deviceId, _): return "setDeviceAck \(deviceId)"
-        case .putIdempotency(let scope, let key, _, _): return "putIdempotency \(scope)/\(key)"
+        case .putIdempotency(let scope, let key, _, _, _): return "putIdempotency \(scope)/\(key)"
         case .enqueuePush(let job): return "enqueuePush \(job.id)"
         case .updatePushJob(let id, _, _, _, _): return "updatePushJob \(id)"
         case .upsertPushToken(let t): return "upsertPushToken \(t.deviceId)/\(t.kind)"

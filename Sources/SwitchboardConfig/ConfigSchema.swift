@@ -21,6 +21,7 @@ enum ConfigSchema {
             .boolean("server.echo", \.server.echo),
             .integer("server.drain_timeout_ms", \.server.drainTimeoutMs, 0...60_000),
             .integer("server.max_connections", \.server.maxConnections, 1...10_000_000),
+            .choice("server.demo", \.server.demo),
 
             .integer("http.max_request_line_bytes", \.http.maxRequestLineBytes, 64...1_048_576),
             .integer("http.max_header_bytes", \.http.maxHeaderBytes, 256...16_777_216),

@@ -7,7 +7,7 @@ enum Observation: Equatable {
     case oldest(Int64?)
     case messages([MessageRecord])
     case unread([String: Int])
-    case idempotent([UInt8]?)
+    case idempotent(IdempotencyRecord?)
     case pruned(Int)
     case pushJobs([PushJobRecord])
     case pushJob(PushJobRecord?)
@@ -50,7 +50,7 @@ enum StoreScript {
             .upsertApproval(ApprovalRecord(id: "apr_1", userId: "u1", sessionId: "s1", toolName: "bash", summary: "ls",
                                            state: "approved", decidedByDeviceId: "d1", decidedByClientType: "ios",
                                            createdAt: 50, expiresAt: 90, resolvedAt: 55)),
-            .putIdempotency(scope: "approval", key: "k1", response: Array("first".utf8), createdAt: 60),
+            .putIdempotency(scope: "approval", key: "k1", response: Array("first".utf8), requestHash: "h1", createdAt: 60),
             .putIdempotency(scope: "approval", key: "k2", response: [], createdAt: 61),
             .putIdempotency(scope: "message", key: "k1", response: [0, 255, 0], createdAt: 62),
             .putIdempotency(scope: "approval", key: "k1", response: Array("second".utf8), createdAt: 63),

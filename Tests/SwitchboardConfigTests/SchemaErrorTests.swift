@@ -20,6 +20,7 @@ import Testing
         ("[websocket]\nsubprotocols = [\"a b\"]", "websocket.subprotocols", "HTTP token"),
         ("[websocket]\nallowed_origins = [\"\"]", "websocket.allowed_origins", "got \"\""),
         ("[metrics]\nenabled = 1", "metrics.enabled", "expected true or false, got 1"),
+        ("[server]\ndemo = true", "server.demo", "expected one of auto, on, off, got true"),
     ])
     func wrongTypes(text: String, key: String, messagePart: String) throws {
         let error = try #require(parseError(text))

@@ -12,8 +12,10 @@ public enum StoreWrite: Sendable, Equatable {
     /// The reader has read every message from `peerId` up to `messageId`.
     case setReadMark(userId: String, peerId: String, messageId: Int64)
     case setDeviceAck(deviceId: String, offset: Int64)
-    /// Remembers the response to an idempotent request (`scope` e.g. "approval", `key` from the client).
-    case putIdempotency(scope: String, key: String, response: [UInt8], createdAt: Int64)
+    /// Remembers the response to an idempotent request (`scope` names what the key creates and for whom, e.g.
+    /// "approval:<user>␟<session>"; `key` from the client) and a digest of the request, so a reuse of the key for a
+    /// different request can be refused.
+    case putIdempotency(scope: String, key: String, response: [UInt8], requestHash: String = "", createdAt: Int64)
     /// A push to send, in the same transaction as the event it announces (the outbox).
     case enqueuePush(PushJobRecord)
     /// The outcome of an attempt: `sent`, `dead`, or still `pending` with the next attempt's time.
@@ -34,6 +36,15 @@ public enum StoreWrite: Sendable, Equatable {
     case upsertInvite(InviteRecord)
     case upsertUserPhone(UserPhoneRecord)
     case deleteUserPhone(userId: String)
+}
+
+/// What an idempotency key answered, and a digest of the request that used it first ("" for rows stored before
+/// digests were kept: those are not checked).
+public struct IdempotencyRecord: Sendable, Equatable {
+    public var response: [UInt8]
+    public var requestHash: String
+
+    public init(response: [UInt8], requestHash: String) { self.response = response; self.requestHash = requestHash }
 }
 
 /// Everything the domain needs in memory at start-up.
@@ -89,8 +100,12 @@ public protocol GatewayStore: AnyObject, Sendable {
     func messages(between a: String, and b: String, before: Int64?, limit: Int) throws -> [MessageRecord]
     /// Unread messages per sender for `userId` (messages to the user with an id above its read mark for that sender).
     func unreadCounts(userId: String) throws -> [String: Int]
-    /// The stored response for an idempotency key, if any.
-    func idempotentResponse(scope: String, key: String) throws -> [UInt8]?
+    /// One session by id, in any state (the snapshot holds only open ones; ended ones are read on demand).
+    func session(id: String) throws -> SessionRecord?
+    /// One approval by id, in any state (the snapshot holds only pending ones; decided ones are read on demand).
+    func approval(id: String) throws -> ApprovalRecord?
+    /// The stored response (and request digest) for an idempotency key, if any.
+    func idempotentResponse(scope: String, key: String) throws -> IdempotencyRecord?
     /// Pending push jobs whose next attempt is due at `now`, oldest first, at most `limit`.
     func duePushJobs(now: Int64, limit: Int) throws -> [PushJobRecord]
     /// One push job by id (any state).

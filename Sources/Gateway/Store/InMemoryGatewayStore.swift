@@ -8,7 +8,7 @@ public final class InMemoryGatewayStore: GatewayStore {
         var events: [String: [StoredEvent]] = [:]
         var messages: [MessageRecord] = []
         var readMarks: [String: [String: Int64]] = [:]
-        var idempotency: [String: [UInt8]] = [:]
+        var idempotency: [String: IdempotencyRecord] = [:]
         var endedSessions: [String: SessionRecord] = [:]
         var resolvedApprovals: [String: ApprovalRecord] = [:]
         var batches = 0
@@ -47,8 +47,8 @@ public final class InMemoryGatewayStore: GatewayStore {
                 if let i = snapshot.devices.firstIndex(where: { $0.id == deviceId }) {
                     snapshot.devices[i].ackedOffset = max(snapshot.devices[i].ackedOffset, offset)
                 }
-            case .putIdempotency(let scope, let key, let response, _):
-                idempotency[scope + "\u{0}" + key] = response
+            case .putIdempotency(let scope, let key, let response, let requestHash, _):
+                idempotency[scope + "\u{0}" + key] = IdempotencyRecord(response: response, requestHash: requestHash)
             case .enqueuePush(let job):
                 pushJobs[job.id] = job
                 snapshot.latestPushJobId = max(snapshot.latestPushJobId, job.id)
@@ -127,7 +127,15 @@ public final class InMemoryGatewayStore: GatewayStore {
         }
     }
 
-    public func idempotentResponse(scope: String, key: String) throws -> [UInt8]? {
+    public func session(id: String) throws -> SessionRecord? {
+        state.withLock { $0.endedSessions[id] ?? $0.snapshot.openSessions.first { $0.id == id } }
+    }
+
+    public func approval(id: String) throws -> ApprovalRecord? {
+        state.withLock { $0.resolvedApprovals[id] ?? $0.snapshot.pendingApprovals.first { $0.id == id } }
+    }
+
+    public func idempotentResponse(scope: String, key: String) throws -> IdempotencyRecord? {
         state.withLock { $0.idempotency[scope + "\u{0}" + key] }
     }
 

@@ -33,6 +33,8 @@ public final class GatewayRuntime: @unchecked Sendable {
         public var inviteWebhookURL: String?
         public var retentionHours = 168
         public var keepLatestEvents = 1000
+        /// Serve `/demo` and its endpoints (`server.demo`; see `SwitchboardConfiguration.demoEnabled`).
+        public var demo = false
         public init(databasePath: String) { self.databasePath = databasePath }
     }
 
@@ -42,6 +44,7 @@ public final class GatewayRuntime: @unchecked Sendable {
     let scheduler: HubScheduler
     let endpoint: GatewayEndpoint
     let api: ServerAPI
+    private let web: WebRoutes
     private let webhook: ApprovalWebhook?
     private let pushOutbox: PushOutbox?
 
@@ -90,6 +93,7 @@ public final class GatewayRuntime: @unchecked Sendable {
                                    authTimeoutMs: options.authTimeoutMs, maxCommandBytes: options.maxCommandBytes,
                                    maxPendingCommands: options.maxPendingCommands, overloadRetryAfterMs: options.overloadRetryAfterMs)
         api = ServerAPI(hub: hub, scheduler: scheduler, authenticator: authenticator, standalone: options.standalone)
+        web = WebRoutes(next: api, demo: options.demo ? DemoAPI(api: api) : nil)
         if let pushTransport {
             pushOutbox = PushOutbox(hub: hub, store: store, scheduler: scheduler, transport: pushTransport,
                                     retryDelay: pushRetryDelay ?? PushOutbox.defaultRetryDelay)
@@ -122,7 +126,8 @@ public final class GatewayRuntime: @unchecked Sendable {
         WebSocketRouter(routes: [GatewayEndpoint.path: endpoint], fallback: fallback)
     }
 
-    public var httpApplication: HTTPApplication { api }
+    /// The HTTP application: `/v1/client.js`, the demo when enabled, then the JSON API.
+    public var httpApplication: HTTPApplication { web }
 
     /// The hub's counters for `/metrics`.
     public var metricsText: @Sendable () -> String {

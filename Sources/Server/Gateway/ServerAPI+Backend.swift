@@ -54,7 +54,15 @@ extension ServerAPI {
             onHub { $0.createSession(id: body.sessionId, userId: body.userId, title: body.title, completion: Self.reply(respond, status: 201)) }
         case ("GET", 2, "sessions"):
             let id = route[1]
-            onHub { hub in respond(hub.session(id).map { Self.ok($0) } ?? Self.failure(GatewayError(.sessionNotFound, "no session \"\(id)\""))) }
+            onHub { hub in
+                hub.session(id) { result in
+                    switch result {
+                    case .success(let data?): respond(Self.ok(data))
+                    case .success(nil): respond(Self.failure(GatewayError(.sessionNotFound, "no session \"\(id)\"")))
+                    case .failure(let error): respond(Self.failure(error))
+                    }
+                }
+            }
         case ("POST", 3, "sessions") where route[2] == "events":
             guard let body = decode(SessionEventBody.self, request, respond: respond) else { return true }
             let id = route[1]
@@ -102,8 +110,12 @@ extension ServerAPI {
             let id = route[1]
             let wait = request.head.queryItem("wait").flatMap(Double.init).map { min(max($0, 0), 60) } ?? 0
             onHub { hub in
-                hub.waitForApproval(id, waitMs: Int64(wait * 1000)) { data in
-                    respond(data.map { Self.ok($0) } ?? Self.failure(GatewayError(.approvalNotFound, "no approval request \"\(id)\"")))
+                hub.waitForApproval(id, waitMs: Int64(wait * 1000)) { result in
+                    switch result {
+                    case .success(let data?): respond(Self.ok(data))
+                    case .success(nil): respond(Self.failure(GatewayError(.approvalNotFound, "no approval request \"\(id)\"")))
+                    case .failure(let error): respond(Self.failure(error))
+                    }
                 }
             }
         default:

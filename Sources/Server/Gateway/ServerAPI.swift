@@ -74,7 +74,7 @@ final class ServerAPI: HTTPApplication, @unchecked Sendable {
         case .notAMember: status = 403
         case .unauthenticated, .tokenInvalid: status = 401
         case .forbidden: status = 403
-        case .approvalAlreadyResolved, .approvalExpired, .sessionEnded: status = 409
+        case .approvalAlreadyResolved, .approvalExpired, .sessionEnded, .idempotencyKeyReused: status = 409
         case .rateLimited: status = 429
         case .storageFailed, .overloaded: status = 503
         case .internalError: status = 500
@@ -135,16 +135,24 @@ final class ServerAPI: HTTPApplication, @unchecked Sendable {
 
     private struct DisplayNameBody: Decodable { var displayName: String }
 
-    private func setOwnDisplayName(_ request: HTTPRequest, respond: @escaping Respond) {
+    /// The device behind `Authorization: Bearer <client jwt>`, or nil after answering 401.
+    func deviceIdentity(_ request: HTTPRequest, respond: Respond) -> ClientIdentity? {
         guard let header = request.head.headers["Authorization"], let token = BearerToken.parse(authorization: header) else {
-            return respond(.jsonError(status: 401, code: "unauthenticated", message: "send the device token as Authorization: Bearer <jwt>"))
+            respond(.jsonError(status: 401, code: "unauthenticated", message: "send the device token as Authorization: Bearer <jwt>"))
+            return nil
         }
-        let identity: ClientIdentity
         switch authenticator.identify(token: token) {
-        case .success(let found): identity = found
-        case .failure(let error): return respond(.jsonError(status: 401, code: "token_invalid", message: "\(error.code): \(error.message)"))
+        case .success(let found):
+            return found
+        case .failure(let error):
+            respond(.jsonError(status: 401, code: "token_invalid", message: "\(error.code): \(error.message)"))
+            return nil
         }
-        guard let body = decode(DisplayNameBody.self, request, respond: respond) else { return }
+    }
+
+    private func setOwnDisplayName(_ request: HTTPRequest, respond: @escaping Respond) {
+        guard let identity = deviceIdentity(request, respond: respond),
+              let body = decode(DisplayNameBody.self, request, respond: respond) else { return }
         onHub { hub in hub.setDisplayName(userId: identity.userId, body.displayName, completion: Self.reply(respond)) }
     }
 }

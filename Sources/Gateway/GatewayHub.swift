@@ -149,8 +149,9 @@ public final class GatewayHub: @unchecked Sendable {
         var completion: (Error?) -> Void
     }
 
-    /// Hands every queued batch to the store as one job; the completions run in order in one hub task.
-    func flushWrites() {
+    /// Hands every queued batch to the store as one job; the completions run in order in one hub task. Runs by itself
+    /// after each round; call it on the hub thread before stopping the hub so nothing queued is left behind.
+    public func flushWrites() {
         guard !queuedWrites.isEmpty else { return }
         let queued = UncheckedBox(queuedWrites)
         queuedWrites = []

@@ -139,13 +139,13 @@ extension GatewayHub {
         guard ["ios", "android", "desktop", "web"].contains(platform) else {
             return completion(.failure(GatewayError(.invalidField, "platform must be ios, android, desktop or web")))
         }
-        if let deviceId = devicesByToken[deviceToken], let device = devices[deviceId], let user = users[device.userId] {
+        if let key = devicesByToken[deviceToken], let device = devices[key], let user = users[device.userId] {
             return completion(.success(Registration(userId: user.id, hexCode: user.hexCode, deviceId: device.id, clientType: device.clientType)))
         }
         let user = createUser(id: "usr_" + randomToken(), displayName: nil)
         let device = DeviceRecord(id: "dev_" + randomToken(), userId: user.id, clientType: platform, deviceToken: deviceToken, createdAt: clock.now())
-        devices[device.id] = device
-        devicesByToken[deviceToken] = device.id
+        devices[device.key] = device
+        devicesByToken[deviceToken] = device.key
         let registration = Registration(userId: user.id, hexCode: user.hexCode, deviceId: device.id, clientType: platform)
         commit([.upsertUser(user), .upsertDevice(device)]) { outcome in completion(outcome.map { _ in registration }) }
     }

@@ -14,6 +14,7 @@ enum SchemaMigrations {
         SchemaMigration(version: 2, sql: SchemaV2.sql),
         SchemaMigration(version: SchemaPush.version, sql: SchemaPush.sql),
         SchemaMigration(version: SchemaV4.version, sql: SchemaV4.sql),
+        SchemaMigration(version: SchemaV5.version, sql: SchemaV5.sql),
     ]
 
     /// Applies every migration newer than the recorded version, in order; returns the resulting version.

@@ -131,11 +131,11 @@ extension GatewayHub {
         public var clientType: String
     }
 
-    /// Standalone devices (no app backend): a new device token creates a user and a device; a known token returns them.
-    public func registerDevice(deviceToken: String, platform: String, completion: @escaping (Result<Registration, GatewayError>) -> Void) {
-        guard !deviceToken.isEmpty, deviceToken.utf8.count <= 512 else {
-            return completion(.failure(GatewayError(.invalidField, "deviceToken must have 1 to 512 bytes")))
-        }
+    /// Standalone devices (no app backend): a new device secret creates a user and a device; a known one returns them.
+    /// Only the secret's digest (`deviceTokenDigest`, SHA-256 hex, computed by the server) is seen and stored here: a
+    /// copy of the database does not reveal secrets. Looking a digest up leaks nothing usable about the secret.
+    public func registerDevice(deviceTokenDigest deviceToken: String, platform: String,
+                               completion: @escaping (Result<Registration, GatewayError>) -> Void) {
         guard ["ios", "android", "desktop", "web"].contains(platform) else {
             return completion(.failure(GatewayError(.invalidField, "platform must be ios, android, desktop or web")))
         }

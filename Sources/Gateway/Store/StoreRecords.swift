@@ -34,7 +34,7 @@ public struct DeviceRecord: Sendable, Equatable {
     public var userId: String
     /// `ios`, `android`, `desktop` or `web`.
     public var clientType: String
-    /// The secret a standalone device re-registers with (stored as given; unique when present).
+    /// SHA-256 (hex) of the secret a standalone device re-registers with (unique when present; never the secret).
     public var deviceToken: String?
     public var createdAt: Int64
     /// The highest offset this device acknowledged.

@@ -124,6 +124,8 @@ extension GatewayHub {
 
     // MARK: Standalone mode
 
+    static let nodeRegistrationKey = "register:\u{0}node"
+
     public struct Registration: Sendable, Equatable {
         public var userId: String
         public var hexCode: String
@@ -141,6 +143,11 @@ extension GatewayHub {
         }
         if let key = devicesByToken[deviceToken], let device = devices[key], let user = users[device.userId] {
             return completion(.success(Registration(userId: user.id, hexCode: user.hexCode, deviceId: device.id, clientType: device.clientType)))
+        }
+        // New identities are limited per node: each one would otherwise bring its own per-user allowances.
+        let window: Int64 = 3_600_000
+        guard takeRate(Self.nodeRegistrationKey, entries: 1, limit: settings.registrationsPerNodePerHour, windowMs: window) else {
+            return completion(.failure(rateLimitedError("too many new registrations on this server", key: Self.nodeRegistrationKey, windowMs: window)))
         }
         let user = createUser(id: "usr_" + randomToken(), displayName: nil)
         let device = DeviceRecord(id: "dev_" + randomToken(), userId: user.id, clientType: platform, deviceToken: deviceToken, createdAt: clock.now())

@@ -81,7 +81,8 @@ final class ServerAPI: HTTPApplication, @unchecked Sendable {
         case .messageTooLarge: status = 413
         default: status = 400
         }
-        return .jsonError(status: status, code: error.code.rawValue, message: error.message)
+        let retry = error.retryAfterSeconds.map { HTTPHeaders([("Retry-After", String($0))]) } ?? HTTPHeaders()
+        return .jsonError(status: status, code: error.code.rawValue, message: error.message, extraHeaders: retry)
     }
 
     /// Decodes a JSON body, or answers 400 naming the field.

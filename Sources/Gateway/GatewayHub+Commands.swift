@@ -37,7 +37,7 @@ extension GatewayHub {
                 throw GatewayError(.invalidField, "offset \(command.offset) is outside your log: acknowledge 0 to \(latest), the newest offset you received")
             }
             state.ackedOffset = max(state.ackedOffset, command.offset)
-            queueWrite([.setDeviceAck(deviceId: client.deviceId, offset: command.offset)]) { _ in }
+            queueWrite([.setDeviceAck(userId: client.userId, deviceId: client.deviceId, offset: command.offset)]) { _ in }
             reply.ok(Empty())
         case "send_message":
             sendMessage(try decoder.decode(SendMessageCommand.self, from: data), from: client, reply: reply)

@@ -45,9 +45,9 @@ extension GatewayHub {
     func ensureUserAndDevice(userId: String, deviceId: String, clientType: String) -> [StoreWrite] {
         var writes: [StoreWrite] = []
         if users[userId] == nil { writes.append(.upsertUser(createUser(id: userId, displayName: nil))) }
-        if devices[deviceId] == nil {
+        if devices[DeviceKey(userId: userId, deviceId: deviceId)] == nil {
             let device = DeviceRecord(id: deviceId, userId: userId, clientType: clientType, createdAt: clock.now())
-            devices[deviceId] = device
+            devices[device.key] = device
             writes.append(.upsertDevice(device))
         }
         if !writes.isEmpty { queueWrite(writes) { _ in } }

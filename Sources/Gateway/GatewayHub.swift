@@ -22,15 +22,16 @@ public final class GatewayHub: @unchecked Sendable {
     // Durable state, loaded from the store's snapshot at start.
     var users: [String: UserRecord] = [:]
     var usersByHexCode: [String: String] = [:]
-    var devices: [String: DeviceRecord] = [:]
-    var devicesByToken: [String: String] = [:]
+    /// Keyed by (user, device): a device id is the client's choice and unique only within its user.
+    var devices: [DeviceKey: DeviceRecord] = [:]
+    var devicesByToken: [String: DeviceKey] = [:]
     var contacts: [String: [String: ContactRecord]] = [:]
     var latestOffsets: [String: Int64] = [:]
     var sessions: [String: SessionRecord] = [:]
     var approvals: [String: ApprovalRecord] = [:]
     var latestMessageId: Int64 = 0
     var latestApprovalSequence: Int64 = 0
-    var pushTokens: [String: [PushTokenRecord]] = [:]
+    var pushTokens: [DeviceKey: [PushTokenRecord]] = [:]
     var notificationSettings: [String: NotificationSettings] = [:]
     var latestPushJobId: Int64 = 0
     var presencePushPending: [String: Set<String>] = [:]
@@ -68,8 +69,8 @@ public final class GatewayHub: @unchecked Sendable {
             usersByHexCode[user.hexCode] = user.id
         }
         for device in snapshot.devices {
-            devices[device.id] = device
-            if let token = device.deviceToken { devicesByToken[token] = device.id }
+            devices[device.key] = device
+            if let token = device.deviceToken { devicesByToken[token] = device.key }
         }
         for contact in snapshot.contacts { contacts[contact.userId, default: [:]][contact.contactId] = contact }
         relations.load(snapshot)
@@ -77,7 +78,7 @@ public final class GatewayHub: @unchecked Sendable {
         for session in snapshot.openSessions { sessions[session.id] = session }
         latestMessageId = snapshot.latestMessageId
         latestApprovalSequence = snapshot.latestApprovalSequence
-        for token in snapshot.pushTokens { pushTokens[token.deviceId, default: []].append(token) }
+        for token in snapshot.pushTokens { pushTokens[token.deviceKey, default: []].append(token) }
         notificationSettings = snapshot.notificationSettings
         latestPushJobId = snapshot.latestPushJobId
         for approval in snapshot.pendingApprovals {

@@ -22,16 +22,17 @@ extension StoreWriteApplier {
             }
         case .upsertPushToken(let t):
             try db.run("""
-                INSERT INTO push_tokens (device_id, kind, session_id, token, environment, updated_at) VALUES (?1, ?2, ?3, ?4, ?5, ?6)
-                ON CONFLICT (device_id, kind, session_id) DO UPDATE SET token = excluded.token, environment = excluded.environment,
-                    updated_at = excluded.updated_at
+                INSERT INTO push_tokens (device_id, kind, session_id, token, environment, updated_at, user_id)
+                VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)
+                ON CONFLICT (user_id, device_id, kind, session_id) DO UPDATE SET token = excluded.token,
+                    environment = excluded.environment, updated_at = excluded.updated_at
                 """) {
                 $0.bind(1, t.deviceId); $0.bind(2, t.kind); $0.bind(3, t.sessionId); $0.bind(4, t.token)
-                $0.bind(5, t.environment); $0.bind(6, t.updatedAt)
+                $0.bind(5, t.environment); $0.bind(6, t.updatedAt); $0.bind(7, t.userId)
             }
-        case .deletePushToken(let deviceId, let kind, let sessionId):
-            try db.run("DELETE FROM push_tokens WHERE device_id = ?1 AND kind = ?2 AND session_id = ?3") {
-                $0.bind(1, deviceId); $0.bind(2, kind); $0.bind(3, sessionId)
+        case .deletePushToken(let userId, let deviceId, let kind, let sessionId):
+            try db.run("DELETE FROM push_tokens WHERE user_id = ?4 AND device_id = ?1 AND kind = ?2 AND session_id = ?3") {
+                $0.bind(1, deviceId); $0.bind(2, kind); $0.bind(3, sessionId); $0.bind(4, userId)
             }
         case .setNotificationSettings(let userId, let settings):
             let blob = encode(settings)
@@ -52,9 +53,9 @@ extension StoreWriteApplier {
 extension StoreReader {
     func loadPush(into snapshot: inout GatewaySnapshot) throws(StorageError) {
         snapshot.pushTokens = try db.query("""
-            SELECT device_id, kind, token, environment, session_id, updated_at FROM push_tokens ORDER BY rowid
+            SELECT device_id, kind, token, environment, session_id, updated_at, user_id FROM push_tokens ORDER BY rowid
             """) {
-            PushTokenRecord(deviceId: $0.string(0), kind: $0.string(1), token: $0.string(2), environment: $0.optionalString(3),
+            PushTokenRecord(userId: $0.string(6), deviceId: $0.string(0), kind: $0.string(1), token: $0.string(2), environment: $0.optionalString(3),
                             sessionId: $0.string(4), updatedAt: $0.int64(5))
         }
         let settings = try db.query("SELECT user_id, settings FROM notification_settings") { ($0.string(0), $0.bytes(1)) }

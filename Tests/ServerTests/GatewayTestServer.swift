@@ -125,6 +125,7 @@ enum GatewayHTTP {
         // @unchecked: the parsed JSON is only read by the thread that waits for it.
         var status: Int
         var json: [String: Any]
+        var retryAfter: String? = nil
         var errorCode: String? { GatewayJSON.string(json, "error", "code") }
     }
 
@@ -146,7 +147,7 @@ enum GatewayHTTP {
         client.send(Array((head + "\r\n").utf8) + body)
         let response = try client.readResponse()
         let object = response.body.isEmpty ? nil : try? JSONSerialization.jsonObject(with: Data(response.body))
-        return Response(status: response.head.status, json: object as? [String: Any] ?? [:])
+        return Response(status: response.head.status, json: object as? [String: Any] ?? [:], retryAfter: response.head.headers["Retry-After"])
     }
 }
 

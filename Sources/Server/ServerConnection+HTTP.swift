@@ -87,6 +87,7 @@ extension ServerConnection {
     func respond(_ response: HTTPResponse, keepAlive: Bool) {
         metrics.increment("switchboard_http_responses_total", label: String(response.status))
         send(response.serialize(keepAlive: keepAlive))
+        idleSince = state.loop.now
         if !keepAlive { closeAfterFlush() ; phase = .lingering }
     }
 

@@ -18,6 +18,12 @@ final class GatewayConnection: WebSocketHandler, GatewayClient, @unchecked Senda
     private var loop: EventLoop?
     private var authTimer: TimerID?
     private var registered = false
+    /// Frames waiting for the socket to drain (socket loop only): a resume's replay, then any live frame that arrived
+    /// behind it (order is kept). `backlogHead` is the next to send.
+    private var backlog: [[UInt8]] = []
+    private var backlogHead = 0
+    /// Live bytes queued behind a replay: past `websocket.max_outbound_bytes` the reader is too slow for live traffic.
+    private var liveBytesInBacklog = 0
 
     var userId: String { identity?.userId ?? "" }
     var deviceId: String { identity?.deviceId ?? "" }
@@ -64,6 +70,7 @@ final class GatewayConnection: WebSocketHandler, GatewayClient, @unchecked Senda
     }
 
     func webSocketDidClose(_ socket: WebSocket, code: UInt16) {
+        dropBacklog()
         if let authTimer { socket.loop.cancel(authTimer) }
         guard registered else { return }
         let hub = endpoint.hub
@@ -105,8 +112,49 @@ final class GatewayConnection: WebSocketHandler, GatewayClient, @unchecked Senda
 
     func send(_ frame: [UInt8]) {
         loop?.execute { [self] in
-            frame.withUnsafeBytes { socket?.send(opcode: .text, payload: $0) }
+            guard backlogHead < backlog.count, let socket else {
+                frame.withUnsafeBytes { socket?.send(opcode: .text, payload: $0) }
+                return
+            }
+            backlog.append(frame)
+            liveBytesInBacklog += frame.count
+            if liveBytesInBacklog > socket.maxOutboundBytes {
+                dropBacklog()
+                socket.closeSlowConsumer()
+            }
         }
+    }
+
+    func sendReplay(_ frames: [[UInt8]]) {
+        loop?.execute { [self] in
+            backlog.append(contentsOf: frames)
+            pumpBacklog()
+        }
+    }
+
+    /// Sends replayed frames while the socket's queue is below a low-water mark (a quarter of the outbound limit);
+    /// the rest waits for `webSocketDidDrain`. A fast reader gets the whole replay, however large; the slow-consumer
+    /// rule only ever sees a quarter-full queue plus one frame.
+    private func pumpBacklog() {
+        guard let socket else { return dropBacklog() }
+        let lowWater = socket.maxOutboundBytes / 4
+        while backlogHead < backlog.count && socket.bufferedAmount < lowWater {
+            let frame = backlog[backlogHead]
+            backlog[backlogHead] = []
+            backlogHead += 1
+            frame.withUnsafeBytes { socket.send(opcode: .text, payload: $0) }
+        }
+        if backlogHead == backlog.count { dropBacklog() }
+    }
+
+    private func dropBacklog() {
+        backlog = []
+        backlogHead = 0
+        liveBytesInBacklog = 0
+    }
+
+    func webSocketDidDrain(_ socket: WebSocket) {
+        if backlogHead < backlog.count { pumpBacklog() }
     }
 
     func close(code: UInt16, reason: String) {

@@ -15,7 +15,7 @@ extension GatewayHub {
         let decoder = self.decoder
         let waiter: (Result<[UInt8], GatewayError>) -> Void = { result in
             completion(result.flatMap { bytes in
-                guard let value = try? decoder.decode(T.self, from: Data(bytes)) else {
+                guard let value = try? decoder.decode(T.self, from: bytes) else {
                     return .failure(GatewayError(.internalError, "the stored response for this idempotency key is unreadable"))
                 }
                 return .success(value)

@@ -49,7 +49,8 @@ public final class GatewayHub: @unchecked Sendable {
     /// Idempotency keys being looked up or committed, with the callers waiting for their result.
     var idempotencyWaiters: [String: [(Result<[UInt8], GatewayError>) -> Void]] = [:]
 
-    let decoder = JSONDecoder()
+    /// The project's strict JSON path (duplicate keys and trailing commas are `invalid_json`).
+    let decoder = StrictJSONDecoder()
 
     public init(store: GatewayStore, scheduler: GatewayScheduler, clock: GatewayClock, settings: GatewaySettings = .init()) {
         self.store = store

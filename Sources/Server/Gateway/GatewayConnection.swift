@@ -80,8 +80,10 @@ final class GatewayConnection: WebSocketHandler, GatewayClient, @unchecked Senda
     /// The first frame of an unauthenticated socket must be `auth`.
     private func authenticate(_ frame: [UInt8], socket: WebSocket) {
         struct Auth: Decodable { var id: String; var type: String; var token: String?; var offset: Int64? }
-        guard let command = try? JSONDecoder().decode(Auth.self, from: Data(frame)), command.type == "auth", let token = command.token else {
-            let id = (try? JSONDecoder().decode(CommandEnvelope.self, from: Data(frame)))?.id
+        let decoder = StrictJSONDecoder()
+        let value = try? StrictJSONDecoder.parse(frame)
+        guard let value, let command = try? decoder.decode(Auth.self, from: value), command.type == "auth", let token = command.token else {
+            let id = value.flatMap { try? decoder.decode(CommandEnvelope.self, from: $0) }?.id
             sendNow(ServerFrames.error(id: id, GatewayError(.unauthenticated, "send {\"type\":\"auth\",\"id\":…,\"token\":…} first")))
             return
         }

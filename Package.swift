@@ -40,7 +40,7 @@ let package = Package(
         // The gateway domain: sessions, approvals, presence, messages; ports for storage and fan-out; time passed in.
         .target(name: "Gateway", dependencies: ["GatewayProtocol"]),
         // SQLite adapter of the domain's store port (WAL, migrations, one writer thread with group commit).
-        .target(name: "Storage", dependencies: ["Gateway", "CSQLite"]),
+        .target(name: "Storage", dependencies: ["Gateway", "CSQLite", "Auth"]),
 
         // Adapters over the C libraries.
         .target(name: "WebSocketDeflate", dependencies: ["WebSocketCodec", "CZlib"]),

@@ -418,6 +418,18 @@ async def flows(run, server, browser, args, directory):
         share = max(counts.values()) / sum(counts.values())
         assert len(colors) > 50 and share < 0.9, f"{len(colors)} colors, the commonest covers {share:.0%}"
 
+    async def documented_example_runs():
+        # docs/CLIENT-JS.md's example, as written, in a page of the gateway's origin.
+        with open(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "docs", "CLIENT-JS.md")) as f:
+            doc = f.read()
+        block = re.search(r"```html\n(.*?)```", doc, re.S).group(1).replace("https://gateway.example.com", server.url(""))
+        markup, script = re.fullmatch(r"(.*?)<script type=\"module\">\n(.*)</script>\n", block, re.S).groups()
+        await b.js(f"document.body.innerHTML = {json.dumps(markup)}; true")
+        source = base64.b64encode(script.encode()).decode()
+        await b.js(f"(import('data:text/javascript;base64,{source}'), true)")
+        await b.until("/my connect code: \\d{6}/.test(document.getElementById('log').textContent)", "the example's connect code")
+        assert "connection: live" in await b.text("#log"), await b.text("#log")
+
     await run.check("client module served with type, ETag, 304 and CORS", client_module_is_served)
     await run.check("demo off when API keys are set", demo_is_off_with_a_backend)
     await run.check("demo registers two devices of one user and a friend", demo_sets_up_two_devices_and_a_friend)
@@ -438,6 +450,7 @@ async def flows(run, server, browser, args, directory):
     await run.check("live view of the node", live_view_shows_the_node)
     await run.check("reconnect after kill -9 and restart: no loss, no duplicates", client_resumes_after_server_restart)
     await run.check("approval after the restart; screenshot not blank", approval_after_restart_and_screenshot)
+    await run.check("the example in docs/CLIENT-JS.md runs", documented_example_runs)
 
 
 if __name__ == "__main__":

@@ -27,7 +27,62 @@ public enum ListenProbe {
     }
 }
 
+extension ListenProbe {
+    /// Socket inodes listening on exactly `address` (address and port), from /proc/net/tcp or tcp6. After binding
+    /// with SO_REUSEPORT, any inode here that is not one of ours belongs to another process that joined the group
+    /// (two processes that started in the same instant can both pass `check`).
+    public static func listeningInodes(_ address: SocketAddress) -> Set<UInt64> {
+        let table = address.family == AF_INET6 ? "/proc/net/tcp6" : "/proc/net/tcp"
+        guard let text = readProcFile(table) else { return [] }
+        let wanted = address.procHex + ":" + hex(UInt32(address.port), digits: 4)
+        var inodes = Set<UInt64>()
+        for line in text.split(separator: "\n").dropFirst() {
+            let fields = line.split(separator: " ", omittingEmptySubsequences: true)
+            guard fields.count > 9, fields[3] == "0A", fields[1] == wanted, let inode = UInt64(fields[9]) else { continue }
+            inodes.insert(inode)
+        }
+        return inodes
+    }
+
+    /// The inode of the socket `fd` (what /proc/net/tcp lists).
+    public static func inode(of fd: Int32) -> UInt64? {
+        var info = stat()
+        return fstat(fd, &info) == 0 ? UInt64(info.st_ino) : nil
+    }
+
+    static func hex(_ value: UInt32, digits: Int) -> String {
+        let text = String(value, radix: 16, uppercase: true)
+        return String(repeating: "0", count: max(0, digits - text.count)) + text
+    }
+
+    private static func readProcFile(_ path: String) -> String? {
+        let fd = open(path, O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else { return nil }
+        defer { Glibc.close(fd) }
+        var bytes: [UInt8] = []
+        var chunk = [UInt8](repeating: 0, count: 65536)
+        while true {
+            let n = chunk.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
+            if n <= 0 { break }
+            bytes.append(contentsOf: chunk[..<n])
+        }
+        return String(decoding: bytes, as: UTF8.self)
+    }
+}
+
 extension SocketAddress {
+    /// The address as /proc/net/tcp{,6} prints it: each 32-bit word of the network-order bytes as the host reads it.
+    var procHex: String {
+        withUnsafeBytes(of: storage) { raw -> String in
+            if family == AF_INET6 {
+                let offset = MemoryLayout<sockaddr_in6>.offset(of: \.sin6_addr)!
+                return (0..<4).map { ListenProbe.hex(raw.loadUnaligned(fromByteOffset: offset + 4 * $0, as: UInt32.self), digits: 8) }.joined()
+            }
+            let offset = MemoryLayout<sockaddr_in>.offset(of: \.sin_addr)!
+            return ListenProbe.hex(raw.loadUnaligned(fromByteOffset: offset, as: UInt32.self), digits: 8)
+        }
+    }
+
     /// The remote address of a connected socket (for log lines), nil when the peer is already gone.
     public static func peer(of fd: Int32) -> SocketAddress? {
         var address = SocketAddress(storage: sockaddr_storage(), length: socklen_t(MemoryLayout<sockaddr_storage>.size))

@@ -124,6 +124,8 @@ extension GatewayHub {
 
     // MARK: Standalone mode
 
+    static let nodeRegistrationKey = "register:\u{0}node"
+
     public struct Registration: Sendable, Equatable {
         public var userId: String
         public var hexCode: String
@@ -131,21 +133,26 @@ extension GatewayHub {
         public var clientType: String
     }
 
-    /// Standalone devices (no app backend): a new device token creates a user and a device; a known token returns them.
-    public func registerDevice(deviceToken: String, platform: String, completion: @escaping (Result<Registration, GatewayError>) -> Void) {
-        guard !deviceToken.isEmpty, deviceToken.utf8.count <= 512 else {
-            return completion(.failure(GatewayError(.invalidField, "deviceToken must have 1 to 512 bytes")))
-        }
+    /// Standalone devices (no app backend): a new device secret creates a user and a device; a known one returns them.
+    /// Only the secret's digest (`deviceTokenDigest`, SHA-256 hex, computed by the server) is seen and stored here: a
+    /// copy of the database does not reveal secrets. Looking a digest up leaks nothing usable about the secret.
+    public func registerDevice(deviceTokenDigest deviceToken: String, platform: String,
+                               completion: @escaping (Result<Registration, GatewayError>) -> Void) {
         guard ["ios", "android", "desktop", "web"].contains(platform) else {
             return completion(.failure(GatewayError(.invalidField, "platform must be ios, android, desktop or web")))
         }
-        if let deviceId = devicesByToken[deviceToken], let device = devices[deviceId], let user = users[device.userId] {
+        if let key = devicesByToken[deviceToken], let device = devices[key], let user = users[device.userId] {
             return completion(.success(Registration(userId: user.id, hexCode: user.hexCode, deviceId: device.id, clientType: device.clientType)))
+        }
+        // New identities are limited per node: each one would otherwise bring its own per-user allowances.
+        let window: Int64 = 3_600_000
+        guard takeRate(Self.nodeRegistrationKey, entries: 1, limit: settings.registrationsPerNodePerHour, windowMs: window) else {
+            return completion(.failure(rateLimitedError("too many new registrations on this server", key: Self.nodeRegistrationKey, windowMs: window)))
         }
         let user = createUser(id: "usr_" + randomToken(), displayName: nil)
         let device = DeviceRecord(id: "dev_" + randomToken(), userId: user.id, clientType: platform, deviceToken: deviceToken, createdAt: clock.now())
-        devices[device.id] = device
-        devicesByToken[deviceToken] = device.id
+        devices[device.key] = device
+        devicesByToken[deviceToken] = device.key
         let registration = Registration(userId: user.id, hexCode: user.hexCode, deviceId: device.id, clientType: platform)
         commit([.upsertUser(user), .upsertDevice(device)]) { outcome in completion(outcome.map { _ in registration }) }
     }

@@ -13,10 +13,7 @@ extension GatewayHub {
             reply.fail(GatewayError(.textTooLong, "text has \(text.count) characters; the limit is \(settings.maxMessageCharacters)"))
             return
         }
-        guard users[command.to] != nil else {
-            reply.fail(GatewayError(.userNotFound, "no user \"\(command.to)\""))
-            return
-        }
+        // An unknown user is "not a contact" too: the answer must not tell which user ids exist.
         guard areContacts(client.userId, command.to) else {
             reply.fail(GatewayError(.notAContact, "you can only message your contacts"))
             return
@@ -54,7 +51,10 @@ extension GatewayHub {
     }
 
     func history(_ command: HistoryCommand, for client: GatewayClient, reply: Reply) {
-        let limit = min(max(command.limit ?? 50, 1), settings.historyPageLimit)
+        let limit = command.limit ?? min(50, settings.historyPageLimit)
+        guard (1...settings.historyPageLimit).contains(limit) else {
+            return reply.fail(GatewayError(.invalidField, "limit must be between 1 and \(settings.historyPageLimit)"))
+        }
         let (me, peer, store) = (client.userId, command.with, self.store)
         let names = users.mapValues(\.displayName)
         scheduler.runBlocking { [self] in

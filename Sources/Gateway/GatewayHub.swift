@@ -22,15 +22,16 @@ public final class GatewayHub: @unchecked Sendable {
     // Durable state, loaded from the store's snapshot at start.
     var users: [String: UserRecord] = [:]
     var usersByHexCode: [String: String] = [:]
-    var devices: [String: DeviceRecord] = [:]
-    var devicesByToken: [String: String] = [:]
+    /// Keyed by (user, device): a device id is the client's choice and unique only within its user.
+    var devices: [DeviceKey: DeviceRecord] = [:]
+    var devicesByToken: [String: DeviceKey] = [:]
     var contacts: [String: [String: ContactRecord]] = [:]
     var latestOffsets: [String: Int64] = [:]
     var sessions: [String: SessionRecord] = [:]
     var approvals: [String: ApprovalRecord] = [:]
     var latestMessageId: Int64 = 0
     var latestApprovalSequence: Int64 = 0
-    var pushTokens: [String: [PushTokenRecord]] = [:]
+    var pushTokens: [DeviceKey: [PushTokenRecord]] = [:]
     var notificationSettings: [String: NotificationSettings] = [:]
     var latestPushJobId: Int64 = 0
     var presencePushPending: [String: Set<String>] = [:]
@@ -51,7 +52,8 @@ public final class GatewayHub: @unchecked Sendable {
     /// Batches made since the store was last handed a job (see `queueWrite`).
     var queuedWrites: [QueuedWrite] = []
 
-    let decoder = JSONDecoder()
+    /// The project's strict JSON path (duplicate keys and trailing commas are `invalid_json`).
+    let decoder = StrictJSONDecoder()
 
     public init(store: GatewayStore, scheduler: GatewayScheduler, clock: GatewayClock, settings: GatewaySettings = .init()) {
         self.store = store
@@ -68,8 +70,8 @@ public final class GatewayHub: @unchecked Sendable {
             usersByHexCode[user.hexCode] = user.id
         }
         for device in snapshot.devices {
-            devices[device.id] = device
-            if let token = device.deviceToken { devicesByToken[token] = device.id }
+            devices[device.key] = device
+            if let token = device.deviceToken { devicesByToken[token] = device.key }
         }
         for contact in snapshot.contacts { contacts[contact.userId, default: [:]][contact.contactId] = contact }
         relations.load(snapshot)
@@ -77,7 +79,7 @@ public final class GatewayHub: @unchecked Sendable {
         for session in snapshot.openSessions { sessions[session.id] = session }
         latestMessageId = snapshot.latestMessageId
         latestApprovalSequence = snapshot.latestApprovalSequence
-        for token in snapshot.pushTokens { pushTokens[token.deviceId, default: []].append(token) }
+        for token in snapshot.pushTokens { pushTokens[token.deviceKey, default: []].append(token) }
         notificationSettings = snapshot.notificationSettings
         latestPushJobId = snapshot.latestPushJobId
         for approval in snapshot.pendingApprovals {
@@ -149,8 +151,9 @@ public final class GatewayHub: @unchecked Sendable {
         var completion: (Error?) -> Void
     }
 
-    /// Hands every queued batch to the store as one job; the completions run in order in one hub task.
-    func flushWrites() {
+    /// Hands every queued batch to the store as one job; the completions run in order in one hub task. Runs by itself
+    /// after each round; call it on the hub thread before stopping the hub so nothing queued is left behind.
+    public func flushWrites() {
         guard !queuedWrites.isEmpty else { return }
         let queued = UncheckedBox(queuedWrites)
         queuedWrites = []

@@ -63,6 +63,14 @@ public final class Server: @unchecked Sendable {
             group.shutdown()
             throw error
         }
+        do {
+            try refuseForeignListeners()
+        } catch {
+            for listener in listeners { listener.close() }
+            listeners = []
+            group.shutdown()
+            throw error
+        }
         for listener in listeners {
             try runOnLoop(listener.loop) { try listener.start() }
         }
@@ -100,6 +108,18 @@ public final class Server: @unchecked Sendable {
             throw ServerError.addressInUse("\(address) is already in use (another switchboard process, or another program, listens there)")
         case .unusable(let error):
             throw ServerError.addressInUse("cannot listen on \(address): \(error)")
+        }
+    }
+
+    /// After binding: every socket listening on our addresses must be ours. Another process that passed the probe in
+    /// the same instant would otherwise share the port; both then see each other here and refuse to start.
+    private func refuseForeignListeners() throws {
+        let ours = Set(listeners.compactMap { ListenProbe.inode(of: $0.fd) })
+        for address in [plainAddress, tlsAddress].compactMap({ $0 }) {
+            let foreign = ListenProbe.listeningInodes(address).subtracting(ours)
+            if !foreign.isEmpty {
+                throw ServerError.addressInUse("\(address) is also listened on by another process (a second switchboard started at the same time?)")
+            }
         }
     }
 

@@ -23,7 +23,12 @@ extension ServerConnection {
             awaitingResponse = true
             let loop = state.loop
             let me = UncheckedConnection(self)
+            let path = head.path
             let handled = api.handle(request) { response in
+                if response.status == 401 || response.status == 403 {
+                    loop.execute { me.value.logRefusal(what: "API request refused", path: path, status: response.status,
+                                                       reason: response.errorCode ?? "unauthorized") }
+                }
                 loop.execute { me.value.finishAsyncResponse(response, keepAlive: keepAlive) }
             }
             if handled { return }
@@ -97,6 +102,7 @@ extension ServerConnection {
         var response = response
         if let requestID { response.headers.replaceOrAdd(name: "X-Request-Id", value: requestID) }
         send(response.serialize(keepAlive: keepAlive))
+        idleSince = state.loop.now
         if !keepAlive { closeAfterFlush() ; phase = .lingering }
     }
 
@@ -164,8 +170,13 @@ extension ServerConnection {
     /// One line per refused upgrade (bad handshake, failed authentication): the reason and the peer, never the
     /// query string (it may carry a token).
     func logRefusal(_ head: HTTPRequestHead, status: Int, reason: String) {
-        state.shared.logger.notice("upgrade refused", metadata: [
-            "peer": "\(SocketAddress.peer(of: socket.fd).map { "\($0)" } ?? "?")", "path": "\(head.path)",
+        logRefusal(what: "upgrade refused", path: head.path, status: status, reason: reason)
+    }
+
+    /// Also for server API calls refused with 401/403 (bad or missing API key or token).
+    func logRefusal(what: String, path: String, status: Int, reason: String) {
+        state.shared.logger.notice("\(what)", metadata: [
+            "peer": "\(SocketAddress.peer(of: socket.fd).map { "\($0)" } ?? "?")", "path": "\(path)",
             "status": "\(status)", "reason": "\(reason)", "request_id": "\(requestID ?? "-")",
         ])
     }

@@ -46,7 +46,7 @@ struct Keygen: ParsableCommand {
             let prefix = out ?? ""
             var error = [CChar](repeating: 0, count: 512)
             guard coperations_generate_p256(prefix + ".key", prefix + ".pub", &error, UInt(error.count)) == 0 else {
-                printError("switchboard: \(String(cString: error))")
+                printError("switchboard: \(String(decoding: error.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self))")
                 throw ExitStatus.runtimeFailure
             }
             print("wrote \(prefix).key (private, for the app backend) and \(prefix).pub (auth.es256_public_key_file)")

@@ -51,6 +51,8 @@ struct Serve: ParsableCommand {
         let providers = Self.pushProviders(configuration.push)
         logger.info("push providers: \(providers.isEmpty ? "none" : providers.joined(separator: ", "))")
 
+        let running = Running()
+        let settings = ServerSettings(configuration)
         let lock: InstanceLock
         do {
             lock = try InstanceLock(database: configuration.storage.path)
@@ -61,36 +63,53 @@ struct Serve: ParsableCommand {
             scratch?.remove()
             throw ExitStatus.runtimeFailure
         }
-        let settings = ServerSettings(configuration)
-        let server: Server
-        let gateway: GatewayRuntime
-        let push: ProviderPushTransport
         do {
-            push = try ProviderPushTransport(settings: ProviderPushTransport.Settings(configuration))
-            gateway = try GatewayRuntime(options: GatewayRuntime.Options(configuration), pushTransport: push, logger: logger)
+            let push = try ProviderPushTransport(settings: ProviderPushTransport.Settings(configuration))
+            running.push = push
+            let gateway = try GatewayRuntime(options: GatewayRuntime.Options(configuration), pushTransport: push, logger: logger)
+            running.gateway = gateway
             let application = gateway.webSocketApplication(fallback: settings.echo ? EchoApplication() : nil)
             let metrics = gateway.metricsText
             let buildMetric = build.metricText
-            server = try Server(settings: settings, application: application, httpApplication: gateway.httpApplication,
-                                extraMetrics: { buildMetric + metrics() }, logger: logger)
+            let server = try Server(settings: settings, application: application, httpApplication: gateway.httpApplication,
+                                    extraMetrics: { buildMetric + metrics() }, logger: logger)
             try server.start()
+            running.server = server
         } catch {
             logger.critical("cannot start: \(error)")
             scratch?.remove()
             throw ExitStatus.runtimeFailure
         }
-        // Signals are handled on a Dispatch queue, never inside a signal handler.
+        // Installed once everything runs (installing them before the threads exist made the process die with SIGILL
+        // under descriptor exhaustion); the line below tells supervisors and tests that signals are handled now.
+        let sources = Self.installSignalHandlers(running: running, settings: settings, scratch: scratch, logger: logger)
+        logger.info("ready: SIGTERM/SIGINT drain, SIGHUP reloads TLS")
+        withExtendedLifetime((sources, lock)) { dispatchMain() }
+    }
+
+    /// What the signal handlers act on, filled in as start-up proceeds.
+    private final class Running: @unchecked Sendable {
+        // @unchecked: written on the main thread before dispatchMain(); the handlers read it on the main queue after.
+        var server: Server?
+        var gateway: GatewayRuntime?
+        var push: ProviderPushTransport?
+    }
+
+    /// SIGINT/SIGTERM drain and exit 0; SIGHUP reloads the TLS pair. Handled on the main Dispatch queue, never inside
+    /// a signal handler.
+    private static func installSignalHandlers(running: Running, settings: ServerSettings, scratch: ScratchDirectory?,
+                                              logger: Logger) -> [DispatchSourceSignal] {
         var sources: [DispatchSourceSignal] = []
         for sig in [SIGINT, SIGTERM] {
             signal(sig, SIG_IGN)
             let source = DispatchSource.makeSignalSource(signal: sig, queue: .main)
             source.setEventHandler {
                 logger.info("signal \(sig): draining connections (up to \(settings.drainTimeoutMs) ms)")
-                server.shutdown()
-                gateway.shutdown()
-                push.shutdown()
+                running.server?.shutdown()
+                running.gateway?.shutdown()
+                running.push?.shutdown()
                 scratch?.remove()
-                withExtendedLifetime(lock) { Glibc.exit(0) }
+                Glibc.exit(0)
             }
             source.resume()
             sources.append(source)
@@ -98,7 +117,9 @@ struct Serve: ParsableCommand {
         signal(SIGHUP, SIG_IGN)
         let hangup = DispatchSource.makeSignalSource(signal: SIGHUP, queue: .main)
         hangup.setEventHandler {
-            guard settings.tlsListen != nil else { return logger.notice("SIGHUP: no TLS listener, nothing to reload") }
+            guard settings.tlsListen != nil, let server = running.server else {
+                return logger.notice("SIGHUP: no TLS listener, nothing to reload")
+            }
             do {
                 try server.reloadTLS()
                 logger.notice("SIGHUP: reloaded the TLS certificate and key; new connections use them")
@@ -108,7 +129,7 @@ struct Serve: ParsableCommand {
         }
         hangup.resume()
         sources.append(hangup)
-        withExtendedLifetime((sources, lock)) { dispatchMain() }
+        return sources
     }
 
     private static func pushProviders(_ push: PushSection) -> [String] {

@@ -73,6 +73,7 @@ import Testing
         let server = try ServeProcess(["serve", "--listen", "", "--tls-listen", "127.0.0.1:\(port)", "--tls-cert", cert, "--tls-key", key,
                                        "--storage-path", directory.path + "/tls.db"], directory: directory)
         #expect(ServeProcess.eventually { Self.servedCommonName(port: port) == "first" }, "\(server.stderr)")
+        #expect(ServeProcess.eventually { server.stderr.contains("ready: SIGTERM") })   // SIGHUP is handled from here on
 
         try Self.makeCertificate(commonName: "second", cert: cert, key: key)
         kill(server.pid, SIGHUP)
@@ -143,7 +144,9 @@ import Testing
     @Test(.timeLimit(.minutes(1))) func refusalsAreLoggedWithReasonAndPeerButNeverTheToken() throws {
         let directory = try TemporaryDirectory()
         let port = try GatewayCrashTests.freePort()
-        let server = try ServeProcess(["serve", "--listen", "127.0.0.1:\(port)", "--storage-path", directory.path + "/r.db",
+        let config = directory.path + "/keys.toml"
+        try "[auth]\napi_keys = [\"right-key-0123456789\"]\n".write(toFile: config, atomically: true, encoding: .utf8)
+        let server = try ServeProcess(["serve", "--config", config, "--listen", "127.0.0.1:\(port)", "--storage-path", directory.path + "/r.db",
                                        "--log-format", "json"], directory: directory)
         try server.waitUntilServing(port: port)
         let token = GatewayTestServer.token(user: "ann", device: "phone", secret: "not-the-servers-secret-0123456789")
@@ -161,6 +164,17 @@ import Testing
         #expect(fields["request_id"] as? String == "req-42")
         #expect((fields["reason"] as? String)?.isEmpty == false)
         #expect(!server.stderr.contains(token))
+        // A token sent in the `auth` message after the upgrade is logged the same way when it fails.
+        let inBand = try GatewayTestClient(port: port, path: "/v1/ws")
+        inBand.send(text: #"{"type":"auth","id":"a1","token":"\#(token)"}"#)
+        #expect(try inBand.closeCode() == 4003)
+        #expect(ServeProcess.eventually { server.stderr.contains("authentication failed") })
+        #expect(!server.stderr.contains(token))
+        // A server API call with a wrong key is logged the same way, without the key.
+        let api = try GatewayHTTP.request(port: port, "POST", "/v1/sessions", #"{"userId":"ann"}"#, key: "wrong-key-0123456789")
+        #expect(api.status == 401)
+        #expect(ServeProcess.eventually { server.stderr.contains("API request refused") })
+        #expect(!server.stderr.contains("wrong-key-0123456789"))
         // Every start-up line is JSON too, and names the version and the storage path.
         let startup = server.stderr.split(separator: "\n").prefix(4).joined(separator: "\n")
         #expect(startup.contains("switchboard 0.") && startup.contains(directory.path + "/r.db"))

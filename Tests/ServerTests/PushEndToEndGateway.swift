@@ -69,9 +69,9 @@ final class PushEndToEndGateway {
         onHub { $0.connectedDevices(of: user).map(\.deviceId) }
     }
 
-    /// The push tokens the hub holds for `device`.
+    /// The push tokens the hub holds for `device` (of any user).
     func tokens(of device: String) -> [PushTokenRecord] {
-        onHub { $0.pushTokens[device] ?? [] }
+        onHub { hub in hub.pushTokens.filter { $0.key.deviceId == device }.flatMap(\.value) }
     }
 
     private func onHub<T>(_ body: @escaping @Sendable (GatewayHub) -> T) -> T {

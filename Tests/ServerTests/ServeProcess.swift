@@ -24,11 +24,12 @@ final class ServeProcess {
     var pid: Int32 { process.processIdentifier }
     var stderr: String { (try? String(contentsOfFile: stderrFile, encoding: .utf8)) ?? "" }
 
-    /// Waits until `/healthz` on `port` answers 200, or throws when the process exits first or 10 s pass.
+    /// Waits until `/healthz` on `port` answers 200 and the process has logged that it handles signals (its `ready:`
+    /// line, at log level info or below), or throws when the process exits first or 10 s pass.
     func waitUntilServing(port: UInt16) throws {
         let deadline = Date().addingTimeInterval(10)
         while Date() < deadline {
-            if (try? GatewayHTTP.request(port: port, "GET", "/healthz", key: nil))?.status == 200 { return }
+            if stderr.contains("ready: SIGTERM"), (try? GatewayHTTP.request(port: port, "GET", "/healthz", key: nil))?.status == 200 { return }
             guard process.isRunning else { throw TestFailure("switchboard exited with \(process.terminationStatus): \(stderr)") }
             usleep(20_000)
         }

@@ -14,6 +14,7 @@ import Testing
         echo = true
         drain_timeout_ms = 0
         max_connections = 1_000
+        demo = "off"
 
         [http]
         max_request_line_bytes = 4096
@@ -112,6 +113,7 @@ import Testing
         #expect(c.server.echo == true)
         #expect(c.server.drainTimeoutMs == 0)
         #expect(c.server.maxConnections == 1000)
+        #expect(c.server.demo == .off)
         #expect(c.http.maxRequestLineBytes == 4096)
         #expect(c.http.maxHeaderBytes == 32768)
         #expect(c.http.maxHeaderCount == 50)

@@ -11,7 +11,7 @@ public enum StoreWrite: Sendable, Equatable {
     case insertMessage(MessageRecord)
     /// The reader has read every message from `peerId` up to `messageId`.
     case setReadMark(userId: String, peerId: String, messageId: Int64)
-    case setDeviceAck(deviceId: String, offset: Int64)
+    case setDeviceAck(userId: String, deviceId: String, offset: Int64)
     /// Remembers the response to an idempotent request (`scope` names what the key creates and for whom, e.g.
     /// "approval:<user>␟<session>"; `key` from the client) and a digest of the request, so a reuse of the key for a
     /// different request can be refused.
@@ -22,7 +22,7 @@ public enum StoreWrite: Sendable, Equatable {
     case updatePushJob(id: Int64, state: String, attempts: Int, nextAttemptAt: Int64, lastError: String?)
     case upsertPushToken(PushTokenRecord)
     /// Forgets a token (invalid, or replaced); `sessionId` "" for tokens that are not per session.
-    case deletePushToken(deviceId: String, kind: String, sessionId: String)
+    case deletePushToken(userId: String, deviceId: String, kind: String, sessionId: String)
     case setNotificationSettings(userId: String, settings: NotificationSettings)
     // Relationships (RelationshipRecords.swift). Uniqueness rules there are enforced by both stores: a batch that
     // breaks one fails as a whole.

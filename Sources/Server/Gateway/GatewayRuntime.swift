@@ -143,6 +143,10 @@ public final class GatewayRuntime: @unchecked Sendable {
 
     /// Stops the hub loop and closes the store (after the server has drained its connections).
     public func shutdown() {
+        // Batches queued in the hub's last round reach the store (which commits them on close) even if the flush
+        // task the hub posted itself would run after the loop stopped.
+        let hub = self.hub
+        hubLoop.execute { hub.flushWrites() }
         hubLoop.stop()
         hubLoop.join()
         store.close()

@@ -108,7 +108,7 @@ final class PushOutbox: @unchecked Sendable {
                 record(job.id, "dead", attempts, now, "gave up after \(attempts) attempts: \(reason)")
             }
         case .invalidToken(let reason):
-            hub.forgetPushToken(deviceId: job.deviceId, target: target)
+            hub.forgetPushToken(DeviceKey(userId: job.userId, deviceId: job.deviceId), target: target)
             if !usingFallback, let fallback = job.fallback {
                 attempt(job, target: fallback, usingFallback: true)   // same delivery, the alert instead of the Live Activity
                 return

@@ -81,13 +81,14 @@ final class ServerAPI: HTTPApplication, @unchecked Sendable {
         case .messageTooLarge: status = 413
         default: status = 400
         }
-        return .jsonError(status: status, code: error.code.rawValue, message: error.message)
+        let retry = error.retryAfterMs.map { HTTPHeaders([("Retry-After", String(($0 + 999) / 1000))]) } ?? HTTPHeaders()
+        return .jsonError(status: status, code: error.code.rawValue, message: error.message, extraHeaders: retry)
     }
 
     /// Decodes a JSON body, or answers 400 naming the field.
     func decode<T: Decodable>(_ type: T.Type, _ request: HTTPRequest, respond: Respond) -> T? {
         do {
-            return try JSONDecoder().decode(T.self, from: Data(request.body.isEmpty ? Array("{}".utf8) : request.body))
+            return try StrictJSONDecoder().decode(T.self, from: request.body.isEmpty ? Array("{}".utf8) : request.body)
         } catch {
             respond(Self.failure(hub.describe(error, whole: true)))
             return nil
@@ -116,9 +117,14 @@ final class ServerAPI: HTTPApplication, @unchecked Sendable {
 
     private func registerDevice(_ request: HTTPRequest, respond: @escaping Respond) {
         guard let body = decode(RegisterBody.self, request, respond: respond) else { return }
+        guard !body.deviceToken.isEmpty, body.deviceToken.utf8.count <= 512 else {
+            return respond(Self.failure(GatewayError(.invalidField, "deviceToken must have 1 to 512 bytes")))
+        }
+        // Only the digest leaves this function: the store keeps SHA-256 of the secret, never the secret.
+        let digest = SecretDigest.sha256Hex(body.deviceToken)
         let authenticator = self.authenticator
         onHub { hub in
-            hub.registerDevice(deviceToken: body.deviceToken, platform: body.platform) { result in
+            hub.registerDevice(deviceTokenDigest: digest, platform: body.platform) { result in
                 switch result {
                 case .success(let r):
                     let identity = ClientIdentity(userId: r.userId, deviceId: r.deviceId, clientType: r.clientType)

@@ -1,6 +1,6 @@
 // Switchboard JavaScript client: one ES module, no build step, no dependencies.
 // Served by the gateway at GET /v1/client.js; documented in docs/CLIENT-JS.md (wire protocol: docs/PROTOCOL.md).
-// Works in browsers and in Node >= 22 (or 20/21 with a WebSocket implementation passed as `options.WebSocket`).
+// Works in browsers and in Node >= 22 (20/21: --experimental-websocket, or a WebSocket passed as `options.WebSocket`).
 
 /** Close codes the gateway uses (docs/PROTOCOL.md, "Close codes"). */
 export const CloseCode = Object.freeze({
@@ -104,7 +104,7 @@ function socketURL(url) {
 const camel = (type) => type.replace(/_([a-z])/g, (_, c) => c.toUpperCase());
 
 // Commands that may be sent again after a lost connection without changing their outcome.
-const RETRY_SAFE = new Set(['ack', 'history', 'unread_counts', 'presence', 'session_get', 'session_list', 'approvals_pending',
+const RETRY_SAFE = new Set(['history', 'unread_counts', 'presence', 'session_get', 'session_list', 'approvals_pending',
   'friend_requests', 'contacts', 'notification_settings', 'group_get', 'group_list']);
 
 // Close codes after which reconnecting cannot help: the client must be fixed (docs/PROTOCOL.md, "Close codes").
@@ -313,11 +313,12 @@ export class SwitchboardClient {
     const retry = [];
     for (const [, p] of this.pending) {
       clearTimeout(p.timer);
-      if (RETRY_SAFE.has(p.type) || p.frame.clientMessageId !== undefined) retry.push(p);
+      // An ack is never repeated: the resume offset already tells the server where this device is.
+      if (p.type !== 'ack' && (RETRY_SAFE.has(p.type) || p.frame.clientMessageId !== undefined)) retry.push(p);
       else p.reject(new SwitchboardError(ErrorCode.connectionLost, 'the connection dropped before the reply; the outcome is unknown', p.type));
     }
     this.pending.clear();
-    this.queue.unshift(...retry.filter((p) => p.type !== 'ack'));
+    this.queue.unshift(...retry);
   }
 
   receive(text) {
@@ -434,8 +435,12 @@ export class SwitchboardClient {
   /** Rejects with `ApprovalAlreadyResolvedError` or `ApprovalExpiredError` when too late. */
   approve(requestId, { reason } = {}) { return this.command('approve', strip({ requestId, reason })); }
   deny(requestId, { reason } = {}) { return this.command('deny', strip({ requestId, reason })); }
-  /** `{approvals, badge}` */
-  pendingApprovals() { return this.command('approvals_pending'); }
+  /** `{approvals, badge}`; each approval has `remainingMs()` like those of `approvalRequest`. */
+  async pendingApprovals() {
+    const result = await this.command('approvals_pending');
+    for (const approval of result.approvals) this.decorateApproval(approval);
+    return result;
+  }
   friendRequest(hexCode) { return this.command('friend_request', { hexCode }); }
   friendRequests() { return this.command('friend_requests'); }
   acceptFriendRequest(requestId) { return this.command('friend_request_accept', { requestId }); }

@@ -11,12 +11,13 @@ import Testing
         #expect(GatewayJSON.string(bad.json, "error", "message")?.hasPrefix("invalid_claim") == true)
     }
 
-    @Test func fractionalApprovalTimeoutsAreRefusedAndHugeOnesAreOutOfRange() throws {
+    @Test func fractionalApprovalTimeoutsCountToTheMillisecondAndHugeOnesAreOutOfRange() throws {
         let server = try GatewayTestServer()
         #expect(try server.api("POST", "/v1/sessions", ["userId": "ann", "sessionId": "s1"]).status == 201)
         let fractional = try server.api("POST", "/v1/sessions/s1/approvals", ["toolName": "shell", "summary": "ls", "timeoutSeconds": 1.5])
-        #expect(fractional.status == 400)
-        #expect(fractional.errorCode == "invalid_field")
+        #expect(fractional.status == 201)
+        let created = try #require(GatewayJSON.int(fractional.json, "createdAt"))
+        #expect(GatewayJSON.int(fractional.json, "expiresAt") == created + 1_500)
         let huge = try server.api("POST", "/v1/sessions/s1/approvals", ["toolName": "shell", "summary": "ls", "timeoutSeconds": 1e300])
         #expect(huge.errorCode == "timeout_out_of_range")
         #expect(try server.api("POST", "/v1/sessions/s1/approvals", ["toolName": "shell", "summary": "ls", "timeoutSeconds": 2]).status == 201)

@@ -80,13 +80,10 @@ extension ServerAPI {
                 respond(Self.failure(GatewayError(.invalidField, "toolName and summary must not be empty")))
                 return true
             }
-            if let seconds = body.timeoutSeconds, seconds.rounded() != seconds {
-                respond(Self.failure(GatewayError(.invalidField, "timeoutSeconds must be a whole number of seconds")))
-                return true
-            }
             let id = route[1]
-            // Clamped before converting (a huge value would trap); out-of-bounds values get timeout_out_of_range.
-            let timeout = body.timeoutSeconds.map { Int64(min(max($0, -1e9), 1e9)) * 1000 }
+            // Millisecond precision (1.5 is 1 500 ms, never silently truncated). Clamped before converting (a huge
+            // value would trap); out-of-bounds values get timeout_out_of_range.
+            let timeout = body.timeoutSeconds.map { Int64((min(max($0, -1e9), 1e9) * 1000).rounded()) }
             onHub { hub in
                 hub.requestApproval(sessionId: id, toolName: body.toolName, summary: body.summary, details: body.details, timeoutMs: timeout,
                                     idempotencyKey: idempotencyHeader ?? body.idempotencyKey, completion: Self.reply(respond, status: 201))

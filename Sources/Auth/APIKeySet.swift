@@ -49,14 +49,5 @@ public struct APIKeySet: Sendable {
     }
 
     /// SHA-256 of the key's UTF-8 bytes (FIPS 180-4), for storing keys as digests.
-    public static func digest(_ key: String) -> [UInt8] {
-        let bytes = Array(key.utf8)
-        var output = [UInt8](repeating: 0, count: digestLength)
-        bytes.withUnsafeBufferPointer { input in
-            output.withUnsafeMutableBufferPointer { out in
-                _ = SHA256(input.baseAddress, input.count, out.baseAddress)
-            }
-        }
-        return output
-    }
+    public static func digest(_ key: String) -> [UInt8] { SecretDigest.sha256(Array(key.utf8)) }
 }

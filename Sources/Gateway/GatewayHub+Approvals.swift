@@ -6,7 +6,7 @@ import GatewayProtocol
 extension GatewayHub {
     public static func approvalData(_ a: ApprovalRecord) -> ApprovalData {
         ApprovalData(requestId: a.id, sessionId: a.sessionId, toolName: a.toolName, summary: a.summary,
-                     details: a.details.flatMap { try? JSONDecoder().decode(JSONValue.self, from: Data($0)) },
+                     details: a.details.flatMap { try? JSONValue.parse(Array($0)) },
                      state: a.state, createdAt: a.createdAt, expiresAt: a.expiresAt,
                      decidedBy: a.decidedByDeviceId.map { DeviceRef(deviceId: $0, clientType: a.decidedByClientType ?? "") },
                      resolvedAt: a.resolvedAt)
@@ -16,9 +16,16 @@ extension GatewayHub {
     /// idempotency key returns the first answer and stores nothing.
     public func requestApproval(sessionId: String, toolName: String, summary: String, details: JSONValue?, timeoutMs: Int64?,
                                 idempotencyKey: String?, completion: @escaping (Result<ApprovalData, GatewayError>) -> Void) {
-        guard let session = sessions[sessionId] else {
-            return completion(.failure(GatewayError(.sessionNotFound, "no session \"\(sessionId)\"")))
+        withOwnSession(sessionId, of: nil) { [self] found in
+            guard case .success(let session) = found else { return completion(.failure(found.error!)) }
+            requestApproval(in: session, toolName: toolName, summary: summary, details: details, timeoutMs: timeoutMs,
+                            idempotencyKey: idempotencyKey, completion: completion)
         }
+    }
+
+    private func requestApproval(in session: SessionRecord, toolName: String, summary: String, details: JSONValue?, timeoutMs: Int64?,
+                                 idempotencyKey: String?, completion: @escaping (Result<ApprovalData, GatewayError>) -> Void) {
+        let sessionId = session.id
         guard session.state == "active" else {
             return completion(.failure(GatewayError(.sessionEnded, "session \"\(sessionId)\" has ended")))
         }
@@ -27,7 +34,8 @@ extension GatewayHub {
             return completion(.failure(GatewayError(.timeoutOutOfRange,
                 "timeoutSeconds must be between \(settings.approvalMinTimeoutMs / 1000) and \(settings.approvalMaxTimeoutMs / 1000)")))
         }
-        let create = { [self] (done: @escaping (Result<ApprovalData, GatewayError>) -> Void) in
+        let scope = Self.approvalScope(userId: session.userId, sessionId: sessionId)
+        let create = { [self] (requestHash: String, done: @escaping (Result<ApprovalData, GatewayError>) -> Void) in
             latestApprovalSequence += 1
             let now = clock.now()
             let approval = ApprovalRecord(id: "apr_\(latestApprovalSequence)", userId: session.userId, sessionId: sessionId,
@@ -38,20 +46,34 @@ extension GatewayHub {
             let data = Self.approvalData(approval)
             var writes: [StoreWrite] = [.upsertApproval(approval)]
             if let idempotencyKey {
-                writes.append(.putIdempotency(scope: "approval", key: idempotencyKey, response: encode(data), createdAt: now))
+                writes.append(.putIdempotency(scope: scope, key: idempotencyKey, response: encode(data), requestHash: requestHash, createdAt: now))
             }
             armTimeout(for: approval)
             commit(writes, events: [PendingEvent(userId: session.userId, type: "approval_request", data: encode(data))]) { outcome in
                 done(outcome.map { _ in data })
             }
         }
-        guard let idempotencyKey else { return create(completion) }
-        idempotent(scope: "approval", key: idempotencyKey, perform: create, completion: completion)
+        guard let idempotencyKey else { return create("", completion) }
+        let request = ApprovalRequestFingerprint(toolName: toolName, summary: summary, details: details, timeoutMs: timeout)
+        idempotent(scope: scope, key: idempotencyKey, request: request, perform: create, completion: completion)
     }
 
-    /// A device answers. Exactly one answer wins; later ones get `approval_already_resolved` or `approval_expired`.
-    func answer(requestId: String, approve: Bool, client: GatewayClient, reply: Reply) throws {
-        guard var approval = approvals[requestId], approval.userId == client.userId else {
+    /// A device answers. Exactly one answer wins; later ones get `approval_already_resolved` or `approval_expired`
+    /// (also after a restart: a decided request is read back from the store).
+    func answer(requestId: String, approve: Bool, client: GatewayClient, reply: Reply) {
+        withApproval(requestId) { [self] found in
+            do {
+                try answer(found.get(), requestId: requestId, approve: approve, client: client, reply: reply)
+            } catch let error as GatewayError {
+                reply.fail(error)
+            } catch {
+                reply.fail(GatewayError(.internalError, "\(error)"))
+            }
+        }
+    }
+
+    private func answer(_ found: ApprovalRecord?, requestId: String, approve: Bool, client: GatewayClient, reply: Reply) throws {
+        guard var approval = found, approval.userId == client.userId else {
             throw GatewayError(.approvalNotFound, "no approval request \"\(requestId)\"")
         }
         switch approval.state {
@@ -111,12 +133,23 @@ extension GatewayHub {
         approvalObserver?.approvalFinished(approval)
     }
 
-    /// Backend: the current state of an approval request.
+    /// The state of an approval request held in memory (pending ones, and decided ones seen since start).
     public func approval(_ id: String) -> ApprovalData? { approvals[id].map(Self.approvalData) }
 
-    /// Backend long-poll: answers when the request is resolved or timed out, or after `waitMs` with its current state.
-    public func waitForApproval(_ id: String, waitMs: Int64, completion: @escaping (ApprovalData?) -> Void) {
-        guard let approval = approvals[id] else { return completion(nil) }
+    /// Backend long-poll: answers when the request is resolved or timed out, or after `waitMs` with its current state
+    /// (`waitMs` 0: at once). Decided requests are read back from the store after a restart.
+    public func waitForApproval(_ id: String, waitMs: Int64, completion: @escaping (Result<ApprovalData?, GatewayError>) -> Void) {
+        withApproval(id) { [self] found in
+            switch found {
+            case .failure(let error): completion(.failure(error))
+            case .success(nil): completion(.success(nil))
+            case .success(let approval?): wait(for: approval, waitMs: waitMs) { completion(.success($0)) }
+            }
+        }
+    }
+
+    private func wait(for approval: ApprovalRecord, waitMs: Int64, completion: @escaping (ApprovalData?) -> Void) {
+        let id = approval.id
         guard approval.state == "pending", waitMs > 0 else { return completion(Self.approvalData(approval)) }
         var done = false
         let timer = scheduler.schedule(at: clock.now() + waitMs) { [self] in
@@ -136,4 +169,12 @@ extension GatewayHub {
     public func pendingApprovals(of userId: String) -> [ApprovalData] {
         approvals.values.filter { $0.userId == userId && $0.state == "pending" }.sorted { $0.createdAt < $1.createdAt }.map(Self.approvalData)
     }
+}
+
+/// What an approval request asked, for the idempotency check.
+struct ApprovalRequestFingerprint: Encodable {
+    var toolName: String
+    var summary: String
+    var details: JSONValue?
+    var timeoutMs: Int64
 }

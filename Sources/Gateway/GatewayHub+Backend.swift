@@ -24,12 +24,19 @@ extension GatewayHub {
         commit([.upsertUser(user)]) { outcome in completion(outcome.map { _ in data }) }
     }
 
-    /// 1–20 characters, no control characters; nil when valid, else the rule that failed.
+    /// 1–20 characters, no control characters and no format characters (Unicode category Cf) except the zero-width
+    /// joiner; nil when valid, else the rule that failed. Format characters reorder or hide text: with U+202E
+    /// (right-to-left override) "abc\u{202E}gnp.exe" is shown as "abcexe.png", and tag characters (U+E0020…) carry
+    /// invisible text. U+200D stays allowed because emoji sequences (👩‍💻) need it and it moves nothing.
     static func displayNameProblem(_ name: String) -> String? {
         if name.trimmedOfWhitespace.isEmpty { return "display name must have 1 to 20 characters (it is empty)" }
         if name.count > 20 { return "display name must have 1 to 20 characters (it has \(name.count))" }
         if name.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) {
             return "display name must not contain control characters"
+        }
+        if let hidden = name.unicodeScalars.first(where: { $0.properties.generalCategory == .format && $0 != "\u{200D}" }) {
+            let hex = String(hidden.value, radix: 16, uppercase: true)
+            return "display name must not contain format characters that reorder or hide text (U+\(String(repeating: "0", count: max(0, 4 - hex.count)) + hex))"
         }
         return nil
     }
@@ -95,25 +102,29 @@ extension GatewayHub {
     public func publish(userId: String, name: String, payload: JSONValue?, idempotencyKey: String?,
                         completion: @escaping (Result<Int64, GatewayError>) -> Void) {
         guard users[userId] != nil else { return completion(.failure(GatewayError(.userNotFound, "no user \"\(userId)\""))) }
-        let append = { [self] (done: @escaping (Result<PublishResult, GatewayError>) -> Void) in
+        let append = { [self] (requestHash: String, done: @escaping (Result<PublishResult, GatewayError>) -> Void) in
             let data = encode(CustomEventData(name: name, payload: payload))
             // Reserve the offset now so the idempotency record can name it.
             let offset = (latestOffsets[userId] ?? 0) + 1
             var writes: [StoreWrite] = []
             if let idempotencyKey {
                 writes.append(.putIdempotency(scope: "publish:" + userId, key: idempotencyKey,
-                                              response: encode(PublishResult(offset: offset)), createdAt: clock.now()))
+                                              response: encode(PublishResult(offset: offset)), requestHash: requestHash,
+                                              createdAt: clock.now()))
             }
             commit(writes, events: [PendingEvent(userId: userId, type: "custom", data: data)]) { outcome in
                 done(outcome.map { PublishResult(offset: $0.first?.offset ?? offset) })
             }
         }
         let finish: (Result<PublishResult, GatewayError>) -> Void = { completion($0.map(\.offset)) }
-        guard let idempotencyKey else { return append(finish) }
-        idempotent(scope: "publish:" + userId, key: idempotencyKey, perform: append, completion: finish)
+        guard let idempotencyKey else { return append("", finish) }
+        idempotent(scope: "publish:" + userId, key: idempotencyKey, request: CustomEventData(name: name, payload: payload),
+                   perform: append, completion: finish)
     }
 
     // MARK: Standalone mode
+
+    static let nodeRegistrationKey = "register:\u{0}node"
 
     public struct Registration: Sendable, Equatable {
         public var userId: String
@@ -122,21 +133,26 @@ extension GatewayHub {
         public var clientType: String
     }
 
-    /// Standalone devices (no app backend): a new device token creates a user and a device; a known token returns them.
-    public func registerDevice(deviceToken: String, platform: String, completion: @escaping (Result<Registration, GatewayError>) -> Void) {
-        guard !deviceToken.isEmpty, deviceToken.utf8.count <= 512 else {
-            return completion(.failure(GatewayError(.invalidField, "deviceToken must have 1 to 512 bytes")))
-        }
+    /// Standalone devices (no app backend): a new device secret creates a user and a device; a known one returns them.
+    /// Only the secret's digest (`deviceTokenDigest`, SHA-256 hex, computed by the server) is seen and stored here: a
+    /// copy of the database does not reveal secrets. Looking a digest up leaks nothing usable about the secret.
+    public func registerDevice(deviceTokenDigest deviceToken: String, platform: String,
+                               completion: @escaping (Result<Registration, GatewayError>) -> Void) {
         guard ["ios", "android", "desktop", "web"].contains(platform) else {
             return completion(.failure(GatewayError(.invalidField, "platform must be ios, android, desktop or web")))
         }
-        if let deviceId = devicesByToken[deviceToken], let device = devices[deviceId], let user = users[device.userId] {
+        if let key = devicesByToken[deviceToken], let device = devices[key], let user = users[device.userId] {
             return completion(.success(Registration(userId: user.id, hexCode: user.hexCode, deviceId: device.id, clientType: device.clientType)))
+        }
+        // New identities are limited per node: each one would otherwise bring its own per-user allowances.
+        let window: Int64 = 3_600_000
+        guard takeRate(Self.nodeRegistrationKey, entries: 1, limit: settings.registrationsPerNodePerHour, windowMs: window) else {
+            return completion(.failure(rateLimitedError("too many new registrations on this server", key: Self.nodeRegistrationKey, windowMs: window)))
         }
         let user = createUser(id: "usr_" + randomToken(), displayName: nil)
         let device = DeviceRecord(id: "dev_" + randomToken(), userId: user.id, clientType: platform, deviceToken: deviceToken, createdAt: clock.now())
-        devices[device.id] = device
-        devicesByToken[deviceToken] = device.id
+        devices[device.key] = device
+        devicesByToken[deviceToken] = device.key
         let registration = Registration(userId: user.id, hexCode: user.hexCode, deviceId: device.id, clientType: platform)
         commit([.upsertUser(user), .upsertDevice(device)]) { outcome in completion(outcome.map { _ in registration }) }
     }

@@ -6,8 +6,16 @@ import GatewayProtocol
 extension GatewayHub {
     public func handle(_ frame: [UInt8], from client: GatewayClient) {
         guard let state = state(of: client) else { return }
-        let data = Data(frame)
+        // One strict parse per frame; the envelope and the body are both read from the parsed value.
+        let data: JSONValue
         let envelope: CommandEnvelope
+        do {
+            data = try StrictJSONDecoder.parse(frame)
+        } catch {
+            metrics.commandErrors.add(1, ordering: .relaxed)
+            client.send(ServerFrames.error(id: nil, describe(error, whole: true)))
+            return
+        }
         do {
             envelope = try decoder.decode(CommandEnvelope.self, from: data)
         } catch {
@@ -26,13 +34,18 @@ extension GatewayHub {
         }
     }
 
-    private func dispatch(_ type: String, data: Data, state: ClientState, reply: Reply) throws {
+    private func dispatch(_ type: String, data: JSONValue, state: ClientState, reply: Reply) throws {
         let client = state.client
         switch type {
         case "ack":
             let command = try decoder.decode(AckCommand.self, from: data)
+            // An ack ahead of the log would count events not yet written as seen (and suppress their pushes).
+            let latest = latestOffsets[client.userId] ?? 0
+            guard command.offset >= 0, command.offset <= latest else {
+                throw GatewayError(.invalidField, "offset \(command.offset) is outside your log: acknowledge 0 to \(latest), the newest offset you received")
+            }
             state.ackedOffset = max(state.ackedOffset, command.offset)
-            store.write([.setDeviceAck(deviceId: client.deviceId, offset: command.offset)]) { _ in }
+            queueWrite([.setDeviceAck(userId: client.userId, deviceId: client.deviceId, offset: command.offset)]) { _ in }
             reply.ok(Empty())
         case "send_message":
             sendMessage(try decoder.decode(SendMessageCommand.self, from: data), from: client, reply: reply)
@@ -55,16 +68,16 @@ extension GatewayHub {
             reply.ok(["contacts": list])
         case "session_attach":
             let command = try decoder.decode(SessionCommand.self, from: data)
-            try attach(sessionId: command.sessionId, client: client, reply: reply)
+            attach(sessionId: command.sessionId, client: client, reply: reply)
         case "session_get":
             let command = try decoder.decode(SessionCommand.self, from: data)
-            reply.ok(try sessionData(command.sessionId, for: client.userId))
+            sessionData(command.sessionId, for: client.userId, reply: reply)
         case "session_list":
             let list = sessions.values.filter { $0.userId == client.userId }.sorted { $0.createdAt < $1.createdAt }.map(Self.sessionData)
             reply.ok(["sessions": list])
         case "approve", "deny":
             let command = try decoder.decode(ApprovalAnswerCommand.self, from: data)
-            try answer(requestId: command.requestId, approve: type == "approve", client: client, reply: reply)
+            answer(requestId: command.requestId, approve: type == "approve", client: client, reply: reply)
         case "approvals_pending":
             let pending = approvals.values.filter { $0.userId == client.userId && $0.state == "pending" }
                 .sorted { $0.createdAt < $1.createdAt }.map(Self.approvalData)
@@ -113,7 +126,7 @@ extension GatewayHub {
     }
 
     /// The command id, when the frame is an object with a string `id` but otherwise unusable.
-    private func envelopeID(_ data: Data) -> String? {
+    private func envelopeID(_ data: JSONValue) -> String? {
         struct OnlyID: Decodable { var id: String }
         return try? decoder.decode(OnlyID.self, from: data).id
     }
@@ -127,17 +140,25 @@ final class Reply: @unchecked Sendable {
     private let metrics: GatewayMetrics
     private var answered = false
 
-    init(client: GatewayClient, id: String, metrics: GatewayMetrics) { self.client = client; self.id = id; self.metrics = metrics }
+    init(client: GatewayClient, id: String, metrics: GatewayMetrics) {
+        self.client = client; self.id = id; self.metrics = metrics
+        metrics.commandsInFlight.add(1, ordering: .relaxed)
+    }
+
+    // A reply dropped unanswered (a bug) must not hold a place under the pending-command bound forever.
+    deinit { if !answered { metrics.commandsInFlight.subtract(1, ordering: .relaxed) } }
 
     func ok(_ result: some Encodable) {
         guard !answered else { return }
         answered = true
+        metrics.commandsInFlight.subtract(1, ordering: .relaxed)
         client.send(ServerFrames.ok(id: id, result: result))
     }
 
     func fail(_ error: GatewayError) {
         guard !answered else { return }
         answered = true
+        metrics.commandsInFlight.subtract(1, ordering: .relaxed)
         metrics.commandErrors.add(1, ordering: .relaxed)
         client.send(ServerFrames.error(id: id, error))
     }

@@ -6,6 +6,13 @@ import GatewayProtocol
 extension GatewayHub {
     /// Failed `connect` attempts a user may make per hour before `rate_limited`.
     static let connectFailuresPerHour = 20
+    static let nodeConnectKey = "connect:\u{0}node"
+
+    /// `rate_limited` with the seconds until the oldest counted attempt leaves the window.
+    func rateLimitedError(_ what: String, key: String, windowMs: Int64) -> GatewayError {
+        let seconds = max(1, (rateResetsAt(key, windowMs: windowMs) - clock.now() + 999) / 1000)
+        return GatewayError(.rateLimited, "\(what); retry after \(seconds) s", retryAfterMs: Int(seconds) * 1000)
+    }
 
     /// The user's current code, created on first use; `regenerate` replaces it (the old one then reports expired).
     /// A change is a durable `connect_code_changed` event for the user's other devices.
@@ -48,19 +55,20 @@ extension GatewayHub {
     /// (too many failed attempts). A previously removed connection is reactivated with its original creation time.
     /// Answers with the new contact.
     public func connect(userId: String, code rawCode: String, completion: @escaping (Result<UserRef, GatewayError>) -> Void) {
-        let rateKey = "connect:" + userId
+        // Failures are limited per user and for the whole node: without the node limit, fresh identities (free in
+        // standalone mode) would each bring 20 new tries.
+        let limits = [("connect:" + userId, Self.connectFailuresPerHour), (Self.nodeConnectKey, settings.connectFailuresPerNodePerHour)]
         let window: Int64 = 3_600_000
         func failAttempt(_ error: GatewayError) {
-            if !takeRate(rateKey, entries: 1, limit: Self.connectFailuresPerHour, windowMs: window) {
-                return completion(.failure(GatewayError(.rateLimited, "too many failed connect attempts; retry after \(rateResetsAt(rateKey, windowMs: window))")))
+            for (key, limit) in limits where !takeRate(key, entries: 1, limit: limit, windowMs: window) {
+                return completion(.failure(rateLimitedError("too many failed connect attempts", key: key, windowMs: window)))
             }
             completion(.failure(error))
         }
         guard users[userId] != nil else { return completion(.failure(GatewayError(.userNotFound, "no user \"\(userId)\""))) }
-        // Only failures count, but a user already over the limit is refused before the code is even looked at.
-        let used = (relations.discoveryLog[rateKey] ?? []).filter { $0.at > clock.now() - window }.count
-        guard used < Self.connectFailuresPerHour else {
-            return completion(.failure(GatewayError(.rateLimited, "too many failed connect attempts; retry after \(rateResetsAt(rateKey, windowMs: window))")))
+        // Only failures count, but once over a limit the attempt is refused before the code is even looked at.
+        for (key, limit) in limits where (relations.discoveryLog[key] ?? []).filter({ $0.at > clock.now() - window }).count >= limit {
+            return completion(.failure(rateLimitedError("too many failed connect attempts", key: key, windowMs: window)))
         }
         let code = rawCode.filter { $0 != " " && $0 != "-" }
         guard code.count == 6, code.allSatisfy({ $0.isASCII && $0.isNumber }), let record = relations.connectCodes[code] else {

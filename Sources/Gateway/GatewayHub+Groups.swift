@@ -145,19 +145,19 @@ extension GatewayHub {
         guard relations.groups[groupId] != nil else { return completion(.failure(GatewayError(.groupNotFound, "no group \"\(groupId)\""))) }
         guard relations.isActiveMember(userId, of: groupId) else { return completion(.failure(GatewayError(.notAMember, "you are not a member of this group"))) }
         let scope = "group_message:" + userId
-        let send = { [self] (done: @escaping (Result<SentAt, GatewayError>) -> Void) in
+        let send = { [self] (requestHash: String, done: @escaping (Result<SentAt, GatewayError>) -> Void) in
             let sent = SentAt(sentAt: clock.now())
             let data = encode(GroupMessageData(groupId: groupId, from: userRef(userId), text: text, sentAt: sent.sentAt, clientMessageId: clientMessageId))
             var writes: [StoreWrite] = []
-            if let clientMessageId { writes.append(.putIdempotency(scope: scope, key: clientMessageId, response: encode(sent), createdAt: sent.sentAt)) }
+            if let clientMessageId { writes.append(.putIdempotency(scope: scope, key: clientMessageId, response: encode(sent), requestHash: requestHash, createdAt: sent.sentAt)) }
             let events = relations.activeMembers(of: groupId).map { PendingEvent(userId: $0.userId, type: "group_message", data: data) }
             commit(writes, events: events) { [self] outcome in
                 if case .success = outcome { metrics.messagesSent.add(1, ordering: .relaxed) }
                 done(outcome.map { _ in sent })
             }
         }
-        guard let clientMessageId else { return send(completion) }
-        idempotent(scope: scope, key: clientMessageId, perform: send, completion: completion)
+        guard let clientMessageId else { return send("", completion) }
+        idempotent(scope: scope, key: clientMessageId, request: ["groupId": groupId, "text": text], perform: send, completion: completion)
     }
 
     /// An app-defined event to every active member: from a member (`from`), or from the backend (`from == nil`).

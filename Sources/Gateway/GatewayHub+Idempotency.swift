@@ -4,18 +4,27 @@ import GatewayProtocol
 /// Idempotent operations (approval requests, publishes, messages with a `clientMessageId`): a retry gets the first
 /// result and stores nothing — also when it overlaps the first call, which is still reading the store or
 /// committing. While a key is in flight, later callers wait for its result instead of starting their own.
+///
+/// A key belongs to a scope that names what it creates and for whom (`approval:<user>␟<session>`,
+/// `publish:<user>`, `message:<user>`), so one caller's key can never return another's result; and a key reused
+/// with a different request is refused with `idempotency_key_reused` (as Stripe does) rather than answered with the
+/// first request's result.
 extension GatewayHub {
     /// Runs `perform` at most once per (scope, key): when the store already holds a response it is returned; when
-    /// the same key is in flight, the caller waits for that call's result. `perform` must store the response in its
-    /// commit (`.putIdempotency`) so later callers find it. Hub thread only.
-    func idempotent<T: Codable>(scope: String, key: String,
-                                perform: @escaping (@escaping (Result<T, GatewayError>) -> Void) -> Void,
+    /// the same key is in flight, the caller waits for that call's result. `perform` gets the request digest to store
+    /// with its response in its commit (`.putIdempotency`) so later callers find both. `request` is the canonical
+    /// encoding of what was asked (sorted-key JSON). Hub thread only.
+    func idempotent<T: Codable>(scope: String, key: String, request: some Encodable,
+                                perform: @escaping (_ requestHash: String, @escaping (Result<T, GatewayError>) -> Void) -> Void,
                                 completion: @escaping (Result<T, GatewayError>) -> Void) {
         let slot = scope + "\u{0}" + key
+        let requestHash = SHA256.hex(encode(request))
         let decoder = self.decoder
-        let waiter: (Result<[UInt8], GatewayError>) -> Void = { result in
-            completion(result.flatMap { bytes in
-                guard let value = try? decoder.decode(T.self, from: Data(bytes)) else {
+        let reused = GatewayError(.idempotencyKeyReused, "this idempotency key was already used for a different request")
+        let waiter: (Result<IdempotencyRecord, GatewayError>) -> Void = { result in
+            completion(result.flatMap { record in
+                guard record.requestHash.isEmpty || record.requestHash == requestHash else { return .failure(reused) }
+                guard let value = try? decoder.decode(T.self, from: record.response) else {
                     return .failure(GatewayError(.internalError, "the stored response for this idempotency key is unreadable"))
                 }
                 return .success(value)
@@ -26,7 +35,7 @@ extension GatewayHub {
             return
         }
         idempotencyWaiters[slot] = [waiter]
-        let finish: (Result<[UInt8], GatewayError>) -> Void = { [self] result in
+        let finish: (Result<IdempotencyRecord, GatewayError>) -> Void = { [self] result in
             for waiter in idempotencyWaiters.removeValue(forKey: slot) ?? [] { waiter(result) }
         }
         let store = self.store
@@ -36,14 +45,19 @@ extension GatewayHub {
             let stored = Result { try store.idempotentResponse(scope: scope, key: key) }
             scheduler.execute { [self] in
                 switch stored {
-                case .success(let bytes?):
-                    box.value(.success(bytes))
+                case .success(let record?):
+                    box.value(.success(record))
                 case .success(nil):
-                    performBox.value { result in box.value(result.map { self.encode($0) }) }
+                    performBox.value(requestHash) { result in
+                        box.value(result.map { IdempotencyRecord(response: self.encode($0), requestHash: requestHash) })
+                    }
                 case .failure(let error):
                     box.value(.failure(GatewayError(.storageFailed, "\(error)")))
                 }
             }
         }
     }
+
+    /// The scope of approval-request keys: one user's one session.
+    static func approvalScope(userId: String, sessionId: String) -> String { "approval:" + userId + "\u{1F}" + sessionId }
 }

@@ -13,10 +13,7 @@ extension GatewayHub {
             reply.fail(GatewayError(.textTooLong, "text has \(text.count) characters; the limit is \(settings.maxMessageCharacters)"))
             return
         }
-        guard users[command.to] != nil else {
-            reply.fail(GatewayError(.userNotFound, "no user \"\(command.to)\""))
-            return
-        }
+        // An unknown user is "not a contact" too: the answer must not tell which user ids exist.
         guard areContacts(client.userId, command.to) else {
             reply.fail(GatewayError(.notAContact, "you can only message your contacts"))
             return
@@ -26,7 +23,7 @@ extension GatewayHub {
             return
         }
         let scope = "message:" + client.userId
-        let send = { [self] (done: @escaping (Result<SentMessage, GatewayError>) -> Void) in
+        let send = { [self] (requestHash: String, done: @escaping (Result<SentMessage, GatewayError>) -> Void) in
             latestMessageId += 1
             let message = MessageRecord(id: latestMessageId, from: client.userId, to: command.to, text: text, sentAt: clock.now())
             let data = encode(MessageData(messageId: message.id, from: message.from, to: message.to, text: text,
@@ -34,7 +31,7 @@ extension GatewayHub {
             let result = SentMessage(messageId: message.id, sentAt: message.sentAt)
             var writes: [StoreWrite] = [.insertMessage(message)]
             if let key = command.clientMessageId {
-                writes.append(.putIdempotency(scope: scope, key: key, response: encode(result), createdAt: message.sentAt))
+                writes.append(.putIdempotency(scope: scope, key: key, response: encode(result), requestHash: requestHash, createdAt: message.sentAt))
             }
             // Both logs: the recipient's devices get it, and the sender's other devices stay in sync.
             commit(writes, events: [PendingEvent(userId: command.to, type: "message", data: data),
@@ -49,12 +46,15 @@ extension GatewayHub {
             case .failure(let error): reply.fail(error)
             }
         }
-        guard let key = command.clientMessageId else { return send(answer) }
-        idempotent(scope: scope, key: key, perform: send, completion: answer)
+        guard let key = command.clientMessageId else { return send("", answer) }
+        idempotent(scope: scope, key: key, request: ["to": command.to, "text": text], perform: send, completion: answer)
     }
 
     func history(_ command: HistoryCommand, for client: GatewayClient, reply: Reply) {
-        let limit = min(max(command.limit ?? 50, 1), settings.historyPageLimit)
+        let limit = command.limit ?? min(50, settings.historyPageLimit)
+        guard (1...settings.historyPageLimit).contains(limit) else {
+            return reply.fail(GatewayError(.invalidField, "limit must be between 1 and \(settings.historyPageLimit)"))
+        }
         let (me, peer, store) = (client.userId, command.with, self.store)
         let names = users.mapValues(\.displayName)
         scheduler.runBlocking { [self] in

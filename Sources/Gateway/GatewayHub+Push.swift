@@ -19,7 +19,7 @@ extension GatewayHub {
             return nil
         }
         let connected = ignoringConnections ? [] : Set((clients[event.userId] ?? [:]).values.map(\.client.deviceId))
-        var targetsByDevice: [(String, [(PushTarget, PushTarget?)])] = []
+        var targetsByDevice: [(DeviceKey, [(PushTarget, PushTarget?)])] = []
         var notice: PushNotice
 
         switch event.type {
@@ -38,7 +38,7 @@ extension GatewayHub {
             guard settings.backgroundNotifications, let requestId = field("requestId"), let sessionId = field("sessionId") else { return [] }
             notice = approvalNotice(event.type, data: data, requestId: requestId, sessionId: sessionId, settings: settings,
                                     title: event.type == "approval_timeout" ? "Approval timed out" : "Approval answered")
-            for device in devices(of: event.userId) where !connected.contains(device) {
+            for device in devices(of: event.userId) where !connected.contains(device.deviceId) {
                 var targets = backgroundTargets(device: device)
                 if let la = token(device, "liveActivityUpdate", session: sessionId) {
                     targets.insert((PushTarget(provider: "apns", token: la.token, kind: "liveActivityUpdate", environment: la.environment), nil), at: 0)
@@ -48,16 +48,17 @@ extension GatewayHub {
         case "session_handoff":
             guard case .object(let o) = data, case .object(let previous)? = o["previous"], case .string(let old)? = previous["deviceId"],
                   !connected.contains(old), let sessionId = field("sessionId") else { return [] }
+            let previousDevice = DeviceKey(userId: event.userId, deviceId: old)
             var ids = ["sessionId": sessionId]
             if case .object(let to)? = o["handedOffTo"], case .string(let newDevice)? = to["deviceId"] { ids["handedOffTo"] = newDevice }
             notice = PushNotice(type: event.type, genericTitle: "Session moved to another device", ids: ids,
                                 deepLinkPath: "session/\(sessionId)", collapseID: "handoff-\(sessionId)",
                                 contentState: data)
-            var targets = settings.backgroundNotifications ? backgroundTargets(device: old) : []
-            if let la = token(old, "liveActivityUpdate", session: sessionId) {
+            var targets = settings.backgroundNotifications ? backgroundTargets(device: previousDevice) : []
+            if let la = token(previousDevice, "liveActivityUpdate", session: sessionId) {
                 targets.append((PushTarget(provider: "apns", token: la.token, kind: "liveActivityEnd", environment: la.environment), nil))
             }
-            targetsByDevice.append((old, targets))
+            targetsByDevice.append((previousDevice, targets))
         case "message":
             guard connected.isEmpty, let from = field("from"), from != event.userId else { return [] }
             let sender = users[from].map { $0.displayName ?? $0.hexCode } ?? from
@@ -86,7 +87,7 @@ extension GatewayHub {
         for (device, targets) in targetsByDevice {
             for (target, fallback) in targets {
                 latestPushJobId += 1
-                jobs.append(PushJobRecord(id: latestPushJobId, userId: event.userId, deviceId: device, target: target, notice: notice,
+                jobs.append(PushJobRecord(id: latestPushJobId, userId: event.userId, deviceId: device.deviceId, target: target, notice: notice,
                                           fallback: fallback, nextAttemptAt: now, createdAt: now))
             }
         }
@@ -126,7 +127,7 @@ extension GatewayHub {
     }
 
     /// Live Activity first (its update token, else push-to-start when enabled), falling back to an alert in the same delivery.
-    private func approvalTargets(device: String, sessionId: String, settings: NotificationSettings) -> [(PushTarget, PushTarget?)] {
+    private func approvalTargets(device: DeviceKey, sessionId: String, settings: NotificationSettings) -> [(PushTarget, PushTarget?)] {
         let alerts = alertTargets(device: device, settings: settings)
         let apnsAlert = alerts.first { $0.0.provider == "apns" }?.0
         var targets = alerts.filter { $0.0.provider != "apns" }
@@ -140,7 +141,7 @@ extension GatewayHub {
         return targets
     }
 
-    private func alertTargets(device: String, settings: NotificationSettings) -> [(PushTarget, PushTarget?)] {
+    private func alertTargets(device: DeviceKey, settings: NotificationSettings) -> [(PushTarget, PushTarget?)] {
         var targets: [(PushTarget, PushTarget?)] = []
         if let t = token(device, "apns", session: "") { targets.append((PushTarget(provider: "apns", token: t.token, kind: "alert", environment: t.environment), nil)) }
         if let t = token(device, "fcm", session: "") { targets.append((PushTarget(provider: "fcm", token: t.token, kind: "alert"), nil)) }
@@ -148,7 +149,7 @@ extension GatewayHub {
         return targets
     }
 
-    private func backgroundTargets(device: String) -> [(PushTarget, PushTarget?)] {
+    private func backgroundTargets(device: DeviceKey) -> [(PushTarget, PushTarget?)] {
         alertTargets(device: device, settings: NotificationSettings()).map {
             var t = $0.0
             t.kind = "background"
@@ -176,7 +177,7 @@ extension GatewayHub {
                 for device in devices(of: watcher) {
                     for (target, _) in backgroundTargets(device: device) {
                         latestPushJobId += 1
-                        jobs.append(PushJobRecord(id: latestPushJobId, userId: watcher, deviceId: device, target: target, notice: notice,
+                        jobs.append(PushJobRecord(id: latestPushJobId, userId: watcher, deviceId: device.deviceId, target: target, notice: notice,
                                                   nextAttemptAt: clock.now(), createdAt: clock.now()))
                     }
                 }
@@ -188,18 +189,23 @@ extension GatewayHub {
         }
     }
 
-    func token(_ device: String, _ kind: String, session: String) -> PushTokenRecord? {
+    func token(_ device: DeviceKey, _ kind: String, session: String) -> PushTokenRecord? {
         pushTokens[device]?.first { $0.kind == kind && $0.sessionId == session }
     }
 
-    private func devices(of userId: String) -> [String] {
-        devices.values.filter { $0.userId == userId }.map(\.id).sorted()
+    private func devices(of userId: String) -> [DeviceKey] {
+        devices.values.filter { $0.userId == userId }.map(\.key).sorted { $0.deviceId < $1.deviceId }
+    }
+
+    /// The users that have a device with this id (usually one; device ids are only unique per user).
+    public func users(withDevice deviceId: String) -> [String] {
+        devices.keys.filter { $0.deviceId == deviceId }.map(\.userId).sorted()
     }
 
     // MARK: Registration (client commands and the sender's feedback)
 
     func registerPushToken(_ command: PushRegisterCommand, client: GatewayClient, reply: Reply) throws {
-        try setPushToken(deviceId: client.deviceId, command) { outcome in
+        try setPushToken(DeviceKey(userId: client.userId, deviceId: client.deviceId), command) { outcome in
             switch outcome {
             case .success: reply.ok(Empty())
             case .failure(let error): reply.fail(error)
@@ -208,8 +214,8 @@ extension GatewayHub {
     }
 
     /// Registers (or replaces) a device's push token; the server API calls it too. Throws on invalid input.
-    public func setPushToken(deviceId: String, _ command: PushRegisterCommand, completion: @escaping (Result<Void, GatewayError>) -> Void) throws {
-        guard devices[deviceId] != nil else { throw GatewayError(.notFound, "no device \"\(deviceId)\"") }
+    public func setPushToken(_ device: DeviceKey, _ command: PushRegisterCommand, completion: @escaping (Result<Void, GatewayError>) -> Void) throws {
+        guard devices[device] != nil else { throw GatewayError(.notFound, "no device \"\(device.deviceId)\" of user \"\(device.userId)\"") }
         guard Self.pushTokenKinds.contains(command.kind) else {
             throw GatewayError(.invalidField, "kind must be one of \(Self.pushTokenKinds.sorted().joined(separator: ", "))")
         }
@@ -220,22 +226,24 @@ extension GatewayHub {
         if let env = command.environment, env != "sandbox" && env != "production" {
             throw GatewayError(.invalidField, "environment must be \"sandbox\" or \"production\"")
         }
-        let record = PushTokenRecord(deviceId: deviceId, kind: command.kind, token: command.token, environment: command.environment,
+        let record = PushTokenRecord(userId: device.userId, deviceId: device.deviceId, kind: command.kind, token: command.token, environment: command.environment,
                                      sessionId: command.kind == "liveActivityUpdate" ? command.sessionId ?? "" : "", updatedAt: clock.now())
-        pushTokens[deviceId, default: []].removeAll { $0.kind == record.kind && $0.sessionId == record.sessionId }
-        pushTokens[deviceId, default: []].append(record)
+        pushTokens[device, default: []].removeAll { $0.kind == record.kind && $0.sessionId == record.sessionId }
+        pushTokens[device, default: []].append(record)
         commit([.upsertPushToken(record)]) { outcome in completion(outcome.map { _ in () }) }
     }
 
     /// Removes a device's push token of a kind (per session for Live Activity update tokens).
-    public func removePushToken(deviceId: String, kind: String, sessionId: String?, completion: @escaping (Result<Void, GatewayError>) -> Void) {
+    public func removePushToken(_ device: DeviceKey, kind: String, sessionId: String?, completion: @escaping (Result<Void, GatewayError>) -> Void) {
         let session = kind == "liveActivityUpdate" ? sessionId ?? "" : ""
-        pushTokens[deviceId]?.removeAll { $0.kind == kind && $0.sessionId == session }
-        commit([.deletePushToken(deviceId: deviceId, kind: kind, sessionId: session)]) { outcome in completion(outcome.map { _ in () }) }
+        pushTokens[device]?.removeAll { $0.kind == kind && $0.sessionId == session }
+        commit([.deletePushToken(userId: device.userId, deviceId: device.deviceId, kind: kind, sessionId: session)]) { outcome in
+            completion(outcome.map { _ in () })
+        }
     }
 
     func unregisterPushToken(kind: String, sessionId: String?, client: GatewayClient, reply: Reply) {
-        removePushToken(deviceId: client.deviceId, kind: kind, sessionId: sessionId) { outcome in
+        removePushToken(DeviceKey(userId: client.userId, deviceId: client.deviceId), kind: kind, sessionId: sessionId) { outcome in
             switch outcome {
             case .success: reply.ok(Empty())
             case .failure(let error): reply.fail(error)
@@ -267,12 +275,12 @@ extension GatewayHub {
     }
 
     /// The sender reports a token the provider called invalid: forget it so no later push uses it.
-    public func forgetPushToken(deviceId: String, target: PushTarget) {
+    public func forgetPushToken(_ device: DeviceKey, target: PushTarget) {
         let kind = Self.tokenKind(for: target)
-        let matching = (pushTokens[deviceId] ?? []).filter { $0.kind == kind && $0.token == target.token }
+        let matching = (pushTokens[device] ?? []).filter { $0.kind == kind && $0.token == target.token }
         guard !matching.isEmpty else { return }
-        pushTokens[deviceId]?.removeAll { $0.kind == kind && $0.token == target.token }
-        store.write(matching.map { .deletePushToken(deviceId: deviceId, kind: kind, sessionId: $0.sessionId) }) { _ in }
+        pushTokens[device]?.removeAll { $0.kind == kind && $0.token == target.token }
+        queueWrite(matching.map { .deletePushToken(userId: device.userId, deviceId: device.deviceId, kind: kind, sessionId: $0.sessionId) }) { _ in }
     }
 
     /// The kind of token a target was built from.

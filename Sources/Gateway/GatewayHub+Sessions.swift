@@ -9,19 +9,41 @@ extension GatewayHub {
                     createdAt: s.createdAt)
     }
 
-    func sessionData(_ sessionId: String, for userId: String) throws -> SessionData {
-        guard let session = sessions[sessionId], session.userId == userId else {
-            throw GatewayError(.sessionNotFound, "no session \"\(sessionId)\"")
+    /// The session `sessionId` of `userId` (memory or store), or the error to answer with: `session_not_found` also
+    /// for another user's session.
+    func withOwnSession(_ sessionId: String, of userId: String?, _ body: @escaping (Result<SessionRecord, GatewayError>) -> Void) {
+        withSession(sessionId) { found in
+            body(found.flatMap { session in
+                guard let session, userId == nil || session.userId == userId else {
+                    return .failure(GatewayError(.sessionNotFound, "no session \"\(sessionId)\""))
+                }
+                return .success(session)
+            })
         }
-        return Self.sessionData(session)
+    }
+
+    func sessionData(_ sessionId: String, for userId: String, reply: Reply) {
+        withOwnSession(sessionId, of: userId) { found in
+            switch found {
+            case .success(let session): reply.ok(Self.sessionData(session))
+            case .failure(let error): reply.fail(error)
+            }
+        }
     }
 
     /// The explicit form of taking a session over.
-    func attach(sessionId: String, client: GatewayClient, reply: Reply) throws {
-        guard let session = sessions[sessionId], session.userId == client.userId else {
-            throw GatewayError(.sessionNotFound, "no session \"\(sessionId)\"")
+    func attach(sessionId: String, client: GatewayClient, reply: Reply) {
+        withOwnSession(sessionId, of: client.userId) { [self] found in
+            switch found {
+            case .success(let session): attach(session, client: client, reply: reply)
+            case .failure(let error): reply.fail(error)
+            }
         }
-        guard session.state == "active" else { throw GatewayError(.sessionEnded, "session \"\(sessionId)\" has ended") }
+    }
+
+    private func attach(_ session: SessionRecord, client: GatewayClient, reply: Reply) {
+        let sessionId = session.id
+        guard session.state == "active" else { return reply.fail(GatewayError(.sessionEnded, "session \"\(sessionId)\" has ended")) }
         let (writes, events) = activity(in: sessionId, by: client)
         commit(writes, events: events) { [self] outcome in
             switch outcome {
@@ -52,8 +74,24 @@ extension GatewayHub {
     // MARK: Backend side
 
     /// Creates (or returns the existing) session for a user; `session_created` goes to the user's devices.
+    /// An existing id answers with that session as it is (an ended one stays ended, also after a restart).
     public func createSession(id: String?, userId: String, title: String?, completion: @escaping (Result<SessionData, GatewayError>) -> Void) {
-        if let id, let existing = sessions[id] {
+        guard let id else { return createSession(newId: nil, userId: userId, title: title, completion: completion) }
+        withSession(id) { [self] found in
+            switch found {
+            case .failure(let error): completion(.failure(error))
+            case .success(nil): createSession(newId: id, userId: userId, title: title, completion: completion)
+            case .success(let existing?):
+                guard existing.userId == userId else {
+                    return completion(.failure(GatewayError(.invalidField, "session \"\(id)\" belongs to another user")))
+                }
+                completion(.success(Self.sessionData(existing)))
+            }
+        }
+    }
+
+    private func createSession(newId id: String?, userId: String, title: String?, completion: @escaping (Result<SessionData, GatewayError>) -> Void) {
+        if let id, let existing = sessions[id] {     // created while this request was reading the store
             guard existing.userId == userId else {
                 return completion(.failure(GatewayError(.invalidField, "session \"\(id)\" belongs to another user")))
             }
@@ -73,9 +111,14 @@ extension GatewayHub {
 
     /// A backend event in a session (progress, status, question, completion) streamed to the user's devices.
     public func postSessionEvent(sessionId: String, kind: String, payload: JSONValue?, completion: @escaping (Result<Int64, GatewayError>) -> Void) {
-        guard let session = sessions[sessionId] else {
-            return completion(.failure(GatewayError(.sessionNotFound, "no session \"\(sessionId)\"")))
+        withOwnSession(sessionId, of: nil) { [self] found in
+            guard case .success(let session) = found else { return completion(.failure(found.error!)) }
+            postSessionEvent(session, kind: kind, payload: payload, completion: completion)
         }
+    }
+
+    private func postSessionEvent(_ session: SessionRecord, kind: String, payload: JSONValue?, completion: @escaping (Result<Int64, GatewayError>) -> Void) {
+        let sessionId = session.id
         guard session.state == "active" else {
             return completion(.failure(GatewayError(.sessionEnded, "session \"\(sessionId)\" has ended")))
         }
@@ -86,9 +129,15 @@ extension GatewayHub {
     }
 
     public func endSession(sessionId: String, completion: @escaping (Result<SessionData, GatewayError>) -> Void) {
-        guard var session = sessions[sessionId] else {
-            return completion(.failure(GatewayError(.sessionNotFound, "no session \"\(sessionId)\"")))
+        withOwnSession(sessionId, of: nil) { [self] found in
+            guard case .success(let session) = found else { return completion(.failure(found.error!)) }
+            endSession(session, completion: completion)
         }
+    }
+
+    private func endSession(_ found: SessionRecord, completion: @escaping (Result<SessionData, GatewayError>) -> Void) {
+        var session = found
+        let sessionId = session.id
         guard session.state == "active" else { return completion(.success(Self.sessionData(session))) }
         session.state = "ended"
         session.endedAt = clock.now()
@@ -99,9 +148,16 @@ extension GatewayHub {
         }
     }
 
+    /// A session held in memory (open ones, and ended ones seen since start).
     public func session(_ id: String) -> SessionData? { sessions[id].map(Self.sessionData) }
 
-    func randomToken() -> String {
+    /// Backend: a session in any state (`.success(nil)` when there is none).
+    public func session(_ id: String, completion: @escaping (Result<SessionData?, GatewayError>) -> Void) {
+        withSession(id) { completion($0.map { $0.map(Self.sessionData) }) }
+    }
+
+    /// 32 random hex characters (ids that must not be guessable).
+    public func randomToken() -> String {
         var generator = SystemRandomNumberGenerator()
         return (0..<4).map { _ in
             let hex = String(UInt32.random(in: 0...UInt32.max, using: &generator), radix: 16)
@@ -115,4 +171,12 @@ public struct SessionEventData: Codable, Sendable, Equatable {
     /// `progress`, `status`, `question`, `completion` (or any app-defined kind).
     public var kind: String
     public var payload: JSONValue?
+}
+
+extension Result {
+    /// The failure, if any.
+    var error: Failure? {
+        if case .failure(let error) = self { return error }
+        return nil
+    }
 }

@@ -16,6 +16,11 @@ public struct GatewaySettings: Sendable, Equatable {
     public var approvalPushDelayMs: Int64 = 5_000
     /// Presence pushes (for users who opted in) are coalesced to at most one per this interval per user.
     public var presencePushIntervalMs: Int64 = 60_000
+    /// Failed connect-code attempts the whole node accepts per hour (all users together), on top of each user's 20:
+    /// fresh identities cannot buy fresh tries. docs/PROTOCOL.md has what it means for guessing.
+    public var connectFailuresPerNodePerHour = 600
+    /// New standalone registrations (`POST /v1/devices/register` with an unknown secret) the node accepts per hour.
+    public var registrationsPerNodePerHour = 600
     /// Friend requests, connect codes, groups, invites and discovery.
     public var relationships = RelationshipSettings()
     public init() {}

@@ -2,10 +2,14 @@
 public struct GatewayError: Error, Sendable, Equatable, Codable, CustomStringConvertible {
     public var code: GatewayErrorCode
     public var message: String
+    /// With `overloaded` and `rate_limited`: how long the client should wait before retrying the same command
+    /// (omitted otherwise; the server API also sends it as `Retry-After`, in whole seconds rounded up).
+    public var retryAfterMs: Int?
 
-    public init(_ code: GatewayErrorCode, _ message: String) {
+    public init(_ code: GatewayErrorCode, _ message: String, retryAfterMs: Int? = nil) {
         self.code = code
         self.message = message
+        self.retryAfterMs = retryAfterMs
     }
 
     public var description: String { "\(code.rawValue): \(message)" }

@@ -20,7 +20,7 @@ public final class WebhookPushClient: Sendable {
         self.now = now
     }
 
-    /// Sends `body` (JSON). `messageID` must stay the same across retries of one event so the
+    /// Sends `body` (JSON). `messageID` must stay the same across retries of one push (and differ between pushes) so the
     /// receiver can deduplicate (use the outbox entry's id).
     public func send(body: [UInt8], messageID: String, completion: @escaping @Sendable (PushOutcome) -> Void) {
         let timestamp = now()

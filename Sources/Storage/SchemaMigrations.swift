@@ -3,6 +3,8 @@
 struct SchemaMigration: Sendable {
     let version: Int
     let sql: String
+    /// Row rewrites SQL cannot express (hashing), run after `sql` in the same transaction.
+    var transform: (@Sendable (SQLiteConnection) throws(StorageError) -> Void)? = nil
 }
 
 /// Brings a database up to the newest schema: the one-row `schema_version` table records the applied version and
@@ -13,6 +15,9 @@ enum SchemaMigrations {
         SchemaMigration(version: 1, sql: SchemaV1.sql),
         SchemaMigration(version: 2, sql: SchemaV2.sql),
         SchemaMigration(version: SchemaPush.version, sql: SchemaPush.sql),
+        SchemaMigration(version: SchemaV4.version, sql: SchemaV4.sql),
+        SchemaMigration(version: SchemaV5.version, sql: SchemaV5.sql),
+        SchemaMigration(version: SchemaV6.version, sql: SchemaV6.sql, transform: SchemaV6.hashDeviceSecrets),
     ]
 
     /// Applies every migration newer than the recorded version, in order; returns the resulting version.
@@ -34,6 +39,7 @@ enum SchemaMigrations {
                     throw StorageError("\(db.path): schema version \(version) cannot take migration \(migration.version)")
                 }
                 try db.execute(migration.sql)
+                try migration.transform?(db)
                 try db.run("UPDATE schema_version SET version = ?1") { $0.bind(1, migration.version) }
             }
         }

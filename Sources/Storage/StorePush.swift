@@ -1,5 +1,6 @@
 import FoundationEssentials
 import Gateway
+import JSON
 
 /// Push outbox, tokens and settings on SQLite. Targets, notices and settings are stored as JSON blobs: the outbox
 /// is read by id or by due time, never queried inside them.
@@ -22,16 +23,17 @@ extension StoreWriteApplier {
             }
         case .upsertPushToken(let t):
             try db.run("""
-                INSERT INTO push_tokens (device_id, kind, session_id, token, environment, updated_at) VALUES (?1, ?2, ?3, ?4, ?5, ?6)
-                ON CONFLICT (device_id, kind, session_id) DO UPDATE SET token = excluded.token, environment = excluded.environment,
-                    updated_at = excluded.updated_at
+                INSERT INTO push_tokens (device_id, kind, session_id, token, environment, updated_at, user_id)
+                VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)
+                ON CONFLICT (user_id, device_id, kind, session_id) DO UPDATE SET token = excluded.token,
+                    environment = excluded.environment, updated_at = excluded.updated_at
                 """) {
                 $0.bind(1, t.deviceId); $0.bind(2, t.kind); $0.bind(3, t.sessionId); $0.bind(4, t.token)
-                $0.bind(5, t.environment); $0.bind(6, t.updatedAt)
+                $0.bind(5, t.environment); $0.bind(6, t.updatedAt); $0.bind(7, t.userId)
             }
-        case .deletePushToken(let deviceId, let kind, let sessionId):
-            try db.run("DELETE FROM push_tokens WHERE device_id = ?1 AND kind = ?2 AND session_id = ?3") {
-                $0.bind(1, deviceId); $0.bind(2, kind); $0.bind(3, sessionId)
+        case .deletePushToken(let userId, let deviceId, let kind, let sessionId):
+            try db.run("DELETE FROM push_tokens WHERE user_id = ?4 AND device_id = ?1 AND kind = ?2 AND session_id = ?3") {
+                $0.bind(1, deviceId); $0.bind(2, kind); $0.bind(3, sessionId); $0.bind(4, userId)
             }
         case .setNotificationSettings(let userId, let settings):
             let blob = encode(settings)
@@ -52,14 +54,14 @@ extension StoreWriteApplier {
 extension StoreReader {
     func loadPush(into snapshot: inout GatewaySnapshot) throws(StorageError) {
         snapshot.pushTokens = try db.query("""
-            SELECT device_id, kind, token, environment, session_id, updated_at FROM push_tokens ORDER BY rowid
+            SELECT device_id, kind, token, environment, session_id, updated_at, user_id FROM push_tokens ORDER BY rowid
             """) {
-            PushTokenRecord(deviceId: $0.string(0), kind: $0.string(1), token: $0.string(2), environment: $0.optionalString(3),
+            PushTokenRecord(userId: $0.string(6), deviceId: $0.string(0), kind: $0.string(1), token: $0.string(2), environment: $0.optionalString(3),
                             sessionId: $0.string(4), updatedAt: $0.int64(5))
         }
         let settings = try db.query("SELECT user_id, settings FROM notification_settings") { ($0.string(0), $0.bytes(1)) }
         for (user, blob) in settings {
-            snapshot.notificationSettings[user] = try? JSONDecoder().decode(NotificationSettings.self, from: Data(blob))
+            snapshot.notificationSettings[user] = try? StrictJSONDecoder().decode(NotificationSettings.self, from: blob)
         }
         snapshot.latestPushJobId = try db.queryFirst("SELECT COALESCE(MAX(id), 0) FROM push_jobs") { $0.int64(0) } ?? 0
     }
@@ -79,10 +81,10 @@ extension StoreReader {
 
     /// nil when a blob does not decode (a row written by a newer build): skipped rather than crashing the sender.
     private static func pushJob(_ row: SQLiteStatement) -> PushJobRecord? {
-        let decoder = JSONDecoder()
-        guard let target = try? decoder.decode(PushTarget.self, from: Data(row.bytes(3))),
-              let notice = try? decoder.decode(PushNotice.self, from: Data(row.bytes(4))) else { return nil }
-        let fallback = row.optionalBytes(5).flatMap { try? decoder.decode(PushTarget.self, from: Data($0)) }
+        let decoder = StrictJSONDecoder()
+        guard let target = try? decoder.decode(PushTarget.self, from: row.bytes(3)),
+              let notice = try? decoder.decode(PushNotice.self, from: row.bytes(4)) else { return nil }
+        let fallback = row.optionalBytes(5).flatMap { try? decoder.decode(PushTarget.self, from: $0) }
         return PushJobRecord(id: row.int64(0), userId: row.string(1), deviceId: row.string(2), target: target, notice: notice,
                              fallback: fallback, state: row.string(6), attempts: Int(row.int64(7)), nextAttemptAt: row.int64(8),
                              lastError: row.optionalString(9), createdAt: row.int64(10))

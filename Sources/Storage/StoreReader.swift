@@ -22,26 +22,10 @@ struct StoreReader {
         snapshot.contacts = try db.query("SELECT user_id, contact_id, created_at, active FROM contacts ORDER BY rowid") {
             ContactRecord(userId: $0.string(0), contactId: $0.string(1), createdAt: $0.int64(2), active: $0.bool(3))
         }
-        snapshot.openSessions = try db.query("""
-            SELECT id, user_id, title, state, active_client_type, active_device_id, active_last_activity_at,
-                created_at, ended_at
-            FROM sessions WHERE state <> 'ended' ORDER BY seq
-            """) { row in
-            let client = row.isNull(4) ? nil
-                : ActiveClient(clientType: row.string(4), deviceId: row.string(5), lastActivityAt: row.int64(6))
-            return SessionRecord(id: row.string(0), userId: row.string(1), title: row.optionalString(2), state: row.string(3),
-                                 activeClient: client, createdAt: row.int64(7), endedAt: row.optionalInt64(8))
-        }
-        snapshot.pendingApprovals = try db.query("""
-            SELECT id, user_id, session_id, tool_name, summary, details, state, decided_by_device_id,
-                decided_by_client_type, created_at, expires_at, resolved_at
-            FROM approvals WHERE state = 'pending' ORDER BY seq
-            """) {
-            ApprovalRecord(id: $0.string(0), userId: $0.string(1), sessionId: $0.string(2), toolName: $0.string(3),
-                           summary: $0.string(4), details: $0.optionalBytes(5), state: $0.string(6),
-                           decidedByDeviceId: $0.optionalString(7), decidedByClientType: $0.optionalString(8),
-                           createdAt: $0.int64(9), expiresAt: $0.int64(10), resolvedAt: $0.optionalInt64(11))
-        }
+        snapshot.openSessions = try db.query("SELECT \(Self.sessionColumns) FROM sessions WHERE state <> 'ended' ORDER BY seq",
+                                             row: Self.session)
+        snapshot.pendingApprovals = try db.query("SELECT \(Self.approvalColumns) FROM approvals WHERE state = 'pending' ORDER BY seq",
+                                                 row: Self.approval)
         snapshot.latestOffsets = try latestOffsets()
         snapshot.latestMessageId = try db.queryFirst("SELECT COALESCE(MAX(id), 0) FROM messages") { $0.int64(0) } ?? 0
         snapshot.latestApprovalSequence = try latestApprovalSequence()
@@ -109,9 +93,40 @@ struct StoreReader {
         return Dictionary(rows, uniquingKeysWith: +)
     }
 
-    func idempotentResponse(scope: String, key: String) throws(StorageError) -> [UInt8]? {
-        try db.queryFirst("SELECT response FROM idempotency WHERE scope = ?1 AND \"key\" = ?2") {
+    func session(id: String) throws(StorageError) -> SessionRecord? {
+        try db.queryFirst("SELECT \(Self.sessionColumns) FROM sessions WHERE id = ?1") { $0.bind(1, id) } row: { Self.session($0) }
+    }
+
+    func approval(id: String) throws(StorageError) -> ApprovalRecord? {
+        try db.queryFirst("SELECT \(Self.approvalColumns) FROM approvals WHERE id = ?1") { $0.bind(1, id) } row: { Self.approval($0) }
+    }
+
+    private static let sessionColumns = """
+        id, user_id, title, state, active_client_type, active_device_id, active_last_activity_at, created_at, ended_at
+        """
+
+    private static func session(_ row: SQLiteStatement) -> SessionRecord {
+        let client = row.isNull(4) ? nil
+            : ActiveClient(clientType: row.string(4), deviceId: row.string(5), lastActivityAt: row.int64(6))
+        return SessionRecord(id: row.string(0), userId: row.string(1), title: row.optionalString(2), state: row.string(3),
+                             activeClient: client, createdAt: row.int64(7), endedAt: row.optionalInt64(8))
+    }
+
+    private static let approvalColumns = """
+        id, user_id, session_id, tool_name, summary, details, state, decided_by_device_id, decided_by_client_type,
+        created_at, expires_at, resolved_at
+        """
+
+    private static func approval(_ row: SQLiteStatement) -> ApprovalRecord {
+        ApprovalRecord(id: row.string(0), userId: row.string(1), sessionId: row.string(2), toolName: row.string(3),
+                       summary: row.string(4), details: row.optionalBytes(5), state: row.string(6),
+                       decidedByDeviceId: row.optionalString(7), decidedByClientType: row.optionalString(8),
+                       createdAt: row.int64(9), expiresAt: row.int64(10), resolvedAt: row.optionalInt64(11))
+    }
+
+    func idempotentResponse(scope: String, key: String) throws(StorageError) -> IdempotencyRecord? {
+        try db.queryFirst("SELECT response, request_hash FROM idempotency WHERE scope = ?1 AND \"key\" = ?2") {
             $0.bind(1, scope); $0.bind(2, key)
-        } row: { $0.bytes(0) }
+        } row: { IdempotencyRecord(response: $0.bytes(0), requestHash: $0.string(1)) }
     }
 }

@@ -32,7 +32,7 @@ struct StoreWriteApplier {
             try db.run("""
                 INSERT INTO devices (id, user_id, client_type, device_token, created_at, acked_offset)
                 VALUES (?1, ?2, ?3, ?4, ?5, ?6)
-                ON CONFLICT (id) DO UPDATE SET user_id = excluded.user_id, client_type = excluded.client_type,
+                ON CONFLICT (user_id, id) DO UPDATE SET client_type = excluded.client_type,
                     device_token = excluded.device_token, created_at = excluded.created_at,
                     acked_offset = excluded.acked_offset
                 """) {
@@ -87,16 +87,17 @@ struct StoreWriteApplier {
                 INSERT INTO read_marks (user_id, peer_id, message_id) VALUES (?1, ?2, ?3)
                 ON CONFLICT (user_id, peer_id) DO UPDATE SET message_id = max(message_id, excluded.message_id)
                 """) { $0.bind(1, userId); $0.bind(2, peerId); $0.bind(3, messageId) }
-        case .setDeviceAck(let deviceId, let offset):
+        case .setDeviceAck(let userId, let deviceId, let offset):
             // An unknown device is ignored, like the reference store.
-            try db.run("UPDATE devices SET acked_offset = max(acked_offset, ?2) WHERE id = ?1") {
-                $0.bind(1, deviceId); $0.bind(2, offset)
+            try db.run("UPDATE devices SET acked_offset = max(acked_offset, ?2) WHERE user_id = ?3 AND id = ?1") {
+                $0.bind(1, deviceId); $0.bind(2, offset); $0.bind(3, userId)
             }
-        case .putIdempotency(let scope, let key, let response, let createdAt):
+        case .putIdempotency(let scope, let key, let response, let requestHash, let createdAt):
             try db.run("""
-                INSERT INTO idempotency (scope, "key", response, created_at) VALUES (?1, ?2, ?3, ?4)
-                ON CONFLICT (scope, "key") DO UPDATE SET response = excluded.response, created_at = excluded.created_at
-                """) { $0.bind(1, scope); $0.bind(2, key); $0.bind(3, response); $0.bind(4, createdAt) }
+                INSERT INTO idempotency (scope, "key", response, created_at, request_hash) VALUES (?1, ?2, ?3, ?4, ?5)
+                ON CONFLICT (scope, "key") DO UPDATE SET response = excluded.response, created_at = excluded.created_at,
+                    request_hash = excluded.request_hash
+                """) { $0.bind(1, scope); $0.bind(2, key); $0.bind(3, response); $0.bind(4, createdAt); $0.bind(5, requestHash) }
         case .enqueuePush, .updatePushJob, .upsertPushToken, .deletePushToken, .setNotificationSettings:
             try applyPush(write)
         case .upsertFriendRequest, .upsertContactPause, .deleteContactPause, .upsertConnectCode, .upsertGroup,
@@ -137,12 +138,12 @@ struct StoreWriteApplier {
         case .upsertApproval(let a): return "upsertApproval \(a.id)"
         case .insertMessage(let m): return "insertMessage \(m.id)"
         case .setReadMark(let userId, let peerId, _): return "setReadMark \(userId)->\(peerId)"
-        case .setDeviceAck(let deviceId, _): return "setDeviceAck \(deviceId)"
-        case .putIdempotency(let scope, let key, _, _): return "putIdempotency \(scope)/\(key)"
+        case .setDeviceAck(let userId, let deviceId, _): return "setDeviceAck \(userId)/\(deviceId)"
+        case .putIdempotency(let scope, let key, _, _, _): return "putIdempotency \(scope)/\(key)"
         case .enqueuePush(let job): return "enqueuePush \(job.id)"
         case .updatePushJob(let id, _, _, _, _): return "updatePushJob \(id)"
-        case .upsertPushToken(let t): return "upsertPushToken \(t.deviceId)/\(t.kind)"
-        case .deletePushToken(let deviceId, let kind, _): return "deletePushToken \(deviceId)/\(kind)"
+        case .upsertPushToken(let t): return "upsertPushToken \(t.userId)/\(t.deviceId)/\(t.kind)"
+        case .deletePushToken(let userId, let deviceId, let kind, _): return "deletePushToken \(userId)/\(deviceId)/\(kind)"
         case .setNotificationSettings(let userId, _): return "setNotificationSettings \(userId)"
         case .upsertFriendRequest, .upsertContactPause, .deleteContactPause, .upsertConnectCode, .upsertGroup,
              .upsertGroupMember, .upsertInvite, .upsertUserPhone, .deleteUserPhone:

@@ -46,7 +46,7 @@ import Testing
         let desktop = f.connect("u1", "desk", "desktop")
         let approval = f.approval(session: f.session("u1"))
         var backendSaw: ApprovalData?
-        f.hub.waitForApproval(approval.requestId, waitMs: 120_000) { backendSaw = $0 }
+        f.hub.waitForApproval(approval.requestId, waitMs: 120_000) { backendSaw = try? $0.get() }
         f.scheduler.advance(by: 59_999)
         #expect(phone.events("approval_timeout").isEmpty)
         #expect(backendSaw == nil)

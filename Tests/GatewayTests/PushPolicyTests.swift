@@ -45,7 +45,7 @@ import Testing
         #expect(job.fallback?.kind == "alert")
         #expect(job.fallback?.token == "alert-tok")
         // The provider said the Live Activity token is invalid: it is forgotten, the next request goes as an alert.
-        f.hub.forgetPushToken(deviceId: "phone", target: job.target)
+        f.hub.forgetPushToken(DeviceKey(userId: "u1", deviceId: "phone"), target: job.target)
         _ = f.approval(session: session)
         #expect(try jobs(f).last?.target.kind == "alert")
     }

@@ -113,7 +113,9 @@ final class DeferredStore: GatewayStore, @unchecked Sendable {
         try inner.messages(between: a, and: b, before: before, limit: limit)
     }
     func unreadCounts(userId: String) throws -> [String: Int] { try inner.unreadCounts(userId: userId) }
-    func idempotentResponse(scope: String, key: String) throws -> [UInt8]? { try inner.idempotentResponse(scope: scope, key: key) }
+    func session(id: String) throws -> SessionRecord? { try inner.session(id: id) }
+    func approval(id: String) throws -> ApprovalRecord? { try inner.approval(id: id) }
+    func idempotentResponse(scope: String, key: String) throws -> IdempotencyRecord? { try inner.idempotentResponse(scope: scope, key: key) }
     func pruneEvents(before: Int64, keepLatest: Int) throws -> Int { try inner.pruneEvents(before: before, keepLatest: keepLatest) }
     func duePushJobs(now: Int64, limit: Int) throws -> [PushJobRecord] { try inner.duePushJobs(now: now, limit: limit) }
     func pushJob(id: Int64) throws -> PushJobRecord? { try inner.pushJob(id: id) }

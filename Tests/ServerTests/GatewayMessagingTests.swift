@@ -23,7 +23,7 @@ import Testing
             (" \n\t  ", "bob", "text_empty"),
             (String(repeating: "x", count: 501), "bob", "text_too_long"),
             ("hi carol", "carol", "not_a_contact"),
-            ("hi nobody", "nobody", "user_not_found"),
+            ("hi nobody", "nobody", "not_a_contact"),
         ]
         for c in cases {
             let reply = try alice.command("send_message", ["to": c.to, "text": c.text])

@@ -4,14 +4,11 @@ import Glibc
 /// The real `switchboard` executable as a child process (for tests that kill it with SIGKILL and restart it on the
 /// same database).
 enum GatewayProcess {
-    /// `.build/debug/switchboard` of this package (the test command builds every product first). Found by walking up
-    /// to Package.swift, so the file also works when another test target links it from a subfolder.
+    /// The `switchboard` built beside this test binary (the test command builds every product first), so sanitized
+    /// builds in their own scratch directory (scripts/sanitize) test their own executable.
     static var executable: String {
-        var directory = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
-        while directory.path != "/" && !FileManager.default.fileExists(atPath: directory.appendingPathComponent("Package.swift").path) {
-            directory = directory.deletingLastPathComponent()
-        }
-        return directory.appendingPathComponent(".build/debug/switchboard").path
+        let testBinary = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath()
+        return testBinary.deletingLastPathComponent().appendingPathComponent("switchboard").path
     }
 
     /// A loopback port that was free a moment ago.

@@ -52,7 +52,7 @@ import Testing
         let post = posts[0]
         #expect(post["signature_valid"] as? Bool == true)
         #expect(post["status"] as? Int == 204)
-        #expect(PushEndToEndFakeProvider.header(post, "webhook-id") == "msg_\(approval.id)")
+        #expect(PushEndToEndFakeProvider.header(post, "webhook-id") == "psh_1")   // the outbox job's id
         let stamp = Int64(PushEndToEndFakeProvider.header(post, "webhook-timestamp") ?? "") ?? 0
         #expect(abs(stamp - Int64(Date().timeIntervalSince1970)) < 60)
         let body = try #require(PushEndToEndFakeProvider.body(post))
@@ -95,7 +95,7 @@ import Testing
             #expect(g.eventually { g.job(1)?.state == "pending" })
             g.shutdown()
         }
-        #expect(Self.p.shared.apnsRequests(token: token).isEmpty)
+        #expect(try Self.p.shared.get().apnsRequests(token: token).isEmpty)
 
         let g = try PushEndToEndGateway(directory: directory)
         #expect(g.eventually { g.job(1)?.state == "sent" })

@@ -10,16 +10,19 @@ import Testing
 /// A push provider stand-in: records every attempt and answers from a script keyed by token.
 final class ScriptedTransport: PushTransport, @unchecked Sendable {
     // @unchecked: all state behind the mutex.
-    struct Attempt: Equatable { var token: String; var kind: String; var type: String }
+    struct Attempt: Equatable {
+        var token: String; var kind: String; var type: String; var deliveryID = ""
+        static func == (a: Attempt, b: Attempt) -> Bool { (a.token, a.kind, a.type) == (b.token, b.kind, b.type) }
+    }
     private let state = Mutex<(attempts: [Attempt], script: [String: [PushDeliveryOutcome]])>(([], [:]))
 
     init(_ script: [String: [PushDeliveryOutcome]]) { state.withLock { $0.script = script } }
 
     var attempts: [Attempt] { state.withLock { $0.attempts } }
 
-    func send(_ notice: PushNotice, to target: PushTarget, completion: @escaping @Sendable (PushDeliveryOutcome) -> Void) {
+    func send(_ notice: PushNotice, to target: PushTarget, deliveryID: String, completion: @escaping @Sendable (PushDeliveryOutcome) -> Void) {
         let outcome = state.withLock { s -> PushDeliveryOutcome in
-            s.attempts.append(Attempt(token: target.token, kind: target.kind, type: notice.type))
+            s.attempts.append(Attempt(token: target.token, kind: target.kind, type: notice.type, deliveryID: deliveryID))
             guard var queue = s.script[target.token], !queue.isEmpty else { return .delivered }
             let next = queue.removeFirst()
             s.script[target.token] = queue
@@ -126,6 +129,25 @@ final class SilentClient: GatewayClient, @unchecked Sendable {
         #expect(f.eventually { f.job(1)?.state == "sent" })
         #expect(f.job(1)?.attempts == 3)
         #expect(transport.attempts.count == 3)
+    }
+
+    @Test func theDeliveryIdIsStableAcrossRetriesOfAJobAndUniquePerJob() throws {
+        // The alert for a request and the push that clears it (approval_timeout) share a collapse id; they are two
+        // jobs and must not share a delivery id, or a de-duplicating webhook receiver drops the clearing one.
+        let transport = ScriptedTransport(["alert": [.retry(afterMs: nil, reason: "500"), .retry(afterMs: 30, reason: "429")]])
+        let f = try OutboxFixture()
+        try f.start(transport)
+        f.offlineDeviceWithTokens([("apns", "alert")])
+        f.onHub { hub in
+            hub.requestApproval(sessionId: "s1", toolName: "shell", summary: "ls", details: nil, timeoutMs: 1_000, idempotencyKey: nil) { _ in }
+        }
+        #expect(f.eventually { f.job(1)?.state == "sent" && f.job(2)?.state == "sent" })
+        let attempts = transport.attempts
+        let request = attempts.filter { $0.type == "approval_request" }.map(\.deliveryID)
+        let timeout = attempts.filter { $0.type == "approval_timeout" }.map(\.deliveryID)
+        #expect(request.count == 3)                          // two retries of one job
+        #expect(Set(request) == ["psh_1"])
+        #expect(timeout == ["psh_2"])
     }
 
     @Test func rejectedRequestsAreDeadLetteredWithTheReasonAndNeverRetried() throws {

@@ -7,7 +7,7 @@ enum Observation: Equatable {
     case oldest(Int64?)
     case messages([MessageRecord])
     case unread([String: Int])
-    case idempotent([UInt8]?)
+    case idempotent(IdempotencyRecord?)
     case pruned(Int)
     case pushJobs([PushJobRecord])
     case pushJob(PushJobRecord?)
@@ -27,9 +27,11 @@ enum StoreScript {
             .upsertDevice(DeviceRecord(id: "d1", userId: "u1", clientType: "ios", deviceToken: "tok-1", createdAt: 20)),
             .upsertDevice(DeviceRecord(id: "d2", userId: "u1", clientType: "web", createdAt: 21)),
             .upsertDevice(DeviceRecord(id: "d3", userId: "u2", clientType: "desktop", deviceToken: "", createdAt: 22, ackedOffset: 4)),
-            .setDeviceAck(deviceId: "d1", offset: 5),
-            .setDeviceAck(deviceId: "d1", offset: 3),       // never lowers
-            .setDeviceAck(deviceId: "nope", offset: 9),     // unknown device: ignored
+            .upsertDevice(DeviceRecord(id: "d1", userId: "u2", clientType: "android", createdAt: 23)),  // same id, another user
+            .setDeviceAck(userId: "u1", deviceId: "d1", offset: 5),
+            .setDeviceAck(userId: "u1", deviceId: "d1", offset: 3),       // never lowers
+            .setDeviceAck(userId: "u1", deviceId: "nope", offset: 9),     // unknown device: ignored
+            .setDeviceAck(userId: "u3", deviceId: "d1", offset: 9),       // another user's id: ignored
             .upsertContact(ContactRecord(userId: "u1", contactId: "u2", createdAt: 30)),
             .upsertContact(ContactRecord(userId: "u2", contactId: "u1", createdAt: 30)),
             .upsertContact(ContactRecord(userId: "u1", contactId: "u3", createdAt: 31)),
@@ -50,7 +52,7 @@ enum StoreScript {
             .upsertApproval(ApprovalRecord(id: "apr_1", userId: "u1", sessionId: "s1", toolName: "bash", summary: "ls",
                                            state: "approved", decidedByDeviceId: "d1", decidedByClientType: "ios",
                                            createdAt: 50, expiresAt: 90, resolvedAt: 55)),
-            .putIdempotency(scope: "approval", key: "k1", response: Array("first".utf8), createdAt: 60),
+            .putIdempotency(scope: "approval", key: "k1", response: Array("first".utf8), requestHash: "h1", createdAt: 60),
             .putIdempotency(scope: "approval", key: "k2", response: [], createdAt: 61),
             .putIdempotency(scope: "message", key: "k1", response: [0, 255, 0], createdAt: 62),
             .putIdempotency(scope: "approval", key: "k1", response: Array("second".utf8), createdAt: 63),
@@ -96,11 +98,13 @@ enum StoreScript {
                                        notice: notice, nextAttemptAt: 80, createdAt: 80)),
             .updatePushJob(id: 2, state: "pending", attempts: 1, nextAttemptAt: 95, lastError: "503 Service Unavailable"),
             .updatePushJob(id: 3, state: "sent", attempts: 1, nextAttemptAt: 80, lastError: nil),
-            .upsertPushToken(PushTokenRecord(deviceId: "d1", kind: "apns", token: "aa", environment: "sandbox", updatedAt: 1)),
-            .upsertPushToken(PushTokenRecord(deviceId: "d1", kind: "liveActivityUpdate", token: "la", sessionId: "s1", updatedAt: 2)),
-            .upsertPushToken(PushTokenRecord(deviceId: "d1", kind: "liveActivityUpdate", token: "la2", sessionId: "s2", updatedAt: 3)),
-            .upsertPushToken(PushTokenRecord(deviceId: "d1", kind: "apns", token: "aa-new", environment: "production", updatedAt: 4)),
-            .deletePushToken(deviceId: "d1", kind: "liveActivityUpdate", sessionId: "s2"),
+            .upsertPushToken(PushTokenRecord(userId: "u1", deviceId: "d1", kind: "apns", token: "aa", environment: "sandbox", updatedAt: 1)),
+            .upsertPushToken(PushTokenRecord(userId: "u1", deviceId: "d1", kind: "liveActivityUpdate", token: "la", sessionId: "s1", updatedAt: 2)),
+            .upsertPushToken(PushTokenRecord(userId: "u1", deviceId: "d1", kind: "liveActivityUpdate", token: "la2", sessionId: "s2", updatedAt: 3)),
+            .upsertPushToken(PushTokenRecord(userId: "u1", deviceId: "d1", kind: "apns", token: "aa-new", environment: "production", updatedAt: 4)),
+            .upsertPushToken(PushTokenRecord(userId: "u2", deviceId: "d1", kind: "apns", token: "other-user", updatedAt: 5)),
+            .deletePushToken(userId: "u1", deviceId: "d1", kind: "liveActivityUpdate", sessionId: "s2"),
+            .deletePushToken(userId: "u3", deviceId: "d1", kind: "apns", sessionId: ""),   // no such device: nothing
             .setNotificationSettings(userId: "u1", settings: settings),
         ]
     }

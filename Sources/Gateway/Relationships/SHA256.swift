@@ -1,4 +1,4 @@
-/// SHA-256 (FIPS 180-4), for hashed phone numbers in contact discovery. Small inputs only (no streaming);
+/// SHA-256 (FIPS 180-4), for hashed phone numbers in contact discovery and idempotency request digests. Small inputs only (no streaming);
 /// Foundation-free so the domain stays light.
 enum SHA256 {
     // FIPS 180-4 §4.2.2: the first 32 bits of the fractional parts of the cube roots of the first 64 primes.
@@ -45,9 +45,11 @@ enum SHA256 {
     }
 
     /// Lower-case hex of the digest of `text`'s UTF-8.
-    static func hex(_ text: String) -> String {
+    static func hex(_ text: String) -> String { hex(Array(text.utf8)) }
+
+    static func hex(_ bytes: [UInt8]) -> String {
         let digits = Array("0123456789abcdef")
-        return String(digest(Array(text.utf8)).flatMap { [digits[Int($0 >> 4)], digits[Int($0 & 0xF)]] })
+        return String(digest(bytes).flatMap { [digits[Int($0 >> 4)], digits[Int($0 & 0xF)]] })
     }
 
     private static func rotr(_ x: UInt32, _ n: UInt32) -> UInt32 { (x >> n) | (x << (32 - n)) }

@@ -1,3 +1,5 @@
+import Synchronization
+
 /// One change to durable state. A batch of them is applied atomically.
 public enum StoreWrite: Sendable, Equatable {
     case appendEvent(StoredEvent)
@@ -9,16 +11,18 @@ public enum StoreWrite: Sendable, Equatable {
     case insertMessage(MessageRecord)
     /// The reader has read every message from `peerId` up to `messageId`.
     case setReadMark(userId: String, peerId: String, messageId: Int64)
-    case setDeviceAck(deviceId: String, offset: Int64)
-    /// Remembers the response to an idempotent request (`scope` e.g. "approval", `key` from the client).
-    case putIdempotency(scope: String, key: String, response: [UInt8], createdAt: Int64)
+    case setDeviceAck(userId: String, deviceId: String, offset: Int64)
+    /// Remembers the response to an idempotent request (`scope` names what the key creates and for whom, e.g.
+    /// "approval:<user>␟<session>"; `key` from the client) and a digest of the request, so a reuse of the key for a
+    /// different request can be refused.
+    case putIdempotency(scope: String, key: String, response: [UInt8], requestHash: String = "", createdAt: Int64)
     /// A push to send, in the same transaction as the event it announces (the outbox).
     case enqueuePush(PushJobRecord)
     /// The outcome of an attempt: `sent`, `dead`, or still `pending` with the next attempt's time.
     case updatePushJob(id: Int64, state: String, attempts: Int, nextAttemptAt: Int64, lastError: String?)
     case upsertPushToken(PushTokenRecord)
     /// Forgets a token (invalid, or replaced); `sessionId` "" for tokens that are not per session.
-    case deletePushToken(deviceId: String, kind: String, sessionId: String)
+    case deletePushToken(userId: String, deviceId: String, kind: String, sessionId: String)
     case setNotificationSettings(userId: String, settings: NotificationSettings)
     // Relationships (RelationshipRecords.swift). Uniqueness rules there are enforced by both stores: a batch that
     // breaks one fails as a whole.
@@ -32,6 +36,15 @@ public enum StoreWrite: Sendable, Equatable {
     case upsertInvite(InviteRecord)
     case upsertUserPhone(UserPhoneRecord)
     case deleteUserPhone(userId: String)
+}
+
+/// What an idempotency key answered, and a digest of the request that used it first ("" for rows stored before
+/// digests were kept: those are not checked).
+public struct IdempotencyRecord: Sendable, Equatable {
+    public var response: [UInt8]
+    public var requestHash: String
+
+    public init(response: [UInt8], requestHash: String) { self.response = response; self.requestHash = requestHash }
 }
 
 /// Everything the domain needs in memory at start-up.
@@ -73,6 +86,10 @@ public struct GatewaySnapshot: Sendable, Equatable {
 public protocol GatewayStore: AnyObject, Sendable {
     /// Applies the writes in one transaction (possibly grouped with other batches: group commit). `nil` = committed.
     func write(_ writes: [StoreWrite], completion: @escaping @Sendable (Error?) -> Void)
+    /// Applies several batches, each all-or-nothing on its own (grouped like separate `write`s), and calls
+    /// `completion` once with one result per batch, in order (`nil` = committed). The hub hands over everything one
+    /// loop iteration produced this way: one hand-off and one completion instead of one per batch.
+    func write(batches: [[StoreWrite]], completion: @escaping @Sendable ([Error?]) -> Void)
     /// Loads the start-up snapshot.
     func loadSnapshot() throws -> GatewaySnapshot
     /// Events of `userId` with offset > `after`, oldest first, at most `limit`.
@@ -83,12 +100,48 @@ public protocol GatewayStore: AnyObject, Sendable {
     func messages(between a: String, and b: String, before: Int64?, limit: Int) throws -> [MessageRecord]
     /// Unread messages per sender for `userId` (messages to the user with an id above its read mark for that sender).
     func unreadCounts(userId: String) throws -> [String: Int]
-    /// The stored response for an idempotency key, if any.
-    func idempotentResponse(scope: String, key: String) throws -> [UInt8]?
+    /// One session by id, in any state (the snapshot holds only open ones; ended ones are read on demand).
+    func session(id: String) throws -> SessionRecord?
+    /// One approval by id, in any state (the snapshot holds only pending ones; decided ones are read on demand).
+    func approval(id: String) throws -> ApprovalRecord?
+    /// The stored response (and request digest) for an idempotency key, if any.
+    func idempotentResponse(scope: String, key: String) throws -> IdempotencyRecord?
     /// Pending push jobs whose next attempt is due at `now`, oldest first, at most `limit`.
     func duePushJobs(now: Int64, limit: Int) throws -> [PushJobRecord]
     /// One push job by id (any state).
     func pushJob(id: Int64) throws -> PushJobRecord?
     /// Drops events older than `before` (ms) but always keeps each user's newest `keepLatest` events. Returns how many were removed.
     func pruneEvents(before: Int64, keepLatest: Int) throws -> Int
+}
+
+extension GatewayStore {
+    /// One `write` per batch; `completion` runs after the last of them reported.
+    public func write(batches: [[StoreWrite]], completion: @escaping @Sendable ([Error?]) -> Void) {
+        let collector = BatchResults(count: batches.count, completion: completion)
+        if batches.isEmpty { completion([]) }
+        for (index, writes) in batches.enumerated() {
+            write(writes) { error in collector.report(index, error) }
+        }
+    }
+}
+
+/// Gathers per-batch results reported from any thread and calls the completion once all are in.
+private final class BatchResults: Sendable {
+    private struct State { var results: [Error?]; var missing: Int }
+    private let state: Mutex<State>
+    private let completion: @Sendable ([Error?]) -> Void
+
+    init(count: Int, completion: @escaping @Sendable ([Error?]) -> Void) {
+        state = Mutex(State(results: Array(repeating: nil, count: count), missing: count))
+        self.completion = completion
+    }
+
+    func report(_ index: Int, _ error: Error?) {
+        let done = state.withLock { state -> [Error?]? in
+            state.results[index] = error
+            state.missing -= 1
+            return state.missing == 0 ? state.results : nil
+        }
+        if let done { completion(done) }
+    }
 }

@@ -8,7 +8,7 @@ public final class InMemoryGatewayStore: GatewayStore {
         var events: [String: [StoredEvent]] = [:]
         var messages: [MessageRecord] = []
         var readMarks: [String: [String: Int64]] = [:]
-        var idempotency: [String: [UInt8]] = [:]
+        var idempotency: [String: IdempotencyRecord] = [:]
         var endedSessions: [String: SessionRecord] = [:]
         var resolvedApprovals: [String: ApprovalRecord] = [:]
         var batches = 0
@@ -22,7 +22,7 @@ public final class InMemoryGatewayStore: GatewayStore {
             case .upsertUser(let user):
                 replace(&snapshot.users, user) { $0.id == user.id }
             case .upsertDevice(let device):
-                replace(&snapshot.devices, device) { $0.id == device.id }
+                replace(&snapshot.devices, device) { $0.key == device.key }
             case .upsertContact(var contact):
                 // Reactivation keeps the original creation time, as the SQLite store does.
                 if let old = snapshot.contacts.first(where: { $0.userId == contact.userId && $0.contactId == contact.contactId }) {
@@ -43,12 +43,12 @@ public final class InMemoryGatewayStore: GatewayStore {
                 snapshot.latestMessageId = max(snapshot.latestMessageId, message.id)
             case .setReadMark(let userId, let peerId, let messageId):
                 readMarks[userId, default: [:]][peerId] = max(readMarks[userId]?[peerId] ?? 0, messageId)
-            case .setDeviceAck(let deviceId, let offset):
-                if let i = snapshot.devices.firstIndex(where: { $0.id == deviceId }) {
+            case .setDeviceAck(let userId, let deviceId, let offset):
+                if let i = snapshot.devices.firstIndex(where: { $0.key == DeviceKey(userId: userId, deviceId: deviceId) }) {
                     snapshot.devices[i].ackedOffset = max(snapshot.devices[i].ackedOffset, offset)
                 }
-            case .putIdempotency(let scope, let key, let response, _):
-                idempotency[scope + "\u{0}" + key] = response
+            case .putIdempotency(let scope, let key, let response, let requestHash, _):
+                idempotency[scope + "\u{0}" + key] = IdempotencyRecord(response: response, requestHash: requestHash)
             case .enqueuePush(let job):
                 pushJobs[job.id] = job
                 snapshot.latestPushJobId = max(snapshot.latestPushJobId, job.id)
@@ -59,10 +59,12 @@ public final class InMemoryGatewayStore: GatewayStore {
                 pushJobs[id]?.lastError = lastError
             case .upsertPushToken(let token):
                 replace(&snapshot.pushTokens, token) {
-                    $0.deviceId == token.deviceId && $0.kind == token.kind && $0.sessionId == token.sessionId
+                    $0.deviceKey == token.deviceKey && $0.kind == token.kind && $0.sessionId == token.sessionId
                 }
-            case .deletePushToken(let deviceId, let kind, let sessionId):
-                snapshot.pushTokens.removeAll { $0.deviceId == deviceId && $0.kind == kind && $0.sessionId == sessionId }
+            case .deletePushToken(let userId, let deviceId, let kind, let sessionId):
+                snapshot.pushTokens.removeAll {
+                    $0.deviceKey == DeviceKey(userId: userId, deviceId: deviceId) && $0.kind == kind && $0.sessionId == sessionId
+                }
             case .setNotificationSettings(let userId, let settings):
                 snapshot.notificationSettings[userId] = settings
             case .upsertFriendRequest, .upsertContactPause, .deleteContactPause, .upsertConnectCode, .upsertGroup,
@@ -127,7 +129,15 @@ public final class InMemoryGatewayStore: GatewayStore {
         }
     }
 
-    public func idempotentResponse(scope: String, key: String) throws -> [UInt8]? {
+    public func session(id: String) throws -> SessionRecord? {
+        state.withLock { $0.endedSessions[id] ?? $0.snapshot.openSessions.first { $0.id == id } }
+    }
+
+    public func approval(id: String) throws -> ApprovalRecord? {
+        state.withLock { $0.resolvedApprovals[id] ?? $0.snapshot.pendingApprovals.first { $0.id == id } }
+    }
+
+    public func idempotentResponse(scope: String, key: String) throws -> IdempotencyRecord? {
         state.withLock { $0.idempotency[scope + "\u{0}" + key] }
     }
 

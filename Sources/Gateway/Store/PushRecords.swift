@@ -73,6 +73,8 @@ public struct PushJobRecord: Sendable, Equatable {
 
 /// A push token of a device. `kind`: `apns`, `fcm`, `webhook`, `liveActivityStart`, or `liveActivityUpdate` (per session).
 public struct PushTokenRecord: Sendable, Equatable {
+    /// Devices are scoped by their user: two users may use the same device id without touching each other's tokens.
+    public var userId: String
     public var deviceId: String
     public var kind: String
     public var token: String
@@ -81,8 +83,9 @@ public struct PushTokenRecord: Sendable, Equatable {
     public var sessionId: String
     public var updatedAt: Int64
 
-    public init(deviceId: String, kind: String, token: String, environment: String? = nil, sessionId: String = "", updatedAt: Int64) {
-        self.deviceId = deviceId; self.kind = kind; self.token = token; self.environment = environment
+    public init(userId: String, deviceId: String, kind: String, token: String, environment: String? = nil, sessionId: String = "",
+                updatedAt: Int64) {
+        self.userId = userId; self.deviceId = deviceId; self.kind = kind; self.token = token; self.environment = environment
         self.sessionId = sessionId; self.updatedAt = updatedAt
     }
 }

@@ -27,12 +27,14 @@ public struct UserRecord: Sendable, Equatable {
     }
 }
 
+/// A device of a user. Device ids are chosen by clients (the token's `device_id`), so they are unique only per user:
+/// everything about a device is keyed by `(userId, id)`.
 public struct DeviceRecord: Sendable, Equatable {
     public var id: String
     public var userId: String
     /// `ios`, `android`, `desktop` or `web`.
     public var clientType: String
-    /// The secret a standalone device re-registers with (stored as given; unique when present).
+    /// SHA-256 (hex) of the secret a standalone device re-registers with (unique when present; never the secret).
     public var deviceToken: String?
     public var createdAt: Int64
     /// The highest offset this device acknowledged.
@@ -122,4 +124,20 @@ public struct MessageRecord: Sendable, Equatable {
     public init(id: Int64, from: String, to: String, text: String, sentAt: Int64) {
         self.id = id; self.from = from; self.to = to; self.text = text; self.sentAt = sentAt
     }
+}
+
+/// A device's identity: its id is only unique within its user.
+public struct DeviceKey: Hashable, Sendable {
+    public var userId: String
+    public var deviceId: String
+
+    public init(userId: String, deviceId: String) { self.userId = userId; self.deviceId = deviceId }
+}
+
+extension DeviceRecord {
+    public var key: DeviceKey { DeviceKey(userId: userId, deviceId: id) }
+}
+
+extension PushTokenRecord {
+    public var deviceKey: DeviceKey { DeviceKey(userId: userId, deviceId: deviceId) }
 }

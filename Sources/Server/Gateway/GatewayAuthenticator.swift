@@ -46,8 +46,11 @@ final class GatewayAuthenticator: Sendable {
             guard let device = claims.string("device_id"), !device.isEmpty, device.utf8.count <= 128 else {
                 return .failure(JWTError(code: "missing_claim", message: "the token has no device_id claim"))
             }
-            guard let type = claims.string("client_type"), Self.clientTypes.contains(type) else {
-                return .failure(JWTError(code: "missing_claim", message: "the token's client_type must be ios, android, desktop or web"))
+            guard let type = claims.string("client_type") else {
+                return .failure(JWTError(code: "missing_claim", message: "the token has no client_type claim"))
+            }
+            guard Self.clientTypes.contains(type) else {
+                return .failure(JWTError(code: "invalid_claim", message: "the token's client_type must be ios, android, desktop or web"))
             }
             return .success(ClientIdentity(userId: sub, deviceId: device, clientType: type))
         } catch {

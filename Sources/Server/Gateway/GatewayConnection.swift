@@ -3,6 +3,7 @@ import EventLoop
 import FoundationEssentials
 import Gateway
 import GatewayProtocol
+import JSON
 import WebSocketCodec
 
 /// One client socket of the gateway endpoint: the bridge between its WebSocket (on an I/O loop) and the hub (on the
@@ -15,9 +16,16 @@ final class GatewayConnection: WebSocketHandler, GatewayClient, @unchecked Senda
     private var identity: ClientIdentity?
     private var resumeAfter: Int64?
     private weak var socket: WebSocket?
-    private var loop: EventLoop?
+    /// The queues to and from the hub for this socket's loop (set when the socket opens).
+    private var link: HubLink?
     private var authTimer: TimerID?
     private var registered = false
+    /// Frames waiting for the socket to drain (socket loop only): a resume's replay, then any live frame that arrived
+    /// behind it (order is kept). `backlogHead` is the next to send.
+    private var backlog: [[UInt8]] = []
+    private var backlogHead = 0
+    /// Live bytes queued behind a replay: past `websocket.max_outbound_bytes` the reader is too slow for live traffic.
+    private var liveBytesInBacklog = 0
 
     var userId: String { identity?.userId ?? "" }
     var deviceId: String { identity?.deviceId ?? "" }
@@ -33,7 +41,7 @@ final class GatewayConnection: WebSocketHandler, GatewayClient, @unchecked Senda
 
     func webSocketDidOpen(_ socket: WebSocket) {
         self.socket = socket
-        loop = socket.loop
+        link = endpoint.link(for: socket.loop)
         if identity != nil {
             register()
         } else {
@@ -59,22 +67,37 @@ final class GatewayConnection: WebSocketHandler, GatewayClient, @unchecked Senda
             authenticate(frame, socket: socket)
             return
         }
-        let hub = endpoint.hub
-        endpoint.scheduler.execute { [self] in hub.handle(frame, from: self) }
+        guard endpoint.admitCommand() else {
+            refuseOverloaded(frame)
+            return
+        }
+        link?.toHub(.command(self, frame))
+    }
+
+    /// At the pending-command bound: answer at once, on this loop, so nothing waits unanswered and nothing grows.
+    private func refuseOverloaded(_ frame: [UInt8]) {
+        // The strict parser only to find the id; a frame without one gets `"id":null` like any unreadable command.
+        var id: String?
+        if case .object(let members)? = try? JSONValue.parse(frame) { id = members["id"]?.stringValue }
+        var error = GatewayError(.overloaded, "the server is at capacity; retry after \(endpoint.overloadRetryAfterMs) ms")
+        error.retryAfterMs = endpoint.overloadRetryAfterMs
+        sendNow(ServerFrames.error(id: id, error))
     }
 
     func webSocketDidClose(_ socket: WebSocket, code: UInt16) {
+        dropBacklog()
         if let authTimer { socket.loop.cancel(authTimer) }
         guard registered else { return }
-        let hub = endpoint.hub
-        endpoint.scheduler.execute { [self] in hub.disconnect(self) }
+        link?.toHub(.disconnect(self))
     }
 
     /// The first frame of an unauthenticated socket must be `auth`.
     private func authenticate(_ frame: [UInt8], socket: WebSocket) {
         struct Auth: Decodable { var id: String; var type: String; var token: String?; var offset: Int64? }
-        guard let command = try? JSONDecoder().decode(Auth.self, from: Data(frame)), command.type == "auth", let token = command.token else {
-            let id = (try? JSONDecoder().decode(CommandEnvelope.self, from: Data(frame)))?.id
+        let decoder = StrictJSONDecoder()
+        let value = try? StrictJSONDecoder.parse(frame)
+        guard let value, let command = try? decoder.decode(Auth.self, from: value), command.type == "auth", let token = command.token else {
+            let id = value.flatMap { try? decoder.decode(CommandEnvelope.self, from: $0) }?.id
             sendNow(ServerFrames.error(id: id, GatewayError(.unauthenticated, "send {\"type\":\"auth\",\"id\":…,\"token\":…} first")))
             return
         }
@@ -86,6 +109,7 @@ final class GatewayConnection: WebSocketHandler, GatewayClient, @unchecked Senda
             sendNow(ServerFrames.ok(id: command.id, result: ["userId": identity.userId, "deviceId": identity.deviceId]))
             register()
         case .failure(let error):
+            socket.logAuthenticationFailure(reason: error.code)
             sendNow(ServerFrames.error(id: command.id, GatewayError(.tokenInvalid, "\(error.code): \(error.message)")))
             socket.close(code: GatewayCloseCode.authenticationFailed, reason: "authentication failed")
         }
@@ -93,23 +117,65 @@ final class GatewayConnection: WebSocketHandler, GatewayClient, @unchecked Senda
 
     private func register() {
         registered = true
-        let (hub, resume) = (endpoint.hub, resumeAfter)
-        endpoint.scheduler.execute { [self] in hub.connect(self, resumeAfter: resume) }
+        link?.toHub(.connect(self, resumeAfter: resumeAfter))
     }
 
     private func sendNow(_ frame: [UInt8]) {
         frame.withUnsafeBytes { socket?.send(opcode: .text, payload: $0) }
     }
 
-    // MARK: GatewayClient (hub loop)
-
-    func send(_ frame: [UInt8]) {
-        loop?.execute { [self] in
-            frame.withUnsafeBytes { socket?.send(opcode: .text, payload: $0) }
+    /// Writes a frame from the hub into the socket's queue (socket loop, from the link's outbox); behind a replay
+    /// that is still draining it waits its turn, and live bytes piling up there past `websocket.max_outbound_bytes`
+    /// mean the reader is too slow for live traffic (1013).
+    func deliver(_ frame: [UInt8]) {
+        guard backlogHead < backlog.count, let socket else { return sendNow(frame) }
+        backlog.append(frame)
+        liveBytesInBacklog += frame.count
+        if liveBytesInBacklog > socket.maxOutboundBytes {
+            dropBacklog()
+            socket.closeSlowConsumer()
         }
     }
 
-    func close(code: UInt16, reason: String) {
-        loop?.execute { [self] in socket?.close(code: code, reason: reason) }
+    /// Queues a resume's replay (socket loop, from the link's outbox) and sends what fits under the low-water mark.
+    func deliverReplay(_ frames: [[UInt8]]) {
+        backlog.append(contentsOf: frames)
+        pumpBacklog()
     }
+
+    /// Sends replayed frames while the socket's queue is below a low-water mark (a quarter of the outbound limit);
+    /// the rest waits for `webSocketDidDrain`. A fast reader gets the whole replay, however large; the slow-consumer
+    /// rule only ever sees a quarter-full queue plus one frame.
+    private func pumpBacklog() {
+        guard let socket else { return dropBacklog() }
+        let lowWater = socket.maxOutboundBytes / 4
+        while backlogHead < backlog.count && socket.bufferedAmount < lowWater {
+            let frame = backlog[backlogHead]
+            backlog[backlogHead] = []
+            backlogHead += 1
+            frame.withUnsafeBytes { socket.send(opcode: .text, payload: $0) }
+        }
+        if backlogHead == backlog.count { dropBacklog() }
+    }
+
+    private func dropBacklog() {
+        backlog = []
+        backlogHead = 0
+        liveBytesInBacklog = 0
+    }
+
+    func webSocketDidDrain(_ socket: WebSocket) {
+        if backlogHead < backlog.count { pumpBacklog() }
+    }
+
+    /// Closes the socket on the hub's request (socket loop, from the link's outbox, after the frames before it).
+    func closeNow(code: UInt16, reason: String) { socket?.close(code: code, reason: reason) }
+
+    // MARK: GatewayClient (hub loop)
+
+    func send(_ frame: [UInt8]) { link?.toSocket(.frame(self, frame)) }
+
+    func sendReplay(_ frames: [[UInt8]]) { link?.toSocket(.replay(self, frames)) }
+
+    func close(code: UInt16, reason: String) { link?.toSocket(.close(self, code: code, reason: reason)) }
 }

@@ -82,7 +82,8 @@ public final class ProviderPushTransport: PushTransport, @unchecked Sendable {
 
     public func shutdown() { dispatcher.shutdown() }
 
-    public func send(_ notice: PushNotice, to target: PushTarget, completion: @escaping @Sendable (PushDeliveryOutcome) -> Void) {
+    public func send(_ notice: PushNotice, to target: PushTarget, deliveryID: String,
+                     completion: @escaping @Sendable (PushDeliveryOutcome) -> Void) {
         let finish: @Sendable (PushOutcome) -> Void = { completion(Self.map($0)) }
         switch target.provider {
         case "apns":
@@ -94,8 +95,7 @@ public final class ProviderPushTransport: PushTransport, @unchecked Sendable {
             fcm.send(fcmMessage(notice, target), completion: finish)
         case "webhook":
             guard let webhook else { return completion(.rejected(reason: "the push webhook is not configured (push.webhook_url)")) }
-            webhook.send(body: webhookBody(notice, target), messageID: "msg_\(notice.collapseID ?? String(UInt64.random(in: 0...UInt64.max), radix: 16))",
-                         completion: finish)
+            webhook.send(body: webhookBody(notice, target), messageID: deliveryID, completion: finish)
         default:
             completion(.rejected(reason: "unknown provider \(target.provider)"))
         }

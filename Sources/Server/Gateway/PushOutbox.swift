@@ -14,8 +14,10 @@ public enum PushDeliveryOutcome: Sendable, Equatable {
 
 /// Sends one push job's notice to one target (the push adapters implement it: APNs, FCM, webhook).
 public protocol PushTransport: AnyObject, Sendable {
-    /// May be called from the hub thread; must not block. `completion` may run on any thread.
-    func send(_ notice: PushNotice, to target: PushTarget, completion: @escaping @Sendable (PushDeliveryOutcome) -> Void)
+    /// May be called from the hub thread; must not block. `completion` may run on any thread. `deliveryID` names the
+    /// outbox job: the same for every retry of one job, different for every job (the webhook's `webhook-id`, which
+    /// receivers de-duplicate by).
+    func send(_ notice: PushNotice, to target: PushTarget, deliveryID: String, completion: @escaping @Sendable (PushDeliveryOutcome) -> Void)
 }
 
 /// Drains the push outbox: due jobs are read from the store, sent with bounded concurrency, and their outcome written
@@ -86,7 +88,8 @@ final class PushOutbox: @unchecked Sendable {
     }
 
     private func attempt(_ job: PushJobRecord, target: PushTarget, usingFallback: Bool) {
-        transport.send(job.notice, to: target) { [self] outcome in
+        // Job ids are never reused (the outbox keeps its rows), so this is stable across retries and restarts.
+        transport.send(job.notice, to: target, deliveryID: "psh_\(job.id)") { [self] outcome in
             scheduler.execute { [self] in finish(job, target: target, usingFallback: usingFallback, outcome: outcome) }
         }
     }
@@ -105,7 +108,7 @@ final class PushOutbox: @unchecked Sendable {
                 record(job.id, "dead", attempts, now, "gave up after \(attempts) attempts: \(reason)")
             }
         case .invalidToken(let reason):
-            hub.forgetPushToken(deviceId: job.deviceId, target: target)
+            hub.forgetPushToken(DeviceKey(userId: job.userId, deviceId: job.deviceId), target: target)
             if !usingFallback, let fallback = job.fallback {
                 attempt(job, target: fallback, usingFallback: true)   // same delivery, the alert instead of the Live Activity
                 return

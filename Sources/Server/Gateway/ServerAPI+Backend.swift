@@ -54,7 +54,15 @@ extension ServerAPI {
             onHub { $0.createSession(id: body.sessionId, userId: body.userId, title: body.title, completion: Self.reply(respond, status: 201)) }
         case ("GET", 2, "sessions"):
             let id = route[1]
-            onHub { hub in respond(hub.session(id).map { Self.ok($0) } ?? Self.failure(GatewayError(.sessionNotFound, "no session \"\(id)\""))) }
+            onHub { hub in
+                hub.session(id) { result in
+                    switch result {
+                    case .success(let data?): respond(Self.ok(data))
+                    case .success(nil): respond(Self.failure(GatewayError(.sessionNotFound, "no session \"\(id)\"")))
+                    case .failure(let error): respond(Self.failure(error))
+                    }
+                }
+            }
         case ("POST", 3, "sessions") where route[2] == "events":
             guard let body = decode(SessionEventBody.self, request, respond: respond) else { return true }
             let id = route[1]
@@ -72,28 +80,37 @@ extension ServerAPI {
                 respond(Self.failure(GatewayError(.invalidField, "toolName and summary must not be empty")))
                 return true
             }
+            if let seconds = body.timeoutSeconds, seconds.rounded() != seconds {
+                respond(Self.failure(GatewayError(.invalidField, "timeoutSeconds must be a whole number of seconds")))
+                return true
+            }
             let id = route[1]
-            let timeout = body.timeoutSeconds.map { Int64(($0 * 1000).rounded()) }
+            // Clamped before converting (a huge value would trap); out-of-bounds values get timeout_out_of_range.
+            let timeout = body.timeoutSeconds.map { Int64(min(max($0, -1e9), 1e9)) * 1000 }
             onHub { hub in
                 hub.requestApproval(sessionId: id, toolName: body.toolName, summary: body.summary, details: body.details, timeoutMs: timeout,
                                     idempotencyKey: idempotencyHeader ?? body.idempotencyKey, completion: Self.reply(respond, status: 201))
             }
-        case ("POST", 3, "devices") where route[2] == "push-tokens":
+        case ("POST", 3, "devices") where route[2] == "push-tokens", ("POST", 5, "users") where route[2] == "devices" && route[4] == "push-tokens":
             guard let body = decode(PushRegisterCommand.self, request, respond: respond) else { return true }
-            let id = route[1]
+            let (user, device) = route.count == 5 ? (route[1], route[3]) : (nil, route[1])
             onHub { hub in
+                guard let key = Self.device(user: user, device: device, on: hub, respond: respond) else { return }
                 do {
-                    try hub.setPushToken(deviceId: id, body) { Self.reply(respond)($0.map { Done() }) }
+                    try hub.setPushToken(key, body) { Self.reply(respond)($0.map { Done() }) }
                 } catch let error as GatewayError {
                     respond(Self.failure(error))
                 } catch {
                     respond(Self.failure(GatewayError(.internalError, "\(error)")))
                 }
             }
-        case ("DELETE", 3, "devices") where route[2] == "push-tokens":
+        case ("DELETE", 3, "devices") where route[2] == "push-tokens", ("DELETE", 5, "users") where route[2] == "devices" && route[4] == "push-tokens":
             guard let body = decode(PushUnregisterCommand.self, request, respond: respond) else { return true }
-            let id = route[1]
-            onHub { hub in hub.removePushToken(deviceId: id, kind: body.kind, sessionId: body.sessionId) { Self.reply(respond)($0.map { Done() }) } }
+            let (user, device) = route.count == 5 ? (route[1], route[3]) : (nil, route[1])
+            onHub { hub in
+                guard let key = Self.device(user: user, device: device, on: hub, respond: respond) else { return }
+                hub.removePushToken(key, kind: body.kind, sessionId: body.sessionId) { Self.reply(respond)($0.map { Done() }) }
+            }
         case ("PUT", 3, "users") where route[2] == "notification-settings":
             guard let body = decode(NotificationSettingsCommand.self, request, respond: respond) else { return true }
             let id = route[1]
@@ -102,8 +119,12 @@ extension ServerAPI {
             let id = route[1]
             let wait = request.head.queryItem("wait").flatMap(Double.init).map { min(max($0, 0), 60) } ?? 0
             onHub { hub in
-                hub.waitForApproval(id, waitMs: Int64(wait * 1000)) { data in
-                    respond(data.map { Self.ok($0) } ?? Self.failure(GatewayError(.approvalNotFound, "no approval request \"\(id)\"")))
+                hub.waitForApproval(id, waitMs: Int64(wait * 1000)) { result in
+                    switch result {
+                    case .success(let data?): respond(Self.ok(data))
+                    case .success(nil): respond(Self.failure(GatewayError(.approvalNotFound, "no approval request \"\(id)\"")))
+                    case .failure(let error): respond(Self.failure(error))
+                    }
                 }
             }
         default:
@@ -114,6 +135,24 @@ extension ServerAPI {
     }
 
     private struct PendingBody: Encodable { var approvals: [ApprovalData]; var badge: Int }
+
+    /// A device named by the backend. Device ids are unique only per user: `/v1/devices/{id}/…` works while one user
+    /// has that id; otherwise the caller must name the user (`/v1/users/{userId}/devices/{id}/…`). Hub thread.
+    static func device(user: String?, device: String, on hub: GatewayHub, respond: Respond) -> DeviceKey? {
+        if let user { return DeviceKey(userId: user, deviceId: device) }
+        let owners = hub.users(withDevice: device)
+        switch owners.count {
+        case 0:
+            respond(failure(GatewayError(.notFound, "no device \"\(device)\"")))
+            return nil
+        case 1:
+            return DeviceKey(userId: owners[0], deviceId: device)
+        default:
+            respond(.jsonError(status: 409, code: "device_id_ambiguous",
+                               message: "several users have a device \"\(device)\": use /v1/users/{userId}/devices/\(device)/push-tokens"))
+            return nil
+        }
+    }
 
     /// Ids are chosen by backends; keep them printable and bounded.
     static func validID(_ id: String) -> Bool {

@@ -74,20 +74,21 @@ final class ServerAPI: HTTPApplication, @unchecked Sendable {
         case .notAMember: status = 403
         case .unauthenticated, .tokenInvalid: status = 401
         case .forbidden: status = 403
-        case .approvalAlreadyResolved, .approvalExpired, .sessionEnded: status = 409
+        case .approvalAlreadyResolved, .approvalExpired, .sessionEnded, .idempotencyKeyReused: status = 409
         case .rateLimited: status = 429
-        case .storageFailed: status = 503
+        case .storageFailed, .overloaded: status = 503
         case .internalError: status = 500
         case .messageTooLarge: status = 413
         default: status = 400
         }
-        return .jsonError(status: status, code: error.code.rawValue, message: error.message)
+        let retry = error.retryAfterMs.map { HTTPHeaders([("Retry-After", String(($0 + 999) / 1000))]) } ?? HTTPHeaders()
+        return .jsonError(status: status, code: error.code.rawValue, message: error.message, extraHeaders: retry)
     }
 
     /// Decodes a JSON body, or answers 400 naming the field.
     func decode<T: Decodable>(_ type: T.Type, _ request: HTTPRequest, respond: Respond) -> T? {
         do {
-            return try JSONDecoder().decode(T.self, from: Data(request.body.isEmpty ? Array("{}".utf8) : request.body))
+            return try StrictJSONDecoder().decode(T.self, from: request.body.isEmpty ? Array("{}".utf8) : request.body)
         } catch {
             respond(Self.failure(hub.describe(error, whole: true)))
             return nil
@@ -116,9 +117,14 @@ final class ServerAPI: HTTPApplication, @unchecked Sendable {
 
     private func registerDevice(_ request: HTTPRequest, respond: @escaping Respond) {
         guard let body = decode(RegisterBody.self, request, respond: respond) else { return }
+        guard !body.deviceToken.isEmpty, body.deviceToken.utf8.count <= 512 else {
+            return respond(Self.failure(GatewayError(.invalidField, "deviceToken must have 1 to 512 bytes")))
+        }
+        // Only the digest leaves this function: the store keeps SHA-256 of the secret, never the secret.
+        let digest = SecretDigest.sha256Hex(body.deviceToken)
         let authenticator = self.authenticator
         onHub { hub in
-            hub.registerDevice(deviceToken: body.deviceToken, platform: body.platform) { result in
+            hub.registerDevice(deviceTokenDigest: digest, platform: body.platform) { result in
                 switch result {
                 case .success(let r):
                     let identity = ClientIdentity(userId: r.userId, deviceId: r.deviceId, clientType: r.clientType)
@@ -135,16 +141,24 @@ final class ServerAPI: HTTPApplication, @unchecked Sendable {
 
     private struct DisplayNameBody: Decodable { var displayName: String }
 
-    private func setOwnDisplayName(_ request: HTTPRequest, respond: @escaping Respond) {
+    /// The device behind `Authorization: Bearer <client jwt>`, or nil after answering 401.
+    func deviceIdentity(_ request: HTTPRequest, respond: Respond) -> ClientIdentity? {
         guard let header = request.head.headers["Authorization"], let token = BearerToken.parse(authorization: header) else {
-            return respond(.jsonError(status: 401, code: "unauthenticated", message: "send the device token as Authorization: Bearer <jwt>"))
+            respond(.jsonError(status: 401, code: "unauthenticated", message: "send the device token as Authorization: Bearer <jwt>"))
+            return nil
         }
-        let identity: ClientIdentity
         switch authenticator.identify(token: token) {
-        case .success(let found): identity = found
-        case .failure(let error): return respond(.jsonError(status: 401, code: "token_invalid", message: "\(error.code): \(error.message)"))
+        case .success(let found):
+            return found
+        case .failure(let error):
+            respond(.jsonError(status: 401, code: "token_invalid", message: "\(error.code): \(error.message)"))
+            return nil
         }
-        guard let body = decode(DisplayNameBody.self, request, respond: respond) else { return }
+    }
+
+    private func setOwnDisplayName(_ request: HTTPRequest, respond: @escaping Respond) {
+        guard let identity = deviceIdentity(request, respond: respond),
+              let body = decode(DisplayNameBody.self, request, respond: respond) else { return }
         onHub { hub in hub.setDisplayName(userId: identity.userId, body.displayName, completion: Self.reply(respond)) }
     }
 }

@@ -12,6 +12,8 @@ let package = Package(
     products: [
         .executable(name: "switchboard", targets: ["switchboard"]),
         .executable(name: "switchboard-load", targets: ["switchboard-load"]),
+        // The client library for apps (iOS/macOS/Linux): reconnect, resume, acks and typed events.
+        .library(name: "SwitchboardClient", targets: ["SwitchboardClient"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
@@ -62,6 +64,16 @@ let package = Package(
             .product(name: "Logging", package: "swift-log"),
         ]),
 
+        // The client library: URLSessionWebSocketTask on Apple platforms, the project's own loop on Linux.
+        // Never depends on Server/Gateway/Storage: it speaks only the wire protocol.
+        .target(name: "SwitchboardClient", dependencies: [
+            "GatewayProtocol", "JSON",
+            .target(name: "EventLoop", condition: .when(platforms: [.linux])),
+            .target(name: "HTTP1", condition: .when(platforms: [.linux])),
+            .target(name: "WebSocketCodec", condition: .when(platforms: [.linux])),
+            .target(name: "TLS", condition: .when(platforms: [.linux])),
+        ]),
+
         // The load generator: a network client of the server (never links Server), on the same event loop.
         .executableTarget(name: "switchboard-load", dependencies: [
             "EventLoop", "WebSocketCodec", "WebSocketDeflate", "HTTP1", "TLS", "Auth", "JSON",
@@ -84,6 +96,10 @@ let package = Package(
             "switchboard-load", "EventLoop", "WebSocketCodec", "WebSocketDeflate", "HTTP1", "Auth", "JSON",
         ], path: "loadtest/Tests/LoadTestTests"),
         .testTarget(name: "PushTests", dependencies: ["Push", "Auth", "JSON", "TestSupport"], exclude: ["Fixtures"]),
+        .testTarget(name: "ClientTests", dependencies: [
+            "SwitchboardClient", "Server", "TestSupport", "WebSocketCodec", "HTTP1", "TLS", "EventLoop", "Auth", "Gateway", "Storage",
+            .product(name: "Logging", package: "swift-log"),
+        ]),
         .testTarget(name: "ServerTests", dependencies: ["Server", "TestSupport", "WebSocketCodec", "HTTP1", "TLS", "EventLoop", "Auth", "Gateway", "Storage"]),
     ]
 )

@@ -7,7 +7,7 @@ import Testing
 @Suite struct ExecutableTests {
     @Test(.timeLimit(.minutes(1))) func sigtermClosesClientsWith1001AndExits() throws {
         let directory = try TemporaryDirectory()
-        let (process, port) = try GatewayCrashTests.launch(directory: directory)
+        let (process, port) = try GatewayProcess.launch(directory: directory)
         defer { if process.isRunning { kill(process.processIdentifier, SIGKILL) } }
         let client = try GatewayTestClient(port: port, path: "/v1/ws?token=\(GatewayTestServer.token(user: "ann", device: "phone"))")
         _ = try client.next("welcome")
@@ -23,7 +23,7 @@ import Testing
         let path = directory.path + "/bad.toml"
         try "[websocket]\nmax_message_bytes = \"big\"\n".write(toFile: path, atomically: true, encoding: .utf8)
         let process = Process()
-        process.executableURL = URL(fileURLWithPath: GatewayCrashTests.executable)
+        process.executableURL = URL(fileURLWithPath: GatewayProcess.executable)
         process.arguments = ["check-config", path]
         let pipe = Pipe()
         process.standardError = pipe
@@ -49,7 +49,7 @@ import Testing
 
     @Test(.timeLimit(.minutes(1))) func emfileBacksOffAndTheServerRecovers() throws {
         let directory = try TemporaryDirectory()
-        let port = try GatewayCrashTests.freePort()
+        let port = try GatewayProcess.freePort()
         let config = directory.path + "/limits.toml"
         try """
             [server]
@@ -62,7 +62,7 @@ import Testing
             """.write(toFile: config, atomically: true, encoding: .utf8)
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/bin/bash")
-        process.arguments = ["-c", "ulimit -n 64 && exec \"$0\" serve --config \"$1\"", GatewayCrashTests.executable, config]
+        process.arguments = ["-c", "ulimit -n 64 && exec \"$0\" serve --config \"$1\"", GatewayProcess.executable, config]
         process.standardOutput = FileHandle.nullDevice
         process.standardError = FileHandle.nullDevice
         try process.run()

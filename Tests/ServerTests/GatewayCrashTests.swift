@@ -6,62 +6,6 @@ import Testing
 /// The real `switchboard` executable, killed with SIGKILL mid-stream: every event the API acknowledged with 201
 /// must survive and be replayed exactly once, in order, without gaps.
 @Suite struct GatewayCrashTests {
-    /// The `switchboard` built beside this test binary (the test command builds every product first), so sanitized
-    /// builds in their own scratch directory (scripts/sanitize) test their own executable.
-    static var executable: String {
-        let testBinary = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath()
-        return testBinary.deletingLastPathComponent().appendingPathComponent("switchboard").path
-    }
-
-    /// A loopback port that was free a moment ago.
-    static func freePort() throws -> UInt16 {
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        defer { close(fd) }
-        var addr = sockaddr_in()
-        addr.sin_family = sa_family_t(AF_INET)
-        addr.sin_addr.s_addr = inet_addr("127.0.0.1")
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        let ok = withUnsafeMutablePointer(to: &addr) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, length) == 0 && getsockname(fd, $0, &length) == 0 }
-        }
-        guard ok else { throw TestFailure("cannot find a free port: errno \(errno)") }
-        return UInt16(bigEndian: addr.sin_port)
-    }
-
-    /// Starts `switchboard serve` on a fresh port with the database in `directory`; returns once /healthz answers.
-    static func launch(directory: TemporaryDirectory) throws -> (process: Process, port: UInt16) {
-        let port = try freePort()
-        let config = """
-            [server]
-            listen = "127.0.0.1:\(port)"
-            event_loops = 1
-            drain_timeout_ms = 0
-            [log]
-            level = "critical"
-            [auth]
-            hs256_secret = "\(GatewayTestServer.secret)"
-            api_keys = ["\(GatewayTestServer.apiKey)"]
-            [storage]
-            path = "\(directory.path)/gateway.db"
-            """
-        let configPath = directory.path + "/switchboard-\(port).toml"
-        try config.write(toFile: configPath, atomically: true, encoding: .utf8)
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: executable)
-        process.arguments = ["serve", "--config", configPath]
-        process.standardOutput = FileHandle.nullDevice
-        process.standardError = FileHandle.nullDevice
-        try process.run()
-        let deadline = Date().addingTimeInterval(5)
-        while Date() < deadline {
-            if let health = try? GatewayHTTP.request(port: port, "GET", "/healthz", key: nil), health.status == 200 { return (process, port) }
-            guard process.isRunning else { throw TestFailure("switchboard exited with \(process.terminationStatus)") }
-            usleep(20_000)
-        }
-        kill(process.processIdentifier, SIGKILL)
-        throw TestFailure("switchboard did not answer /healthz within 5 s")
-    }
-
     /// What the publisher thread learned: offset → sequence number, for every publish answered 201.
     final class Acknowledged: @unchecked Sendable {
         // @unchecked: guarded by `lock`.
@@ -72,9 +16,9 @@ import Testing
     }
 
     @Test(.timeLimit(.minutes(1))) func acknowledgedEventsSurviveKill9() throws {
-        try #require(FileManager.default.isExecutableFile(atPath: Self.executable), "build the switchboard executable first")
+        try #require(FileManager.default.isExecutableFile(atPath: GatewayProcess.executable), "build the switchboard executable first")
         let directory = try TemporaryDirectory()
-        var (process, port) = try Self.launch(directory: directory)
+        var (process, port) = try GatewayProcess.launch(directory: directory)
         defer { if process.isRunning { kill(process.processIdentifier, SIGKILL); process.waitUntilExit() } }
 
         #expect(try GatewayHTTP.request(port: port, "POST", "/v1/users", ["userId": "kim"]).status == 200)
@@ -114,7 +58,7 @@ import Testing
         let lastReceived = Int64(received.count)
 
         // Same database, new process: resume from the last offset this device saw.
-        (process, port) = try Self.launch(directory: directory)
+        (process, port) = try GatewayProcess.launch(directory: directory)
         let again = try GatewayTestClient(port: port, path: "/v1/ws?token=\(token)&offset=\(lastReceived)")
         #expect(try again.next { _ in true }["type"] as? String == "welcome")
         let resume = try again.next { _ in true }

@@ -6,11 +6,11 @@ import Testing
 /// The operator's view of the real executable: one instance per port and database, signals (drain, TLS reload),
 /// exit statuses, version and build info, request ids and refusal log lines.
 @Suite struct OperationsTests {
-    static let switchboard = GatewayCrashTests.executable
+    static let switchboard = GatewayProcess.executable
 
     @Test(.timeLimit(.minutes(1))) func aSecondInstanceOnTheSamePortIsRefused() throws {
         let directory = try TemporaryDirectory()
-        let (first, port) = try GatewayCrashTests.launch(directory: directory)
+        let (first, port) = try GatewayProcess.launch(directory: directory)
         defer { kill(first.processIdentifier, SIGKILL) }
         let other = try TemporaryDirectory()
         let second = try ServeProcess(["serve", "--listen", "127.0.0.1:\(port)", "--storage-path", other.path + "/b.db"], directory: other)
@@ -23,9 +23,9 @@ import Testing
 
     @Test(.timeLimit(.minutes(1))) func aSecondInstanceOnTheSameDatabaseIsRefused() throws {
         let directory = try TemporaryDirectory()
-        let (first, port) = try GatewayCrashTests.launch(directory: directory)
+        let (first, port) = try GatewayProcess.launch(directory: directory)
         defer { kill(first.processIdentifier, SIGKILL) }
-        let freePort = try GatewayCrashTests.freePort()
+        let freePort = try GatewayProcess.freePort()
         let second = try ServeProcess(["serve", "--listen", "127.0.0.1:\(freePort)", "--storage-path", directory.path + "/gateway.db"],
                                       directory: directory)
         #expect(second.exitStatus() == 1)
@@ -35,7 +35,7 @@ import Testing
 
     @Test(.timeLimit(.minutes(1))) func drainingAnswers503OnHealthAndReadinessUntilClientsAreGone() throws {
         let directory = try TemporaryDirectory()
-        let port = try GatewayCrashTests.freePort()
+        let port = try GatewayProcess.freePort()
         let config = directory.path + "/drain.toml"
         try """
             [server]
@@ -68,7 +68,7 @@ import Testing
         let directory = try TemporaryDirectory()
         let (cert, key) = (directory.path + "/tls.crt", directory.path + "/tls.key")
         try Self.makeCertificate(commonName: "first", cert: cert, key: key)
-        let port = try GatewayCrashTests.freePort()
+        let port = try GatewayProcess.freePort()
         // TLS only: --listen "" turns the plain listener off.
         let server = try ServeProcess(["serve", "--listen", "", "--tls-listen", "127.0.0.1:\(port)", "--tls-cert", cert, "--tls-key", key,
                                        "--storage-path", directory.path + "/tls.db"], directory: directory)
@@ -91,7 +91,7 @@ import Testing
 
     @Test(.timeLimit(.minutes(1))) func echoModeLeavesNoDatabaseInTheWorkingDirectory() throws {
         let directory = try TemporaryDirectory()
-        let port = try GatewayCrashTests.freePort()
+        let port = try GatewayProcess.freePort()
         let server = try ServeProcess(["serve", "--echo", "--listen", "127.0.0.1:\(port)"], directory: directory)
         try server.waitUntilServing(port: port)
         kill(server.pid, SIGTERM)
@@ -143,7 +143,7 @@ import Testing
 
     @Test(.timeLimit(.minutes(1))) func refusalsAreLoggedWithReasonAndPeerButNeverTheToken() throws {
         let directory = try TemporaryDirectory()
-        let port = try GatewayCrashTests.freePort()
+        let port = try GatewayProcess.freePort()
         let config = directory.path + "/keys.toml"
         try "[auth]\napi_keys = [\"right-key-0123456789\"]\n".write(toFile: config, atomically: true, encoding: .utf8)
         let server = try ServeProcess(["serve", "--config", config, "--listen", "127.0.0.1:\(port)", "--storage-path", directory.path + "/r.db",

@@ -5,7 +5,7 @@ import Testing
 
 /// `switchboard keygen`, `token mint` and `migrate` against the real executable and a real server.
 @Suite struct OperatorCommandTests {
-    static let switchboard = GatewayCrashTests.executable
+    static let switchboard = GatewayProcess.executable
 
     static func mint(_ arguments: [String]) throws -> String {
         let result = try runCommand(switchboard, ["token", "mint"] + arguments)
@@ -22,7 +22,7 @@ import Testing
         // Existing files are never overwritten.
         #expect(try runCommand(Self.switchboard, ["keygen", "es256", "--out", directory.path + "/backend"]).status == 1)
 
-        let port = try GatewayCrashTests.freePort()
+        let port = try GatewayProcess.freePort()
         let config = directory.path + "/es.toml"
         try """
             [server]
@@ -78,7 +78,7 @@ import Testing
         let again = try runCommand(Self.switchboard, ["migrate", "--storage-path", db])
         #expect(again.output.contains("nothing to do"))
 
-        let port = try GatewayCrashTests.freePort()
+        let port = try GatewayProcess.freePort()
         let server = try ServeProcess(["serve", "--listen", "127.0.0.1:\(port)", "--storage-path", db], directory: directory)
         try server.waitUntilServing(port: port)
         let busy = try runCommand(Self.switchboard, ["migrate", "--storage-path", db])

@@ -11,7 +11,7 @@ final class ServeProcess {
     init(_ arguments: [String], directory: TemporaryDirectory) throws {
         stderrFile = directory.path + "/stderr-\(UUID().uuidString).log"
         _ = FileManager.default.createFile(atPath: stderrFile, contents: nil)
-        process.executableURL = URL(fileURLWithPath: GatewayCrashTests.executable)
+        process.executableURL = URL(fileURLWithPath: GatewayProcess.executable)
         process.arguments = arguments
         process.currentDirectoryURL = URL(fileURLWithPath: directory.path)
         process.standardOutput = FileHandle.nullDevice

@@ -27,14 +27,14 @@ import Testing
     }
 
     @Test(.timeLimit(.minutes(5))) func demoAndClientInHeadlessChromium() throws {
-        try #require(FileManager.default.isExecutableFile(atPath: GatewayCrashTests.executable), "build the switchboard executable first")
+        try #require(FileManager.default.isExecutableFile(atPath: GatewayProcess.executable), "build the switchboard executable first")
         guard let chromium = Self.chromium() else {
             Issue.record("chromium is not installed: this test needs Debian's chromium package (.ci/run installs it: apt-get install chromium)")
             return
         }
         let (status, text) = try TLSEndToEndTests.run("/usr/bin/env", [
             Self.python, Self.root.appendingPathComponent("scripts/web_demo_test.py").path,
-            "--switchboard", GatewayCrashTests.executable, "--chromium", chromium])
+            "--switchboard", GatewayProcess.executable, "--chromium", chromium])
         #expect(status == 0, "scripts/web_demo_test.py failed:\n\(text)")
         let summary = text.split(separator: "\n").last { $0.hasPrefix("web: ") }.map(String.init) ?? "no summary line"
         #expect(summary.hasPrefix("web: ") && summary.hasSuffix(" passed, 0 failed") && !summary.hasPrefix("web: 0 "), "\(summary)\n\(text)")

@@ -1,0 +1,67 @@
+import Foundation
+import Glibc
+import SwitchboardClient
+import Testing
+
+/// The Swift client against the real `switchboard` executable, killed with SIGKILL and restarted on the same port
+/// and database: every event reaches the app exactly once, in order, and the handled offset survives in a file.
+@Suite struct ClientCrashTests {
+    @Test(.timeLimit(.minutes(1))) func reconnectAfterKill9LosesAndDuplicatesNothing() async throws {
+        try #require(FileManager.default.isExecutableFile(atPath: GatewayProcess.executable), "build the switchboard executable first")
+        let directory = try TemporaryDirectory()
+        var (process, port) = try GatewayProcess.launch(directory: directory)
+        defer { if process.isRunning { kill(process.processIdentifier, SIGKILL); process.waitUntilExit() } }
+        #expect(try GatewayHTTP.request(port: port, "POST", "/v1/users", ["userId": "kim"]).status == 200)
+
+        let offsets = FileOffsetStore(path: directory.path + "/kim-phone.offset")
+        let fixedPort = port
+        let device = TestDevice(port: { fixedPort }, user: "kim", device: "kim-phone", offsetStore: offsets)
+        await device.start()
+        try await device.waitConnected()
+
+        // A publisher keeps going while the gateway is killed, so some acknowledged events were never delivered.
+        let publisher = BackgroundCall { () -> Int in
+            for seq in 1...2000 {
+                guard let r = try? GatewayHTTP.request(port: fixedPort, "POST", "/v1/users/kim/events",
+                                                       ["name": "step", "payload": ["seq": seq]], timeoutSeconds: 2),
+                      r.status == 201 else { return seq - 1 }
+            }
+            return 2000
+        }
+        try await device.waitFor("ten events before the kill") { Self.sequence($0).count >= 10 }
+        kill(process.processIdentifier, SIGKILL)
+        process.waitUntilExit()
+        let acknowledged = try #require(publisher.wait(seconds: 10))
+        #expect(acknowledged < 2000, "the kill must land mid-stream")
+
+        // Same port, same database: the client reconnects by itself and resumes from what it handled.
+        (process, port) = try GatewayProcess.launch(directory: directory, port: fixedPort)
+        try await device.waitConnected(times: 2)
+        for seq in 1...10 {
+            let r = try GatewayHTTP.request(port: port, "POST", "/v1/users/kim/events", ["name": "step", "payload": ["seq": 10_000 + seq]])
+            #expect(r.status == 201)
+        }
+        let events = try await device.waitFor("the events published after the restart") { Self.sequence($0).last == 10_010 }
+        let seqs = Self.sequence(events)
+        let before = seqs.filter { $0 < 10_000 }
+        // Everything the publisher had acknowledged (and possibly a last one committed as the kill landed), once each.
+        #expect(before == Array(1...before.count), "gap or duplicate before the kill: \(before)")
+        #expect(before.count >= acknowledged)
+        #expect(Array(seqs.dropFirst(before.count)) == Array(10_001...10_010))
+        #expect(!events.contains { if case .resync = $0 { true } else { false } }, "nothing was pruned: no resync")
+
+        // The file store holds the offset of the last handled event (the one before the newest, which is still
+        // being "handled" until the app asks for the next event).
+        await device.stop()
+        let stored = try #require(FileOffsetStore(path: offsets.path).load())
+        #expect(stored >= Int64(seqs.count - 1) && stored <= Int64(seqs.count))
+    }
+
+    /// The `seq` payloads of the `custom` events, in the order the app handled them.
+    static func sequence(_ events: [ClientEvent]) -> [Int] {
+        events.compactMap { event -> Int? in
+            guard case .custom("step", .object(let payload)?) = event, let seq = payload["seq"]?.int64Value else { return nil }
+            return Int(seq)
+        }
+    }
+}

@@ -1,0 +1,148 @@
+import Foundation
+import SwitchboardClient
+import Testing
+
+/// The Swift client against a real in-process gateway: token refresh, approvals from two devices, handoff,
+/// queued commands and idempotent sends.
+@Suite struct ClientGatewayTests {
+    @Test(.timeLimit(.minutes(1))) func anExpiredTokenIsReplacedAndTheClientConnects() async throws {
+        let server = try GatewayTestServer()
+        let port = server.port
+        let device = TestDevice(port: { port }, user: "tia", device: "tia-phone") { request in
+            // The cached token has expired (beyond the 30 s leeway); only a rejection makes the app mint a new one.
+            GatewayTestServer.token(user: "tia", device: "tia-phone", expiresIn: request == .rejected ? 3600 : -3600)
+        }
+        await device.start()
+        try await device.waitConnected()
+        #expect(device.tokens.all == [.initial, .rejected])
+        let refused = device.events.contains {
+            if case .connection(.waitingToReconnect(_, .upgradeRejected(401))) = $0 { return true } else { return false }
+        }
+        #expect(refused, "the first attempt must have been refused with 401")
+        await device.stop()
+    }
+
+    @Test(.timeLimit(.minutes(1))) func approvalRaceFromTwoDevicesHasExactlyOneWinner() async throws {
+        let server = try GatewayTestServer()
+        let port = server.port
+        _ = try server.api("POST", "/v1/sessions", ["userId": "ann", "sessionId": "s1", "title": "Build"])
+        let phone = TestDevice(port: { port }, user: "ann", device: "ann-phone")
+        let desk = TestDevice(port: { port }, user: "ann", device: "ann-desk", clientType: "desktop")
+        await phone.start()
+        await desk.start()
+        try await phone.waitConnected()
+        try await desk.waitConnected()
+        let created = try server.api("POST", "/v1/sessions/s1/approvals", ["toolName": "shell", "summary": "rm -rf build", "timeoutSeconds": 60])
+        let requestId = try #require(GatewayJSON.string(created.json, "requestId"))
+
+        for device in [phone, desk] {
+            let events = try await device.waitFor("approval_request") { $0.contains { if case .approvalRequest = $0 { true } else { false } } }
+            for case .approvalRequest(let approval) in events {
+                #expect(approval.requestId == requestId && approval.state == "pending")
+                let remaining = approval.remainingSeconds(nowMilliseconds: Int64(Date().timeIntervalSince1970 * 1000))
+                #expect(remaining > 50 && remaining <= 60, "remaining \(remaining)")
+            }
+        }
+
+        async let fromPhone = Result(catching: { try await phone.client.approve(requestId) })
+        async let fromDesk = Result(catching: { try await desk.client.deny(requestId) })
+        let results = await [fromPhone, fromDesk]
+        let winners = results.filter { if case .success = $0 { true } else { false } }
+        #expect(winners.count == 1)
+        for case .failure(let error) in results {
+            #expect((error as? ClientError)?.isApprovalAlreadyResolved == true, "\(error)")
+        }
+        guard case .success(let decided)? = winners.first else { return }
+        for device in [phone, desk] {
+            let events = try await device.waitFor("approval_resolved") { $0.contains { if case .approvalResolved = $0 { true } else { false } } }
+            for case .approvalResolved(let resolved) in events {
+                #expect(resolved.requestId == requestId && resolved.state == decided.state && resolved.decidedBy == decided.decidedBy)
+            }
+        }
+        await phone.stop()
+        await desk.stop()
+    }
+
+    @Test(.timeLimit(.minutes(1))) func attachingOnAnotherDeviceHandsTheSessionOff() async throws {
+        let server = try GatewayTestServer()
+        let port = server.port
+        _ = try server.api("POST", "/v1/sessions", ["userId": "hal", "sessionId": "run1", "title": "deploy"])
+        let desk = TestDevice(port: { port }, user: "hal", device: "hal-desk", clientType: "desktop")
+        let phone = TestDevice(port: { port }, user: "hal", device: "hal-phone")
+        await desk.start()
+        await phone.start()
+        try await desk.waitConnected()
+        try await phone.waitConnected()
+
+        let first = try await desk.client.attach(session: "run1")
+        #expect(first.activeClient?.deviceId == "hal-desk")
+        let second = try await phone.client.attach(session: "run1")
+        #expect(second.activeClient?.deviceId == "hal-phone")
+        for device in [desk, phone] {
+            let events = try await device.waitFor("handoff to the phone") { events in
+                events.contains { if case .sessionHandoff(let h) = $0 { h.handedOffTo.deviceId == "hal-phone" } else { false } }
+            }
+            for case .sessionHandoff(let handoff) in events where handoff.handedOffTo.deviceId == "hal-phone" {
+                #expect(handoff.sessionId == "run1")
+                #expect(handoff.previous == DeviceRef(deviceId: "hal-desk", clientType: "desktop"))
+                #expect(handoff.handedOffTo == DeviceRef(deviceId: "hal-phone", clientType: "ios"))
+            }
+        }
+        await desk.stop()
+        await phone.stop()
+    }
+
+    @Test(.timeLimit(.minutes(1))) func commandsIssuedBeforeConnectingAreSentInOrderAndRetriesNeverDuplicate() async throws {
+        let server = try GatewayTestServer()
+        let port = server.port
+        for id in ["amy", "bo"] { #expect(try server.api("POST", "/v1/users", ["userId": id]).status == 200) }
+        #expect(try server.api("POST", "/v1/contacts", ["userA": "amy", "userB": "bo"]).status == 200)
+        let amy = TestDevice(port: { port }, user: "amy", device: "amy-phone")
+        let bo = TestDevice(port: { port }, user: "bo", device: "bo-phone")
+        await bo.start()
+        try await bo.waitConnected()
+
+        // Not connected yet: the three sends wait in the queue and go out in order after the welcome.
+        let sends = Task {
+            var results: [SentMessage] = []
+            for text in ["one", "two", "three"] { results.append(try await amy.client.send(message: text, to: "bo", clientMessageId: "m-\(text)")) }
+            return results
+        }
+        try await Task.sleep(for: .milliseconds(50))  // let the first send reach the queue before connecting
+        await amy.start()
+        let sent = try await sends.value
+        #expect(sent.map(\.messageId) == sent.map(\.messageId).sorted())
+        // A retry with the same clientMessageId returns the first result and delivers nothing new.
+        let retry = try await amy.client.send(message: "one", to: "bo", clientMessageId: "m-one")
+        #expect(retry == sent[0])
+        let last = try await amy.client.send(message: "four", to: "bo", clientMessageId: "m-four")
+        let texts = try await bo.waitFor("four messages") { events in
+            events.contains { if case .message(let m) = $0 { m.messageId == last.messageId } else { false } }
+        }.compactMap { event -> String? in if case .message(let m) = event { m.text } else { nil } }
+        #expect(texts == ["one", "two", "three", "four"])
+
+        // Bounded queue: a stopped client refuses new commands with a precise error.
+        await amy.stop()
+        await #expect(throws: ClientError.self) { try await amy.client.send(message: "late", to: "bo") }
+        await bo.stop()
+    }
+
+    @Test(.timeLimit(.minutes(1))) func theQueueIsBounded() async throws {
+        var configuration = SwitchboardClient.Configuration(url: "ws://127.0.0.1:1/v1/ws") { _ in "unused" }
+        configuration.maxQueuedCommands = 2
+        let client = SwitchboardClient(configuration)  // never connected: commands wait
+        let waiting = (0..<2).map { _ in Task { try await client.presence() } }
+        try await Task.sleep(for: .milliseconds(50))
+        await #expect(throws: ClientError.queueFull) { try await client.presence() }
+        await client.disconnect()
+        for task in waiting {
+            await #expect(throws: ClientError.stopped(reason: "disconnected by the app")) { try await task.value }
+        }
+    }
+}
+
+extension Result where Failure == any Error {
+    init(catching body: () async throws -> Success) async {
+        do { self = .success(try await body()) } catch { self = .failure(error) }
+    }
+}

@@ -1,0 +1,1 @@
+../../ServerTests/GatewayProcess.swift

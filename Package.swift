@@ -24,6 +24,9 @@ let package = Package(
         .target(name: "COpenSSL", linkerSettings: [.linkedLibrary("ssl"), .linkedLibrary("crypto")]),
         .target(name: "CZlib", linkerSettings: [.linkedLibrary("z")]),
         .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
+        // For the operator commands: build commit/date and linked library versions (`switchboard version`), key pairs.
+        .target(name: "COperations", linkerSettings: [.linkedLibrary("ssl"), .linkedLibrary("crypto"), .linkedLibrary("z"),
+                                                     .linkedLibrary("sqlite3"), .linkedLibrary("curl")]),
         .systemLibrary(name: "CCurl", pkgConfig: "libcurl", providers: [.apt(["libcurl4-openssl-dev"])]),
 
         // Pure protocol code: no I/O, no clocks; unit-testable and fuzzable.
@@ -50,11 +53,11 @@ let package = Package(
         // Composition root: listeners, upgrade, per-connection glue, HTTP endpoints, metrics.
         .target(name: "Server", dependencies: [
             "EventLoop", "TLS", "HTTP1", "WebSocketCodec", "WebSocketDeflate", "SwitchboardConfig",
-            "Gateway", "GatewayProtocol", "Storage", "Auth", "Push",
+            "Gateway", "GatewayProtocol", "Storage", "Auth", "Push", "JSON",
             .product(name: "Logging", package: "swift-log"),
-        ]),
+        ], exclude: ["Web/assets"]),  // embedded by scripts/embed-web into Web/WebAssets.swift
         .executableTarget(name: "switchboard", dependencies: [
-            "Server", "SwitchboardConfig", "JSON",
+            "Server", "SwitchboardConfig", "JSON", "Auth", "Storage", "EventLoop", "COperations",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
             .product(name: "Logging", package: "swift-log"),
         ]),
@@ -80,7 +83,7 @@ let package = Package(
         .testTarget(name: "LoadTestTests", dependencies: [
             "switchboard-load", "EventLoop", "WebSocketCodec", "WebSocketDeflate", "HTTP1", "Auth", "JSON",
         ], path: "loadtest/Tests/LoadTestTests"),
-        .testTarget(name: "PushTests", dependencies: ["Push", "Auth", "JSON"], exclude: ["Fixtures"]),
-        .testTarget(name: "ServerTests", dependencies: ["Server", "WebSocketCodec", "HTTP1", "TLS", "EventLoop", "Auth", "Gateway", "Storage"]),
+        .testTarget(name: "PushTests", dependencies: ["Push", "Auth", "JSON", "TestSupport"], exclude: ["Fixtures"]),
+        .testTarget(name: "ServerTests", dependencies: ["Server", "TestSupport", "WebSocketCodec", "HTTP1", "TLS", "EventLoop", "Auth", "Gateway", "Storage"]),
     ]
 )

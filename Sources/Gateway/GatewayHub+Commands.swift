@@ -37,7 +37,7 @@ extension GatewayHub {
                 throw GatewayError(.invalidField, "offset \(command.offset) is outside your log: acknowledge 0 to \(latest), the newest offset you received")
             }
             state.ackedOffset = max(state.ackedOffset, command.offset)
-            store.write([.setDeviceAck(userId: client.userId, deviceId: client.deviceId, offset: command.offset)]) { _ in }
+            queueWrite([.setDeviceAck(userId: client.userId, deviceId: client.deviceId, offset: command.offset)]) { _ in }
             reply.ok(Empty())
         case "send_message":
             sendMessage(try decoder.decode(SendMessageCommand.self, from: data), from: client, reply: reply)
@@ -132,17 +132,25 @@ final class Reply: @unchecked Sendable {
     private let metrics: GatewayMetrics
     private var answered = false
 
-    init(client: GatewayClient, id: String, metrics: GatewayMetrics) { self.client = client; self.id = id; self.metrics = metrics }
+    init(client: GatewayClient, id: String, metrics: GatewayMetrics) {
+        self.client = client; self.id = id; self.metrics = metrics
+        metrics.commandsInFlight.add(1, ordering: .relaxed)
+    }
+
+    // A reply dropped unanswered (a bug) must not hold a place under the pending-command bound forever.
+    deinit { if !answered { metrics.commandsInFlight.subtract(1, ordering: .relaxed) } }
 
     func ok(_ result: some Encodable) {
         guard !answered else { return }
         answered = true
+        metrics.commandsInFlight.subtract(1, ordering: .relaxed)
         client.send(ServerFrames.ok(id: id, result: result))
     }
 
     func fail(_ error: GatewayError) {
         guard !answered else { return }
         answered = true
+        metrics.commandsInFlight.subtract(1, ordering: .relaxed)
         metrics.commandErrors.add(1, ordering: .relaxed)
         client.send(ServerFrames.error(id: id, error))
     }

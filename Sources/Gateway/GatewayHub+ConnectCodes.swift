@@ -11,7 +11,7 @@ extension GatewayHub {
     /// `rate_limited` with the seconds until the oldest counted attempt leaves the window.
     func rateLimitedError(_ what: String, key: String, windowMs: Int64) -> GatewayError {
         let seconds = max(1, (rateResetsAt(key, windowMs: windowMs) - clock.now() + 999) / 1000)
-        return GatewayError(.rateLimited, "\(what); retry after \(seconds) s", retryAfterSeconds: seconds)
+        return GatewayError(.rateLimited, "\(what); retry after \(seconds) s", retryAfterMs: Int(seconds) * 1000)
     }
 
     /// The user's current code, created on first use; `regenerate` replaces it (the old one then reports expired).

@@ -50,7 +50,7 @@ extension GatewayHub {
             devices[device.key] = device
             writes.append(.upsertDevice(device))
         }
-        if !writes.isEmpty { store.write(writes) { _ in } }
+        if !writes.isEmpty { queueWrite(writes) { _ in } }
         return writes
     }
 

@@ -280,7 +280,7 @@ extension GatewayHub {
         let matching = (pushTokens[device] ?? []).filter { $0.kind == kind && $0.token == target.token }
         guard !matching.isEmpty else { return }
         pushTokens[device]?.removeAll { $0.kind == kind && $0.token == target.token }
-        store.write(matching.map { .deletePushToken(userId: device.userId, deviceId: device.deviceId, kind: kind, sessionId: $0.sessionId) }) { _ in }
+        queueWrite(matching.map { .deletePushToken(userId: device.userId, deviceId: device.deviceId, kind: kind, sessionId: $0.sessionId) }) { _ in }
     }
 
     /// The kind of token a target was built from.

@@ -156,7 +156,8 @@ extension GatewayHub {
         withSession(id) { completion($0.map { $0.map(Self.sessionData) }) }
     }
 
-    func randomToken() -> String {
+    /// 32 random hex characters (ids that must not be guessable).
+    public func randomToken() -> String {
         var generator = SystemRandomNumberGenerator()
         return (0..<4).map { _ in
             let hex = String(UInt32.random(in: 0...UInt32.max, using: &generator), radix: 16)

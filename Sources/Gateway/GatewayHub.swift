@@ -49,6 +49,8 @@ public final class GatewayHub: @unchecked Sendable {
     var approvalWaiters: [String: [(ApprovalRecord) -> Void]] = [:]
     /// Idempotency keys being looked up or committed, with the callers waiting for their result.
     var idempotencyWaiters: [String: [(Result<IdempotencyRecord, GatewayError>) -> Void]] = [:]
+    /// Batches made since the store was last handed a job (see `queueWrite`).
+    var queuedWrites: [QueuedWrite] = []
 
     let decoder = JSONDecoder()
 
@@ -111,23 +113,52 @@ public final class GatewayHub: @unchecked Sendable {
             batch += pushJobs(for: event, offset: offset).map { .enqueuePush($0) }
         }
         let enqueuedPush = batch.contains { if case .enqueuePush = $0 { return true } else { return false } }
-        let box = UncheckedBox(completion)
-        let stored = UncheckedBox(storedEvents)
-        store.write(batch) { [self] error in
-            scheduler.execute { [self] in
-                if let error {
-                    // Roll back offsets only if nothing was appended after them.
-                    for event in stored.value.reversed() where latestOffsets[event.userId] == event.offset {
-                        latestOffsets[event.userId] = event.offset - 1
-                    }
-                    metrics.commitFailures.add(1, ordering: .relaxed)
-                    box.value(.failure(GatewayError(.storageFailed, "could not store the change: \(error)")))
-                    return
+        metrics.commitsInFlight.add(1, ordering: .relaxed)
+        queueWrite(batch) { [self] error in
+            metrics.commitsInFlight.subtract(1, ordering: .relaxed)
+            if let error {
+                // Roll back offsets only if nothing was appended after them.
+                for event in storedEvents.reversed() where latestOffsets[event.userId] == event.offset {
+                    latestOffsets[event.userId] = event.offset - 1
                 }
-                metrics.eventsCommitted.add(stored.value.count, ordering: .relaxed)
-                for event in stored.value { deliver(event) }
-                if enqueuedPush { onPushJobsEnqueued?() }
-                box.value(.success(stored.value))
+                metrics.commitFailures.add(1, ordering: .relaxed)
+                completion(.failure(GatewayError(.storageFailed, "could not store the change: \(error)")))
+                return
+            }
+            metrics.eventsCommitted.add(storedEvents.count, ordering: .relaxed)
+            for event in storedEvents { deliver(event) }
+            if enqueuedPush { onPushJobsEnqueued?() }
+            completion(.success(storedEvents))
+        }
+    }
+
+    /// Queues one all-or-nothing batch for the store; `completion` runs on the hub thread once it is durable (nil) or
+    /// failed. Every write of the hub goes through here, so batches reach the store in the order they were made.
+    ///
+    /// Everything queued until the hub next runs its task queue is handed to the store as one job, and the store's
+    /// one report for that job comes back as one hub task (one writer hand-off and one wake-up per hub iteration,
+    /// not per batch; see docs/ARCHITECTURE.md, "The commit path").
+    func queueWrite(_ writes: [StoreWrite], completion: @escaping (Error?) -> Void) {
+        queuedWrites.append(QueuedWrite(writes: writes, completion: completion))
+        // First in this round: flush when the hub next takes up its tasks (after the rest of this iteration).
+        if queuedWrites.count == 1 { scheduler.execute { [self] in flushWrites() } }
+    }
+
+    /// A batch waiting for the hub to hand it to the store.
+    struct QueuedWrite {
+        var writes: [StoreWrite]
+        var completion: (Error?) -> Void
+    }
+
+    /// Hands every queued batch to the store as one job; the completions run in order in one hub task. Runs by itself
+    /// after each round; call it on the hub thread before stopping the hub so nothing queued is left behind.
+    public func flushWrites() {
+        guard !queuedWrites.isEmpty else { return }
+        let queued = UncheckedBox(queuedWrites)
+        queuedWrites = []
+        store.write(batches: queued.value.map(\.writes)) { [self] errors in
+            scheduler.execute {
+                for (write, error) in zip(queued.value, errors) { write.completion(error) }
             }
         }
     }

@@ -12,6 +12,12 @@ public final class GatewayMetrics: Sendable {
     public let messagesSent = Atomic<Int>(0)
     public let commands = Atomic<Int>(0)
     public let commandErrors = Atomic<Int>(0)
+    /// Commits handed to (or waiting for) the store whose result has not come back yet.
+    public let commitsInFlight = Atomic<Int>(0)
+    /// Commands the hub started and has not answered yet (store reads and commits in progress).
+    public let commandsInFlight = Atomic<Int>(0)
+    /// Commands refused with `overloaded` before reaching the hub.
+    public let commandsRefused = Atomic<Int>(0)
 
     public init() {}
 
@@ -28,6 +34,9 @@ public final class GatewayMetrics: Sendable {
             ("switchboard_gateway_messages_sent_total", "counter", "Direct messages stored and delivered.", messagesSent.load(ordering: .relaxed)),
             ("switchboard_gateway_commands_total", "counter", "Client commands handled.", commands.load(ordering: .relaxed)),
             ("switchboard_gateway_command_errors_total", "counter", "Client commands answered with an error.", commandErrors.load(ordering: .relaxed)),
+            ("switchboard_gateway_commits_in_flight", "gauge", "Store batches not yet reported durable.", commitsInFlight.load(ordering: .relaxed)),
+            ("switchboard_gateway_commands_in_flight", "gauge", "Commands started by the hub and not yet answered.", commandsInFlight.load(ordering: .relaxed)),
+            ("switchboard_gateway_commands_refused_total", "counter", "Commands refused with overloaded (the node was at its queue bound).", commandsRefused.load(ordering: .relaxed)),
         ]
         return rows.map { "# HELP \($0.0) \($0.2)\n# TYPE \($0.0) \($0.1)\n\($0.0) \($0.3)\n" }.joined()
     }

@@ -2,13 +2,14 @@
 public struct GatewayError: Error, Sendable, Equatable, Codable, CustomStringConvertible {
     public var code: GatewayErrorCode
     public var message: String
-    /// With `rate_limited`: seconds until a retry can succeed (HTTP sends it as `Retry-After`).
-    public var retryAfterSeconds: Int64?
+    /// With `overloaded` and `rate_limited`: how long the client should wait before retrying (omitted otherwise;
+    /// the HTTP API sends it as `Retry-After` in whole seconds).
+    public var retryAfterMs: Int?
 
-    public init(_ code: GatewayErrorCode, _ message: String, retryAfterSeconds: Int64? = nil) {
+    public init(_ code: GatewayErrorCode, _ message: String, retryAfterMs: Int? = nil) {
         self.code = code
         self.message = message
-        self.retryAfterSeconds = retryAfterSeconds
+        self.retryAfterMs = retryAfterMs
     }
 
     public var description: String { "\(code.rawValue): \(message)" }

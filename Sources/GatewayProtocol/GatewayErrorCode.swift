@@ -27,6 +27,8 @@ public enum GatewayErrorCode: String, Sendable, Codable {
     case rateLimited = "rate_limited"
     case idempotencyKeyReused = "idempotency_key_reused"
     case storageFailed = "storage_failed"
+    /// The node is at its bound of pending commands; retry after the error's `retryAfterMs`.
+    case overloaded = "overloaded"
     case internalError = "internal_error"
     // Relationships (friend requests, connect codes, pauses, groups, invites, discovery)
     case requestAlreadySent = "request_already_sent"

@@ -2,6 +2,7 @@ import Dispatch
 import EventLoop
 import Glibc
 import Logging
+import Synchronization
 import TLS
 
 /// The running gateway process: event loops, a listener per loop for each endpoint (SO_REUSEPORT), and the
@@ -18,19 +19,28 @@ public final class Server: @unchecked Sendable {
 
     public init(settings: ServerSettings, application: WebSocketApplication?, httpApplication: HTTPApplication? = nil,
                 extraMetrics: (@Sendable () -> String)? = nil, logger: Logger) throws {
-        var tlsContext: TLSContext?
-        if settings.tlsListen != nil {
-            guard let cert = settings.tlsCertificateFile, let key = settings.tlsPrivateKeyFile else {
-                throw ServerError.configuration("TLS listener needs a certificate and a private key")
-            }
-            do {
-                tlsContext = try TLSContext.server(certificateChainFile: cert, privateKeyFile: key)
-            } catch {
-                throw ServerError.configuration("TLS: \(error)")
-            }
-        }
+        let tlsContext = settings.tlsListen == nil ? nil : try Self.loadTLSContext(settings)
         shared = ServerShared(settings: settings, application: application, httpApplication: httpApplication,
                               tlsContext: tlsContext, logger: logger, extraMetrics: extraMetrics)
+    }
+
+    private static func loadTLSContext(_ settings: ServerSettings) throws -> TLSContext {
+        guard let cert = settings.tlsCertificateFile, let key = settings.tlsPrivateKeyFile else {
+            throw ServerError.configuration("TLS listener needs a certificate and a private key")
+        }
+        do {
+            return try TLSContext.server(certificateChainFile: cert, privateKeyFile: key)
+        } catch {
+            throw ServerError.configuration("TLS: \(error)")
+        }
+    }
+
+    /// Re-reads the TLS certificate chain and private key (SIGHUP): connections accepted from now on use the new
+    /// pair, open ones keep theirs. A pair that does not load leaves the current one in place and throws why.
+    public func reloadTLS() throws {
+        guard shared.settings.tlsListen != nil else { throw ServerError.configuration("no TLS listener configured") }
+        let context = try Self.loadTLSContext(shared.settings)
+        shared.tlsContext.withLock { $0 = context }
     }
 
     /// Binds the listeners and starts serving. Throws when a port cannot be bound.
@@ -53,6 +63,14 @@ public final class Server: @unchecked Sendable {
             group.shutdown()
             throw error
         }
+        do {
+            try refuseForeignListeners()
+        } catch {
+            for listener in listeners { listener.close() }
+            listeners = []
+            group.shutdown()
+            throw error
+        }
         for listener in listeners {
             try runOnLoop(listener.loop) { try listener.start() }
         }
@@ -67,6 +85,7 @@ public final class Server: @unchecked Sendable {
         var bound: SocketAddress?
         for state in states {
             let address = try SocketAddress.resolve(host: endpoint.host, port: port)
+            if bound == nil { try Self.refuseSharedPort(address) }
             let listener = try Listener(address: address, loop: state.loop, reusePort: true,
                                         onAccept: { [shared] fd in Server.accept(fd, state: state, shared: shared, tls: tls) },
                                         onError: { [shared] error in
@@ -80,16 +99,43 @@ public final class Server: @unchecked Sendable {
         return bound!
     }
 
+    /// SO_REUSEPORT would let a second process join our port and take a share of the clients (with its own secret
+    /// and database): before binding, make sure nobody listens there yet.
+    private static func refuseSharedPort(_ address: SocketAddress) throws {
+        switch ListenProbe.check(address) {
+        case .free: return
+        case .inUse:
+            throw ServerError.addressInUse("\(address) is already in use (another switchboard process, or another program, listens there)")
+        case .unusable(let error):
+            throw ServerError.addressInUse("cannot listen on \(address): \(error)")
+        }
+    }
+
+    /// After binding: every socket listening on our addresses must be ours. Another process that passed the probe in
+    /// the same instant would otherwise share the port; both then see each other here and refuse to start.
+    private func refuseForeignListeners() throws {
+        let ours = Set(listeners.compactMap { ListenProbe.inode(of: $0.fd) })
+        for address in [plainAddress, tlsAddress].compactMap({ $0 }) {
+            let foreign = ListenProbe.listeningInodes(address).subtracting(ours)
+            if !foreign.isEmpty {
+                throw ServerError.addressInUse("\(address) is also listened on by another process (a second switchboard started at the same time?)")
+            }
+        }
+    }
+
     private static func accept(_ fd: Int32, state: LoopState, shared: ServerShared, tls: Bool) {
         state.metrics.add(state.metrics.connectionsAccepted)
-        if shared.openConnections.load(ordering: .relaxed) >= shared.settings.maxConnections
-            || shared.draining.load(ordering: .relaxed) {
+        // While draining, connections are still accepted so load balancers can read /healthz and /readyz (503);
+        // upgrades are refused there.
+        if shared.openConnections.load(ordering: .relaxed) >= shared.settings.maxConnections {
+            shared.logger.warning("connection refused: max_connections (\(shared.settings.maxConnections)) reached",
+                                  metadata: ["peer": "\(SocketAddress.peer(of: fd).map { "\($0)" } ?? "?")", "reason": "max_connections"])
             close(fd)
             return
         }
         do {
             let socket = try SocketConnection(fd: fd, loop: state.loop)
-            let engine = tls ? try shared.tlsContext.map { try TLSEngine(context: $0) } : nil
+            let engine = tls ? try shared.tlsContext.withLock { $0 }.map { try TLSEngine(context: $0) } : nil
             let connection = ServerConnection(socket: socket, state: state, tls: engine)
             socket.delegate = connection
             socket.context = connection // the socket keeps its protocol handler alive
@@ -102,6 +148,21 @@ public final class Server: @unchecked Sendable {
         }
     }
 
+    /// WebSocket connections (open or closing) across all loops, counted on each loop's own thread.
+    private var openWebSockets: Int {
+        let count = Atomic<Int>(0)
+        for state in states {
+            try? runOnLoop(state.loop) {
+                let n = state.connections.reduce(0) { n, connection in
+                    if case .http = connection.phase { return n }
+                    return n + 1
+                }
+                count.add(n, ordering: .relaxed)
+            }
+        }
+        return count.load(ordering: .relaxed)
+    }
+
     /// Number of open client connections across all loops.
     public var openConnections: Int { shared.openConnections.load(ordering: .relaxed) }
 
@@ -109,11 +170,12 @@ public final class Server: @unchecked Sendable {
     public func shutdown() {
         guard let group else { return }
         shared.draining.store(true, ordering: .relaxed)
+        for state in states { try? runOnLoop(state.loop) { state.drain() } }
+        // Listeners stay open while WebSockets drain, so health checks see 503; HTTP-only connections do not count.
+        let deadline = DispatchTime.now() + .milliseconds(Int(shared.settings.drainTimeoutMs))
+        while openWebSockets > 0 && DispatchTime.now() < deadline { usleep(10_000) }
         for listener in listeners { try? runOnLoop(listener.loop) { listener.close() } }
         listeners = []
-        for state in states { try? runOnLoop(state.loop) { state.drain() } }
-        let deadline = DispatchTime.now() + .milliseconds(Int(shared.settings.drainTimeoutMs))
-        while openConnections > 0 && DispatchTime.now() < deadline { usleep(10_000) }
         if openConnections > 0 {
             shared.logger.warning("drain timeout: dropping \(openConnections) connection(s)")
             for state in states {
@@ -140,9 +202,11 @@ public final class Server: @unchecked Sendable {
 
 public enum ServerError: Error, CustomStringConvertible {
     case configuration(String)
+    /// A listen address is taken or cannot be bound.
+    case addressInUse(String)
     public var description: String {
         switch self {
-        case .configuration(let message): return message
+        case .configuration(let message), .addressInUse(let message): return message
         }
     }
 }

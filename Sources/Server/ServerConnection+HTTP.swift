@@ -9,6 +9,7 @@ extension ServerConnection {
         metrics.add(metrics.httpRequests)
         requestsServed += 1
         let head = request.head
+        requestID = RequestID.forRequest(head.headers["X-Request-Id"])
         if WebSocketHandshake.isUpgradeAttempt(head) {
             upgrade(head)
             return
@@ -22,7 +23,12 @@ extension ServerConnection {
             awaitingResponse = true
             let loop = state.loop
             let me = UncheckedConnection(self)
+            let path = head.path
             let handled = api.handle(request) { response in
+                if response.status == 401 || response.status == 403 {
+                    loop.execute { me.value.logRefusal(what: "API request refused", path: path, status: response.status,
+                                                       reason: response.errorCode ?? "unauthorized") }
+                }
                 loop.execute { me.value.finishAsyncResponse(response, keepAlive: keepAlive) }
             }
             if handled { return }
@@ -58,6 +64,13 @@ extension ServerConnection {
                 return HTTPResponse.json(status: 503, #"{"status":"draining"}"#)
             }
             return HTTPResponse.json(status: 200, #"{"status":"ok"}"#)
+        case "/readyz":
+            // Ready = listening and not draining: a load balancer sends new clients here.
+            guard head.method == "GET" || head.method == "HEAD" else { return methodNotAllowed(head) }
+            if state.shared.draining.load(ordering: .relaxed) {
+                return HTTPResponse.json(status: 503, #"{"status":"draining"}"#)
+            }
+            return HTTPResponse.json(status: 200, #"{"status":"ready"}"#)
         case "/metrics" where settings.metricsEnabled:
             guard head.method == "GET" else { return methodNotAllowed(head) }
             let text = (state.shared.metricsSource.withLock { $0?.render() } ?? "") + (state.shared.extraMetrics?() ?? "")
@@ -86,6 +99,8 @@ extension ServerConnection {
 
     func respond(_ response: HTTPResponse, keepAlive: Bool) {
         metrics.increment("switchboard_http_responses_total", label: String(response.status))
+        var response = response
+        if let requestID { response.headers.replaceOrAdd(name: "X-Request-Id", value: requestID) }
         send(response.serialize(keepAlive: keepAlive))
         if !keepAlive { closeAfterFlush() ; phase = .lingering }
     }
@@ -115,6 +130,7 @@ extension ServerConnection {
             handler = accepted
         case .reject(let response):
             metrics.increment("switchboard_handshake_failures_total", label: "rejected_\(response.status)")
+            logRefusal(head, status: response.status, reason: response.errorCode ?? "rejected")
             respond(response, keepAlive: false)
             return
         case .notFound:
@@ -128,6 +144,7 @@ extension ServerConnection {
         switch WebSocketHandshake.validate(head, policy: policy) {
         case .failure(let error):
             metrics.increment("switchboard_handshake_failures_total", label: error.code)
+            logRefusal(head, status: error.response().status, reason: error.code)
             respond(error.response(), keepAlive: false)
             return
         case .success(let accepted):
@@ -145,6 +162,22 @@ extension ServerConnection {
                                   subprotocol: request.selectedSubprotocol, deflate: negotiated?.parameters)
         phase = .webSocket(webSocket)
         handler.webSocketDidOpen(webSocket)
+    }
+}
+
+extension ServerConnection {
+    /// One line per refused upgrade (bad handshake, failed authentication): the reason and the peer, never the
+    /// query string (it may carry a token).
+    func logRefusal(_ head: HTTPRequestHead, status: Int, reason: String) {
+        logRefusal(what: "upgrade refused", path: head.path, status: status, reason: reason)
+    }
+
+    /// Also for server API calls refused with 401/403 (bad or missing API key or token).
+    func logRefusal(what: String, path: String, status: Int, reason: String) {
+        state.shared.logger.notice("\(what)", metadata: [
+            "peer": "\(SocketAddress.peer(of: socket.fd).map { "\($0)" } ?? "?")", "path": "\(path)",
+            "status": "\(status)", "reason": "\(reason)", "request_id": "\(requestID ?? "-")",
+        ])
     }
 }
 

@@ -31,6 +31,8 @@ final class ServerConnection: SocketConnectionDelegate {
     private var lingerSince: UInt64 = 0
     /// Requests completed on this connection (0 = still within the handshake deadline).
     var requestsServed = 0
+    /// The current HTTP request's `X-Request-Id` (echoed or generated), repeated on its response.
+    var requestID: String?
     /// An HTTP application is producing the response to the current request; input waits in `stashedInput`.
     var awaitingResponse = false
     var stashedInput: [UInt8] = []

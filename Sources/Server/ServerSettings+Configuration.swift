@@ -55,6 +55,7 @@ extension GatewayRuntime.Options {
         authTimeoutMs = UInt64(auth.timeoutMs)
         apiKeys = auth.apiKeys
         standalone = auth.standalone
+        demo = config.demoEnabled
         let g = config.gateway
         settings.approvalDefaultTimeoutMs = Int64(g.approvalTimeoutMs)
         settings.approvalMinTimeoutMs = Int64(g.approvalMinTimeoutMs)
@@ -63,6 +64,8 @@ extension GatewayRuntime.Options {
         settings.maxMessageCharacters = g.maxMessageCharacters
         settings.approvalPushDelayMs = Int64(g.approvalPushDelayMs)
         approvalWebhookURL = g.approvalWebhookURL.isEmpty ? nil : g.approvalWebhookURL
+        maxPendingCommands = g.maxPendingCommands
+        overloadRetryAfterMs = g.overloadRetryAfterMs
         let r = config.relationships
         settings.relationships.connectCodeLifetimeMs = r.connectCodeLifetimeHours == 0 ? nil : Int64(r.connectCodeLifetimeHours) * 3_600_000
         settings.relationships.defaultInviteHours = r.defaultInviteHours

@@ -7,7 +7,8 @@ final class ServerShared: Sendable {
     let settings: ServerSettings
     let application: WebSocketApplication?
     let httpApplication: HTTPApplication?
-    let tlsContext: TLSContext?
+    /// Replaced by `Server.reloadTLS()` (SIGHUP); each accepted TLS connection takes the current one.
+    let tlsContext: Mutex<TLSContext?>
     let logger: Logger
     let openConnections = Atomic<Int>(0)
     let draining = Atomic<Bool>(false)
@@ -22,7 +23,7 @@ final class ServerShared: Sendable {
         self.settings = settings
         self.application = application
         self.httpApplication = httpApplication
-        self.tlsContext = tlsContext
+        self.tlsContext = Mutex(tlsContext)
         self.logger = logger
     }
 }

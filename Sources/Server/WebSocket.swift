@@ -246,3 +246,11 @@ public final class WebSocket {
         }
     }
 }
+
+extension WebSocket {
+    /// One log line for a failed in-band `auth` (after the upgrade), like a refused upgrade: peer and reason, never
+    /// the token.
+    func logAuthenticationFailure(reason: String) {
+        connection.logRefusal(what: "authentication failed", path: path, status: 401, reason: reason)
+    }
+}

@@ -4,17 +4,21 @@ import Synchronization
 
 /// The single writer thread that owns the write connection and commits in groups.
 ///
-/// `submit` may be called from any thread; it only appends to a queue. The thread takes everything queued since
-/// its last commit, applies consecutive batches in one `BEGIN IMMEDIATE … COMMIT` (at most `maxBatchWrites`
-/// writes; a larger batch goes alone), each batch inside its own savepoint so a failing batch is rolled back by
-/// itself and only its completion gets the error. If the transaction as a whole fails (BEGIN, COMMIT, or an error
-/// after which SQLite rolled everything back) every batch in it gets the error. Completions then run on the writer
-/// thread in submission order, after the commit returned — i.e. after the data is visible to every new reader.
+/// `submit` may be called from any thread; it only appends to a queue. A job carries one or more batches (the hub
+/// hands over everything one loop iteration produced as one job) and one completion for all of them. The thread
+/// takes everything queued since its last commit, applies consecutive batches in one `BEGIN IMMEDIATE … COMMIT` (at
+/// most `maxBatchWrites` writes; a larger batch goes alone), each batch inside its own savepoint so a failing batch
+/// is rolled back by itself and only its result is the error. If the transaction as a whole fails (BEGIN, COMMIT,
+/// or an error after which SQLite rolled everything back) every batch in it gets the error. Completions then run on
+/// the writer thread in submission order, after the commit returned — i.e. after the data is visible to every new
+/// reader — one call per job with one result per batch: a caller that posts the results back to its loop pays one
+/// wake-up per job, not per batch.
 ///
 /// The queue is unbounded: back-pressure is the caller's business (completions tell it how far behind we are).
 final class GroupCommitWriter: @unchecked Sendable {
     enum Job {
-        case batch([StoreWrite], @Sendable (Error?) -> Void)
+        /// Batches in order and the completion that gets their results (nil = committed), after the commit.
+        case batches([[StoreWrite]], @Sendable ([StorageError?]) -> Void)
         /// Runs alone in its own transaction, between the batches queued before and after it.
         case maintenance((StoreWriteApplier) throws(StorageError) -> Int, BlockingReply<Result<Int, StorageError>>)
     }
@@ -110,21 +114,34 @@ final class GroupCommitWriter: @unchecked Sendable {
                 index += 1
                 continue
             }
-            var group: [([StoreWrite], @Sendable (Error?) -> Void)] = []
-            var writes = 0
-            while index < jobs.count, case .batch(let batch, let completion) = jobs[index],
-                  group.isEmpty || writes + batch.count <= maxBatchWrites {
-                group.append((batch, completion))
-                writes += batch.count
+            // Every batch of the consecutive batch jobs, flattened, then committed in groups of at most
+            // `maxBatchWrites` writes; each job's completion runs once all of its batches have a result.
+            var completions: [(@Sendable ([StorageError?]) -> Void, Range<Int>)] = []
+            var batches: [[StoreWrite]] = []
+            while index < jobs.count, case .batches(let jobBatches, let completion) = jobs[index] {
+                completions.append((completion, batches.count..<batches.count + jobBatches.count))
+                batches += jobBatches
                 index += 1
             }
-            let results = commit(group.map(\.0))
-            for (entry, result) in zip(group, results) { entry.1(result) }
+            var results: [StorageError?] = []
+            results.reserveCapacity(batches.count)
+            var start = 0
+            while start < batches.count {
+                var end = start
+                var writes = 0
+                while end < batches.count, end == start || writes + batches[end].count <= maxBatchWrites {
+                    writes += batches[end].count
+                    end += 1
+                }
+                results += commit(batches[start..<end])
+                start = end
+            }
+            for (completion, range) in completions { completion(Array(results[range])) }
         }
     }
 
     /// Applies the batches in one transaction; returns each batch's outcome (nil = committed).
-    private func commit(_ batches: [[StoreWrite]]) -> [StorageError?] {
+    private func commit(_ batches: ArraySlice<[StoreWrite]>) -> [StorageError?] {
         var results = [StorageError?](repeating: nil, count: batches.count)
         var pending: [Int] = []   // batches applied in the open transaction, not yet committed
         var inTransaction = false

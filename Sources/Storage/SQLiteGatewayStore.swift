@@ -34,6 +34,9 @@ public final class SQLiteGatewayStore: GatewayStore, @unchecked Sendable {
             }
             let synchronous = options.synchronous == .full ? "FULL" : "NORMAL"
             try writeConnection.execute("PRAGMA synchronous = \(synchronous)")
+            try writeConnection.execute("PRAGMA cache_size = -\(max(1, options.writerCacheKiB))")
+            try writeConnection.execute("PRAGMA wal_autocheckpoint = \(max(1, options.walAutocheckpointPages))")
+            try writeConnection.execute("PRAGMA journal_size_limit = \(max(1, options.walAutocheckpointPages) * 4096)")
             try SchemaMigrations.migrate(writeConnection)
             readConnection = try SQLiteConnection(path: options.path, readOnly: true, busyTimeoutMs: options.busyTimeoutMs)
         } catch {
@@ -71,8 +74,15 @@ public final class SQLiteGatewayStore: GatewayStore, @unchecked Sendable {
     /// Queues the batch and returns at once; `completion` runs on the writer thread after the commit (or with the
     /// batch's `StorageError`), in submission order. After `close()` it runs at once, on the caller's thread, with an error.
     public func write(_ writes: [StoreWrite], completion: @escaping @Sendable (Error?) -> Void) {
-        if !writer.submit(.batch(writes, completion)) {
-            completion(StorageError("\(path): store is closed"))
+        write(batches: [writes]) { results in completion(results[0]) }
+    }
+
+    /// Queues the batches as one job: they are grouped into the writer's transactions like separate `write`s (each
+    /// in its own savepoint, so one failing batch does not fail the others), and `completion` runs once, on the
+    /// writer thread after the commit, with one result per batch in order. After `close()` it runs at once with errors.
+    public func write(batches: [[StoreWrite]], completion: @escaping @Sendable ([Error?]) -> Void) {
+        if !writer.submit(.batches(batches, { completion($0) })) {
+            completion(Array(repeating: StorageError("\(path): store is closed"), count: batches.count))
         }
     }
 

@@ -18,6 +18,14 @@ public struct SQLiteStoreOptions: Sendable {
     /// The most `StoreWrite`s grouped into one transaction. A single batch larger than this still commits alone
     /// (a batch is never split).
     public var maxBatchWrites = 5000
+    /// The write connection's page cache (`PRAGMA cache_size`, KiB). Each commit inserts into several B-trees at
+    /// pages all over the file (per-user logs, message indexes, idempotency keys); a page the cache lost is read
+    /// back with one `pread` inside the commit, so the writer keeps a larger cache than SQLite's 2 MiB default.
+    public var writerCacheKiB = 16 * 1024
+    /// WAL pages before SQLite checkpoints them into the database file (`PRAGMA wal_autocheckpoint`). A checkpoint
+    /// copies each page once however often it changed and ends in an `fdatasync`, so a longer interval means fewer
+    /// writes per commit; the WAL file is truncated back to `journal_size_limit` (the same size) afterwards.
+    public var walAutocheckpointPages = 8000
 
     /// Options with the defaults above for the database at `path`.
     public init(path: String) {

@@ -21,6 +21,7 @@ enum ConfigSchema {
             .boolean("server.echo", \.server.echo),
             .integer("server.drain_timeout_ms", \.server.drainTimeoutMs, 0...60_000),
             .integer("server.max_connections", \.server.maxConnections, 1...10_000_000),
+            .choice("server.demo", \.server.demo),
 
             .integer("http.max_request_line_bytes", \.http.maxRequestLineBytes, 64...1_048_576),
             .integer("http.max_header_bytes", \.http.maxHeaderBytes, 256...16_777_216),
@@ -74,6 +75,8 @@ enum ConfigSchema {
             .integer("gateway.max_message_characters", \.gateway.maxMessageCharacters, 1...100_000),
             .string("gateway.approval_webhook_url", \.gateway.approvalWebhookURL),
             .integer("gateway.approval_push_delay_ms", \.gateway.approvalPushDelayMs, 0...600_000),
+            .integer("gateway.max_pending_commands", \.gateway.maxPendingCommands, 1...1_000_000),
+            .integer("gateway.overload_retry_after_ms", \.gateway.overloadRetryAfterMs, 1...60_000),
 
             .string("push.apns_team_id", \.push.apnsTeamID),
             .string("push.apns_key_id", \.push.apnsKeyID),

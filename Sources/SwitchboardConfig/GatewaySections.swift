@@ -45,6 +45,10 @@ public struct GatewaySection: Sendable, Equatable {
     public var maxMessageCharacters: Int = 500
     /// An approval no connected device acknowledged within this time also goes to push; 0 = off.
     public var approvalPushDelayMs: Int = 5_000
+    /// Commands read and not yet answered, node-wide, before new ones are refused with `overloaded`.
+    public var maxPendingCommands: Int = 1_024
+    /// The retry hint (`retryAfterMs`) sent with `overloaded`.
+    public var overloadRetryAfterMs: Int = 100
     /// POSTed a JSON body whenever an approval is decided or times out; empty = off.
     public var approvalWebhookURL: String = ""
     public init() {}

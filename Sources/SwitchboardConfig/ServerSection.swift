@@ -19,6 +19,8 @@ public struct ServerSection: Sendable, Equatable {
     public var drainTimeoutMs: Int = 5000
     /// `server.max_connections`: accepted connections above this are closed at once (1...10000000).
     public var maxConnections: Int = 20000
+    /// `server.demo`: serve the `/demo` page (see ``SwitchboardConfiguration/demoEnabled``).
+    public var demo: DemoModeName = .auto
 
     /// The embedded defaults.
     public init() {}

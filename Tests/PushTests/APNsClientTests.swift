@@ -5,7 +5,9 @@ import Push
 import Testing
 
 @Suite struct APNsClientTests {
-    let fixture = APNsFixture.shared
+    let fixture: APNsFixture
+
+    init() throws { fixture = try APNsFixture.shared.get() }
 
     @Test func alertRequestCarriesEveryHeaderAndAVerifiableProviderToken() async throws {
         let client = try fixture.client()
@@ -133,9 +135,12 @@ import Testing
 
     @Test func malformedDeviceTokenIsNeverSent() async throws {
         let client = try fixture.client()
-        let before = try fixture.server.records().count
-        #expect(await client.send(APNsNotification(deviceToken: "../../x", pushType: .alert, payload: [])) == .invalidToken(reason: "BadDeviceToken"))
-        #expect(try fixture.server.records().count == before)
+        // A path-changing token with a unique hex tail: had it been sent, the fake would log a path ending in the tail.
+        // (Other tests use the fake at the same time, so only this request's own trace counts.)
+        let tail = APNsFixture.token("ab")
+        #expect(await client.send(APNsNotification(deviceToken: "../../" + tail, pushType: .alert, payload: [])) == .invalidToken(reason: "BadDeviceToken"))
+        // A sent request would be logged before its answer reached us; the send above has been answered.
+        #expect(try fixture.server.records().allSatisfy { $0.string("path")?.contains(tail) != true })
     }
 
     @Test func connectionFailureIsRetryable() async throws {

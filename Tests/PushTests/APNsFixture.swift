@@ -5,9 +5,8 @@ import Push
 /// One fake APNs server (HTTP/2 + TLS, self-signed certificate) and one signing key shared by the
 /// APNs tests; tests tell their requests apart by device token.
 final class APNsFixture: @unchecked Sendable {
-    static let shared: APNsFixture = {
-        do { return try APNsFixture() } catch { fatalError("APNs fixture: \(error)") }
-    }()
+    /// Started on first use; a failure (e.g. Python packages missing) fails each test that asks, not the test process.
+    static let shared = Result { try APNsFixture() }
 
     static let teamID = "TEAM123456"
     static let keyID = "KEY1234567"

@@ -5,9 +5,8 @@ import Testing
 
 /// A fake token endpoint + FCM send API, and a service account whose public key it trusts.
 final class FCMFixture: @unchecked Sendable {
-    static let shared: FCMFixture = {
-        do { return try FCMFixture() } catch { fatalError("FCM fixture: \(error)") }
-    }()
+    /// Started on first use; a failure fails each test that asks, not the test process.
+    static let shared = Result { try FCMFixture() }
 
     let server: FixtureServer
     let serviceAccountJSON: [UInt8]
@@ -63,7 +62,9 @@ extension FCMClient {
 }
 
 @Suite struct FCMClientTests {
-    let fixture = FCMFixture.shared
+    let fixture: FCMFixture
+
+    init() throws { fixture = try FCMFixture.shared.get() }
 
     static func unique(_ prefix: String) -> String { prefix + "-" + UUID().uuidString }
 

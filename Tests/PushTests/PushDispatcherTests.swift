@@ -3,7 +3,9 @@ import Push
 import Testing
 
 @Suite struct PushDispatcherTests {
-    let fixture = WebhookFixture.shared
+    let fixture: WebhookFixture
+
+    init() throws { fixture = try WebhookFixture.shared.get() }
 
     @Test func requestsBeyondMaxInFlightWaitTheirTurn() async throws {
         let dispatcher = try PushDispatcher(maxInFlight: 1)

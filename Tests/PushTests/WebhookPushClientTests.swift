@@ -5,9 +5,8 @@ import Testing
 
 final class WebhookFixture: @unchecked Sendable {
     static let secret = "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw"
-    static let shared: WebhookFixture = {
-        do { return try WebhookFixture() } catch { fatalError("webhook fixture: \(error)") }
-    }()
+    /// Started on first use; a failure fails each test that asks, not the test process.
+    static let shared = Result { try WebhookFixture() }
 
     let server: FixtureServer
     let dispatcher: PushDispatcher
@@ -33,7 +32,9 @@ extension WebhookPushClient {
 }
 
 @Suite struct WebhookPushClientTests {
-    let fixture = WebhookFixture.shared
+    let fixture: WebhookFixture
+
+    init() throws { fixture = try WebhookFixture.shared.get() }
 
     @Test func signedRequestVerifiesIndependently() async throws {
         let clock = ManualClock(1_700_000_123)

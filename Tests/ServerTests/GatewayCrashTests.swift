@@ -6,10 +6,11 @@ import Testing
 /// The real `switchboard` executable, killed with SIGKILL mid-stream: every event the API acknowledged with 201
 /// must survive and be replayed exactly once, in order, without gaps.
 @Suite struct GatewayCrashTests {
-    /// `.build/debug/switchboard` of this package (the test command builds every product first).
+    /// The `switchboard` built beside this test binary (the test command builds every product first), so sanitized
+    /// builds in their own scratch directory (scripts/sanitize) test their own executable.
     static var executable: String {
-        URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-            .appendingPathComponent(".build/debug/switchboard").path
+        let testBinary = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath()
+        return testBinary.deletingLastPathComponent().appendingPathComponent("switchboard").path
     }
 
     /// A loopback port that was free a moment ago.

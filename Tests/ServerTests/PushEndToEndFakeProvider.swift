@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 
 /// One of the Python provider fakes from `Tests/PushTests/Fixtures/` run as a child process (they are shared with
 /// PushTests and read from there by path). A fake prints `PORT <n>` when listening, appends one JSON line per request
@@ -33,14 +34,17 @@ final class PushEndToEndFakeProvider: @unchecked Sendable {
             + arguments.map { $0.replacingOccurrences(of: "{log}", with: logFile).replacingOccurrences(of: "{dir}", with: directory) }
         stdin = Pipe()
         let stdout = Pipe()
+        let stderrFile = directory + "/stderr.log"
+        _ = FileManager.default.createFile(atPath: stderrFile, contents: nil)
         process.standardInput = stdin
         process.standardOutput = stdout
+        process.standardError = FileHandle(forWritingAtPath: stderrFile)
         try process.run()
         var output = Data()
         let deadline = Date().addingTimeInterval(10)
         while !output.contains(UInt8(ascii: "\n")) {
             let chunk = stdout.fileHandleForReading.availableData
-            if chunk.isEmpty || Date() > deadline { throw Failure(description: "\(script) did not start") }
+            if chunk.isEmpty || Date() > deadline { throw FixtureStartFailure(script: script, stderrFile: stderrFile) }
             output.append(chunk)
         }
         let line = String(decoding: output, as: UTF8.self)

@@ -10,7 +10,7 @@ import Foundation
 /// Not thread-safe: one test thread drives it. Shut down in `shutdown()` or deinit (server and runtime first, so
 /// nothing sends any more, then the transport's HTTP thread).
 final class PushEndToEndGateway {
-    let providers = PushEndToEndProviders.shared
+    let providers: PushEndToEndProviders
     let server: GatewayTestServer
     let transport: ProviderPushTransport?
     /// The FCM service account's e-mail, unique to this setup: its OAuth fetches are ours.
@@ -29,6 +29,7 @@ final class PushEndToEndGateway {
     ///   - retryDelay: the outbox's backoff; nil = the production policy.
     init(directory: TemporaryDirectory? = nil, sending: Bool = true, webhookPath: String = "/ok",
          retryDelay: (@Sendable (Int, Int64?) -> Int64?)? = PushEndToEndGateway.fastRetry) throws {
+        providers = try PushEndToEndProviders.shared.get()
         transport = sending ? try ProviderPushTransport(settings: providers.settings(clientEmail: fcmClientEmail, webhookPath: webhookPath)) : nil
         do {
             server = try GatewayTestServer(directory: directory, pushTransport: transport, pushRetryDelay: retryDelay)

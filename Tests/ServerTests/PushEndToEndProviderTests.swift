@@ -95,7 +95,7 @@ import Testing
             #expect(g.eventually { g.job(1)?.state == "pending" })
             g.shutdown()
         }
-        #expect(Self.p.shared.apnsRequests(token: token).isEmpty)
+        #expect(try Self.p.shared.get().apnsRequests(token: token).isEmpty)
 
         let g = try PushEndToEndGateway(directory: directory)
         #expect(g.eventually { g.job(1)?.state == "sent" })

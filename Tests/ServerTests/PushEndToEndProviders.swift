@@ -12,9 +12,8 @@ import Foundation
 ///
 /// `@unchecked Sendable`: immutable after init.
 final class PushEndToEndProviders: @unchecked Sendable {
-    static let shared: PushEndToEndProviders = {
-        do { return try PushEndToEndProviders() } catch { fatalError("push fakes: \(error)") }
-    }()
+    /// Started on first use; a failure (e.g. Python packages missing) fails each test that asks, not the test process.
+    static let shared = Result { try PushEndToEndProviders() }
 
     static let teamID = "TEAME2E123"
     static let keyID = "KEYE2E1234"

@@ -91,6 +91,40 @@ import Testing
         #expect(try store.loadSnapshot().latestOffsets["u"] == 4)
     }
 
+    /// The hub's hand-off: many batches in one job, one completion with one result per batch, in order; a failing
+    /// batch is isolated as if written alone, also when the job spans several transactions (`maxBatchWrites`).
+    @Test(arguments: [5000, 3])
+    func aJobOfBatchesGetsOneCompletionWithEachBatchsResult(maxBatchWrites: Int) throws {
+        let directory = try TemporaryDirectory()
+        let store = try openStore(directory.path(), maxBatchWrites: maxBatchWrites)
+        defer { store.close() }
+        #expect(commit(store, [[event("u", 1)]]) == [nil])
+        let recorder = Recorder<[Bool]>()
+        store.write(batches: Self.mixedJob) { errors in recorder.record(errors.map { $0 == nil }) }
+        #expect(recorder.wait(for: 1) == [[true, false, true, true]])
+        #expect(try store.events(userId: "u", after: 0, limit: 10).map(\.offset) == [1, 2, 3])
+        #expect(try store.events(userId: "v", after: 0, limit: 10).map(\.offset) == [1, 2, 3, 4])
+    }
+
+    /// Four batches; the second repeats offset 1 of user u (written before), so it must fail alone.
+    static let mixedJob: [[StoreWrite]] = [
+        [event("u", 2), event("v", 1)],
+        [event("u", 3), event("u", 1)],
+        [event("u", 3)],
+        [event("v", 2), event("v", 3), event("v", 4)],
+    ]
+
+    /// A store without its own batch hand-off gets the port's default: one `write` per batch, one completion.
+    @Test func thePortsDefaultJobCompletesOnceWithEveryResult() throws {
+        let store = InMemoryGatewayStore()
+        let recorder = Recorder<Int>()
+        store.write(batches: [[event("u", 1)], [event("u", 2), event("v", 1)], []]) { errors in
+            recorder.record(errors.filter { $0 == nil }.count)
+        }
+        #expect(recorder.wait(for: 1) == [3])
+        #expect(try store.events(userId: "u", after: 0, limit: 10).map(\.offset) == [1, 2])
+    }
+
     @Test func aCompletionRunsOnlyOnceAFreshConnectionSeesTheData() throws {
         let directory = try TemporaryDirectory()
         let path = directory.path()

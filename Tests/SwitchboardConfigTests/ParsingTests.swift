@@ -14,6 +14,7 @@ import Testing
         echo = true
         drain_timeout_ms = 0
         max_connections = 1_000
+        demo = "off"
 
         [http]
         max_request_line_bytes = 4096
@@ -72,6 +73,8 @@ import Testing
         max_message_characters = 280
         approval_webhook_url = "http://127.0.0.1:9000/hook"
         approval_push_delay_ms = 2000
+        max_pending_commands = 500
+        overload_retry_after_ms = 250
 
         [push]
         apns_team_id = "TEAM123456"
@@ -110,6 +113,7 @@ import Testing
         #expect(c.server.echo == true)
         #expect(c.server.drainTimeoutMs == 0)
         #expect(c.server.maxConnections == 1000)
+        #expect(c.server.demo == .off)
         #expect(c.http.maxRequestLineBytes == 4096)
         #expect(c.http.maxHeaderBytes == 32768)
         #expect(c.http.maxHeaderCount == 50)
@@ -152,6 +156,8 @@ import Testing
         #expect(c.gateway.maxMessageCharacters == 280)
         #expect(c.gateway.approvalWebhookURL == "http://127.0.0.1:9000/hook")
         #expect(c.gateway.approvalPushDelayMs == 2000)
+        #expect(c.gateway.maxPendingCommands == 500)
+        #expect(c.gateway.overloadRetryAfterMs == 250)
         #expect(c.push.apnsTeamID == "TEAM123456")
         #expect(c.push.apnsKeyID == "KEY1234567")
         #expect(c.push.apnsKeyFile == "/etc/sb/AuthKey.p8")

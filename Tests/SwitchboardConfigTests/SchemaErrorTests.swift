@@ -20,6 +20,7 @@ import Testing
         ("[websocket]\nsubprotocols = [\"a b\"]", "websocket.subprotocols", "HTTP token"),
         ("[websocket]\nallowed_origins = [\"\"]", "websocket.allowed_origins", "got \"\""),
         ("[metrics]\nenabled = 1", "metrics.enabled", "expected true or false, got 1"),
+        ("[server]\ndemo = true", "server.demo", "expected one of auto, on, off, got true"),
     ])
     func wrongTypes(text: String, key: String, messagePart: String) throws {
         let error = try #require(parseError(text))
@@ -34,6 +35,7 @@ import Testing
         ("websocket.max_message_bytes", 124, 1_073_741_825), ("websocket.pong_timeout_ms", 99, 3_600_001),
         ("websocket.compression.max_window_bits", 8, 16), ("websocket.compression.mem_level", 0, 10),
         ("websocket.compression.level", -1, 10), ("http.max_header_count", 0, 10_001),
+        ("gateway.max_pending_commands", 0, 1_000_001), ("gateway.overload_retry_after_ms", 0, 60_001),
     ])
     func outOfRangeOnBothSides(key: String, below: Int, above: Int) throws {
         let section = String(key[..<key.lastIndex(of: ".")!])

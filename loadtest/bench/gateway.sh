@@ -2,7 +2,8 @@
 # Gateway scenarios behind docs/BENCHMARKS.md: a fresh `switchboard serve` per run (generated config: HS256 secret,
 # API key, a new SQLite database in a temp dir, approval_min_timeout_ms = 100, presence grace GRACE_MS or 300 ms),
 # pinned to core 0 with one event loop; the generator pinned to core 1. Prints the report (stdout); JSON with
-# --json FILE like any run. With PERF_OUT=FILE the server is profiled with `perf record -g` for the whole run.
+# --json FILE like any run. With PERF_OUT=FILE the server is profiled with `perf record -g` for the whole run; with
+# PERF_STAT=FILE its CPU time, context switches and system calls are counted per thread (`perf stat --per-thread`).
 # EXTRA_TOML (text) is appended to the config, e.g. EXTRA_TOML=$'[websocket.compression]\nthreshold_bytes = 0'.
 # Usage: loadtest/bench/gateway.sh SCENARIO [switchboard-load options, e.g. --connections 10000 --request-rate 2000]
 set -euo pipefail
@@ -36,6 +37,11 @@ if [ -n "${PERF_OUT:-}" ]; then  # profile the server for the whole run: PERF_OU
     PERF=$!
     # perf -p ends by itself when the server exits.
     trap 'kill "$PID" 2>/dev/null || true; wait "$PID" 2>/dev/null || true; wait "$PERF" 2>/dev/null; rm -rf "$DIR"' EXIT
+fi
+if [ -n "${PERF_STAT:-}" ]; then  # counts per thread: PERF_STAT=server.stat loadtest/bench/gateway.sh …
+    perf stat --per-thread -e task-clock,context-switches,raw_syscalls:sys_enter -p "$PID" -o "$PERF_STAT" 2>/dev/null &
+    STAT=$!
+    trap 'kill "$PID" 2>/dev/null || true; wait "$PID" 2>/dev/null || true; wait "$STAT" 2>/dev/null; rm -rf "$DIR"' EXIT
 fi
 taskset -c 1 "$BIN/switchboard-load" "$scenario" --url "ws://127.0.0.1:$PORT/v1/ws" --jwt-secret "$SECRET" \
     --api-key "$KEY" --server-pid "$PID" "$@"

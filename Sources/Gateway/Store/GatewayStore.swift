@@ -1,3 +1,5 @@
+import Synchronization
+
 /// One change to durable state. A batch of them is applied atomically.
 public enum StoreWrite: Sendable, Equatable {
     case appendEvent(StoredEvent)
@@ -84,6 +86,10 @@ public struct GatewaySnapshot: Sendable, Equatable {
 public protocol GatewayStore: AnyObject, Sendable {
     /// Applies the writes in one transaction (possibly grouped with other batches: group commit). `nil` = committed.
     func write(_ writes: [StoreWrite], completion: @escaping @Sendable (Error?) -> Void)
+    /// Applies several batches, each all-or-nothing on its own (grouped like separate `write`s), and calls
+    /// `completion` once with one result per batch, in order (`nil` = committed). The hub hands over everything one
+    /// loop iteration produced this way: one hand-off and one completion instead of one per batch.
+    func write(batches: [[StoreWrite]], completion: @escaping @Sendable ([Error?]) -> Void)
     /// Loads the start-up snapshot.
     func loadSnapshot() throws -> GatewaySnapshot
     /// Events of `userId` with offset > `after`, oldest first, at most `limit`.
@@ -106,4 +112,36 @@ public protocol GatewayStore: AnyObject, Sendable {
     func pushJob(id: Int64) throws -> PushJobRecord?
     /// Drops events older than `before` (ms) but always keeps each user's newest `keepLatest` events. Returns how many were removed.
     func pruneEvents(before: Int64, keepLatest: Int) throws -> Int
+}
+
+extension GatewayStore {
+    /// One `write` per batch; `completion` runs after the last of them reported.
+    public func write(batches: [[StoreWrite]], completion: @escaping @Sendable ([Error?]) -> Void) {
+        let collector = BatchResults(count: batches.count, completion: completion)
+        if batches.isEmpty { completion([]) }
+        for (index, writes) in batches.enumerated() {
+            write(writes) { error in collector.report(index, error) }
+        }
+    }
+}
+
+/// Gathers per-batch results reported from any thread and calls the completion once all are in.
+private final class BatchResults: Sendable {
+    private struct State { var results: [Error?]; var missing: Int }
+    private let state: Mutex<State>
+    private let completion: @Sendable ([Error?]) -> Void
+
+    init(count: Int, completion: @escaping @Sendable ([Error?]) -> Void) {
+        state = Mutex(State(results: Array(repeating: nil, count: count), missing: count))
+        self.completion = completion
+    }
+
+    func report(_ index: Int, _ error: Error?) {
+        let done = state.withLock { state -> [Error?]? in
+            state.results[index] = error
+            state.missing -= 1
+            return state.missing == 0 ? state.results : nil
+        }
+        if let done { completion(done) }
+    }
 }

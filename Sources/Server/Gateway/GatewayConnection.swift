@@ -3,6 +3,7 @@ import EventLoop
 import FoundationEssentials
 import Gateway
 import GatewayProtocol
+import JSON
 import WebSocketCodec
 
 /// One client socket of the gateway endpoint: the bridge between its WebSocket (on an I/O loop) and the hub (on the
@@ -15,7 +16,8 @@ final class GatewayConnection: WebSocketHandler, GatewayClient, @unchecked Senda
     private var identity: ClientIdentity?
     private var resumeAfter: Int64?
     private weak var socket: WebSocket?
-    private var loop: EventLoop?
+    /// The queues to and from the hub for this socket's loop (set when the socket opens).
+    private var link: HubLink?
     private var authTimer: TimerID?
     private var registered = false
 
@@ -33,7 +35,7 @@ final class GatewayConnection: WebSocketHandler, GatewayClient, @unchecked Senda
 
     func webSocketDidOpen(_ socket: WebSocket) {
         self.socket = socket
-        loop = socket.loop
+        link = endpoint.link(for: socket.loop)
         if identity != nil {
             register()
         } else {
@@ -61,15 +63,27 @@ final class GatewayConnection: WebSocketHandler, GatewayClient, @unchecked Senda
             authenticate(frame, socket: socket)
             return
         }
-        let hub = endpoint.hub
-        endpoint.scheduler.execute { [self] in hub.handle(frame, from: self) }
+        guard endpoint.admitCommand() else {
+            refuseOverloaded(frame)
+            return
+        }
+        link?.toHub(.command(self, frame))
+    }
+
+    /// At the pending-command bound: answer at once, on this loop, so nothing waits unanswered and nothing grows.
+    private func refuseOverloaded(_ frame: [UInt8]) {
+        // The strict parser only to find the id; a frame without one gets `"id":null` like any unreadable command.
+        var id: String?
+        if case .object(let members)? = try? JSONValue.parse(frame) { id = members["id"]?.stringValue }
+        var error = GatewayError(.overloaded, "the server is at capacity; retry after \(endpoint.overloadRetryAfterMs) ms")
+        error.retryAfterMs = endpoint.overloadRetryAfterMs
+        sendNow(ServerFrames.error(id: id, error))
     }
 
     func webSocketDidClose(_ socket: WebSocket, code: UInt16) {
         if let authTimer { socket.loop.cancel(authTimer) }
         guard registered else { return }
-        let hub = endpoint.hub
-        endpoint.scheduler.execute { [self] in hub.disconnect(self) }
+        link?.toHub(.disconnect(self))
     }
 
     /// The first frame of an unauthenticated socket must be `auth`.
@@ -88,6 +102,7 @@ final class GatewayConnection: WebSocketHandler, GatewayClient, @unchecked Senda
             sendNow(ServerFrames.ok(id: command.id, result: ["userId": identity.userId, "deviceId": identity.deviceId]))
             register()
         case .failure(let error):
+            socket.logAuthenticationFailure(reason: error.code)
             sendNow(ServerFrames.error(id: command.id, GatewayError(.tokenInvalid, "\(error.code): \(error.message)")))
             socket.close(code: GatewayCloseCode.authenticationFailed, reason: "authentication failed")
         }
@@ -95,23 +110,22 @@ final class GatewayConnection: WebSocketHandler, GatewayClient, @unchecked Senda
 
     private func register() {
         registered = true
-        let (hub, resume) = (endpoint.hub, resumeAfter)
-        endpoint.scheduler.execute { [self] in hub.connect(self, resumeAfter: resume) }
+        link?.toHub(.connect(self, resumeAfter: resumeAfter))
     }
 
     private func sendNow(_ frame: [UInt8]) {
         frame.withUnsafeBytes { socket?.send(opcode: .text, payload: $0) }
     }
 
+    /// Writes a frame from the hub into the socket's queue (socket loop, from the link's outbox).
+    func deliver(_ frame: [UInt8]) { sendNow(frame) }
+
+    /// Closes the socket on the hub's request (socket loop, from the link's outbox, after the frames before it).
+    func closeNow(code: UInt16, reason: String) { socket?.close(code: code, reason: reason) }
+
     // MARK: GatewayClient (hub loop)
 
-    func send(_ frame: [UInt8]) {
-        loop?.execute { [self] in
-            frame.withUnsafeBytes { socket?.send(opcode: .text, payload: $0) }
-        }
-    }
+    func send(_ frame: [UInt8]) { link?.toSocket(.frame(self, frame)) }
 
-    func close(code: UInt16, reason: String) {
-        loop?.execute { [self] in socket?.close(code: code, reason: reason) }
-    }
+    func close(code: UInt16, reason: String) { link?.toSocket(.close(self, code: code, reason: reason)) }
 }

@@ -1,7 +1,9 @@
 import Auth
 import Gateway
 import GatewayProtocol
+import EventLoop
 import HTTP1
+import Synchronization
 
 /// The client endpoint `/v1/ws`: authenticates the upgrade and gives each socket a `GatewayConnection`.
 ///
@@ -19,13 +21,45 @@ final class GatewayEndpoint: WebSocketApplication, @unchecked Sendable {
     let authTimeoutMs: UInt64
     /// Larger commands get `message_too_large` (the connection stays usable); WebSocket-level limits still apply above.
     let maxCommandBytes: Int
+    /// The bound on commands read and not yet answered (queued for the hub, or started by it and waiting for a
+    /// store read or commit). At the bound a command is refused at once with `overloaded` on its I/O loop.
+    let maxPendingCommands: Int
+    /// The retry hint (`retryAfterMs`) sent with `overloaded`.
+    let overloadRetryAfterMs: Int
+    /// Commands handed to an I/O loop's inbox and not yet taken up by the hub.
+    let queuedCommands = Atomic<Int>(0)
+    private let links = Mutex<[ObjectIdentifier: HubLink]>([:])
 
-    init(hub: GatewayHub, scheduler: HubScheduler, authenticator: GatewayAuthenticator, authTimeoutMs: UInt64, maxCommandBytes: Int) {
+    init(hub: GatewayHub, scheduler: HubScheduler, authenticator: GatewayAuthenticator, authTimeoutMs: UInt64, maxCommandBytes: Int,
+         maxPendingCommands: Int, overloadRetryAfterMs: Int) {
         self.hub = hub
         self.scheduler = scheduler
         self.authenticator = authenticator
         self.authTimeoutMs = authTimeoutMs
         self.maxCommandBytes = maxCommandBytes
+        self.maxPendingCommands = maxPendingCommands
+        self.overloadRetryAfterMs = overloadRetryAfterMs
+    }
+
+    /// The queues between `loop` (an I/O loop) and the hub; one per loop, made on first use.
+    func link(for loop: EventLoop) -> HubLink {
+        links.withLock { links in
+            if let link = links[ObjectIdentifier(loop)] { return link }
+            let link = HubLink(ioLoop: loop, hubLoop: scheduler.loop, endpoint: self)
+            links[ObjectIdentifier(loop)] = link
+            return link
+        }
+    }
+
+    /// Takes one more command unless the node is at its bound (then the caller refuses it with `overloaded`).
+    func admitCommand() -> Bool {
+        let pending = queuedCommands.load(ordering: .relaxed) + hub.metrics.commandsInFlight.load(ordering: .relaxed)
+        guard pending < maxPendingCommands else {
+            hub.metrics.commandsRefused.add(1, ordering: .relaxed)
+            return false
+        }
+        queuedCommands.add(1, ordering: .relaxed)
+        return true
     }
 
     func upgrade(_ head: HTTPRequestHead) -> UpgradeDecision {

@@ -23,11 +23,18 @@ public final class GatewayRuntime: @unchecked Sendable {
         public var standalone = true
         public var settings = GatewaySettings()
         public var maxCommandBytes = 16 * 1024
+        /// Commands read and not yet answered, node-wide, before new ones are refused with `overloaded`
+        /// (`gateway.max_pending_commands`). Bounds the memory queued work can take and keeps every command answered.
+        public var maxPendingCommands = 1024
+        /// The retry hint sent with `overloaded`.
+        public var overloadRetryAfterMs = 100
         public var approvalWebhookURL: String?
         /// Where invite texts (SMS/e-mail) are POSTed; nil = invites are only returned to the inviter.
         public var inviteWebhookURL: String?
         public var retentionHours = 168
         public var keepLatestEvents = 1000
+        /// Serve `/demo` and its endpoints (`server.demo`; see `SwitchboardConfiguration.demoEnabled`).
+        public var demo = false
         public init(databasePath: String) { self.databasePath = databasePath }
     }
 
@@ -37,6 +44,7 @@ public final class GatewayRuntime: @unchecked Sendable {
     let scheduler: HubScheduler
     let endpoint: GatewayEndpoint
     let api: ServerAPI
+    private let web: WebRoutes
     private let webhook: ApprovalWebhook?
     private let pushOutbox: PushOutbox?
 
@@ -82,8 +90,10 @@ public final class GatewayRuntime: @unchecked Sendable {
             hub.inviteDeliverer = invites
         }
         endpoint = GatewayEndpoint(hub: hub, scheduler: scheduler, authenticator: authenticator,
-                                   authTimeoutMs: options.authTimeoutMs, maxCommandBytes: options.maxCommandBytes)
+                                   authTimeoutMs: options.authTimeoutMs, maxCommandBytes: options.maxCommandBytes,
+                                   maxPendingCommands: options.maxPendingCommands, overloadRetryAfterMs: options.overloadRetryAfterMs)
         api = ServerAPI(hub: hub, scheduler: scheduler, authenticator: authenticator, standalone: options.standalone)
+        web = WebRoutes(next: api, demo: options.demo ? DemoAPI(api: api) : nil)
         if let pushTransport {
             pushOutbox = PushOutbox(hub: hub, store: store, scheduler: scheduler, transport: pushTransport,
                                     retryDelay: pushRetryDelay ?? PushOutbox.defaultRetryDelay)
@@ -116,17 +126,27 @@ public final class GatewayRuntime: @unchecked Sendable {
         WebSocketRouter(routes: [GatewayEndpoint.path: endpoint], fallback: fallback)
     }
 
-    public var httpApplication: HTTPApplication { api }
+    /// The HTTP application: `/v1/client.js`, the demo when enabled, then the JSON API.
+    public var httpApplication: HTTPApplication { web }
 
     /// The hub's counters for `/metrics`.
     public var metricsText: @Sendable () -> String {
         let metrics = hub.metrics
         let outbox = pushOutbox
-        return { metrics.render() + (outbox?.metricsText() ?? "") }
+        let store = self.store
+        return {
+            metrics.render() + (outbox?.metricsText() ?? "")
+                + "# HELP switchboard_store_commits_total SQLite write transactions committed.\n"
+                + "# TYPE switchboard_store_commits_total counter\nswitchboard_store_commits_total \(store.commitCount)\n"
+        }
     }
 
     /// Stops the hub loop and closes the store (after the server has drained its connections).
     public func shutdown() {
+        // Batches queued in the hub's last round reach the store (which commits them on close) even if the flush
+        // task the hub posted itself would run after the loop stopped.
+        let hub = self.hub
+        hubLoop.execute { hub.flushWrites() }
         hubLoop.stop()
         hubLoop.join()
         store.close()

@@ -76,12 +76,12 @@ final class ServerAPI: HTTPApplication, @unchecked Sendable {
         case .forbidden: status = 403
         case .approvalAlreadyResolved, .approvalExpired, .sessionEnded, .idempotencyKeyReused: status = 409
         case .rateLimited: status = 429
-        case .storageFailed: status = 503
+        case .storageFailed, .overloaded: status = 503
         case .internalError: status = 500
         case .messageTooLarge: status = 413
         default: status = 400
         }
-        let retry = error.retryAfterSeconds.map { HTTPHeaders([("Retry-After", String($0))]) } ?? HTTPHeaders()
+        let retry = error.retryAfterMs.map { HTTPHeaders([("Retry-After", String(($0 + 999) / 1000))]) } ?? HTTPHeaders()
         return .jsonError(status: status, code: error.code.rawValue, message: error.message, extraHeaders: retry)
     }
 
@@ -141,16 +141,24 @@ final class ServerAPI: HTTPApplication, @unchecked Sendable {
 
     private struct DisplayNameBody: Decodable { var displayName: String }
 
-    private func setOwnDisplayName(_ request: HTTPRequest, respond: @escaping Respond) {
+    /// The device behind `Authorization: Bearer <client jwt>`, or nil after answering 401.
+    func deviceIdentity(_ request: HTTPRequest, respond: Respond) -> ClientIdentity? {
         guard let header = request.head.headers["Authorization"], let token = BearerToken.parse(authorization: header) else {
-            return respond(.jsonError(status: 401, code: "unauthenticated", message: "send the device token as Authorization: Bearer <jwt>"))
+            respond(.jsonError(status: 401, code: "unauthenticated", message: "send the device token as Authorization: Bearer <jwt>"))
+            return nil
         }
-        let identity: ClientIdentity
         switch authenticator.identify(token: token) {
-        case .success(let found): identity = found
-        case .failure(let error): return respond(.jsonError(status: 401, code: "token_invalid", message: "\(error.code): \(error.message)"))
+        case .success(let found):
+            return found
+        case .failure(let error):
+            respond(.jsonError(status: 401, code: "token_invalid", message: "\(error.code): \(error.message)"))
+            return nil
         }
-        guard let body = decode(DisplayNameBody.self, request, respond: respond) else { return }
+    }
+
+    private func setOwnDisplayName(_ request: HTTPRequest, respond: @escaping Respond) {
+        guard let identity = deviceIdentity(request, respond: respond),
+              let body = decode(DisplayNameBody.self, request, respond: respond) else { return }
         onHub { hub in hub.setDisplayName(userId: identity.userId, body.displayName, completion: Self.reply(respond)) }
     }
 }

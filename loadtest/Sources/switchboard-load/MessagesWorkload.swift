@@ -2,7 +2,8 @@
 /// connected and write to each other; in offline pairs (`offlineFraction` of the pairs) the recipient never connects
 /// during the run, so its messages go to its log (and the push outbox). Measures sender→recipient latency
 /// (`message_delivery`) and verifies order and completeness per direction; the offline recipients connect after the
-/// traffic with `?offset=0` and must get every message on resume, in order. Loop-confined.
+/// traffic with `?offset=0` and must get every message on resume, in order. A send refused with `overloaded` is
+/// counted (`messages_refused_overloaded`), not retried, and not expected at the recipient. Loop-confined.
 final class MessagesWorkload: GatewayWorkload, GatewayDeviceHandler {
     struct Options: Sendable {
         /// Messages sent per second, in total.
@@ -38,6 +39,11 @@ final class MessagesWorkload: GatewayWorkload, GatewayDeviceHandler {
         var recipientUser: String
         var sent = 0
         var failed: Set<Int64> = []
+        /// Sent and not answered yet.
+        var unanswered: Set<Int64> = []
+        /// Skipped by a later delivery before their reply came: lost only if the reply turns out ok (a refusal
+        /// travels on the sender's socket and may be read after the recipient's next message).
+        var skippedBeforeReply: Set<Int64> = []
         var replies = 0
         var verifier = OrderedDeliveryVerifier(first: 0)
         var received: Int { verifier.received }
@@ -143,6 +149,7 @@ final class MessagesWorkload: GatewayWorkload, GatewayDeviceHandler {
             return context.driver.recordError("message_not_sent")
         }
         directions[index].sent += 1
+        directions[index].unanswered.insert(Int64(seq))
         pending[device.tag << 32 | id] = (index, seq)
     }
 
@@ -166,8 +173,14 @@ final class MessagesWorkload: GatewayWorkload, GatewayDeviceHandler {
             return context.driver.recordError("message_corrupted")
         }
         var direction = directions[directionIndex]
-        let failed = direction.failed
-        switch direction.verifier.receive(Int64(seq), excused: { failed.contains($0) }) {
+        let (failed, unanswered) = (direction.failed, direction.unanswered)
+        var waiting: [Int64] = []
+        let outcome = direction.verifier.receive(Int64(seq)) { gap in
+            if unanswered.contains(gap) { waiting.append(gap); return true }
+            return failed.contains(gap)
+        }
+        direction.skippedBeforeReply.formUnion(waiting)
+        switch outcome {
         case .duplicateOrReordered:
             context.driver.recordError("message_duplicated_or_reordered")
         case .inOrder(let skipped):
@@ -187,9 +200,21 @@ final class MessagesWorkload: GatewayWorkload, GatewayDeviceHandler {
     func device(_ device: GatewayDevice, replied reply: GatewayReply) {
         guard let (index, seq) = pending.removeValue(forKey: device.tag << 32 | reply.id) else { return }
         directions[index].replies += 1
+        directions[index].unanswered.remove(Int64(seq))
+        if directions[index].skippedBeforeReply.remove(Int64(seq)) != nil && reply.ok {
+            // Stored, yet a later message of this direction arrived first and this one never will.
+            context.driver.recordError("message_lost_or_reordered")
+            directions[index].skipped += 1
+        }
         if !reply.ok {
             directions[index].failed.insert(Int64(seq))
-            context.driver.recordError("send_message_" + (reply.errorCode ?? "failed"))
+            if reply.errorCode == "overloaded" {
+                // The server refused it up front (retryable, nothing stored): a refusal, not a loss. Not retried, so
+                // the offered rate stays what `--message-rate` says.
+                context.driver.stats.counts["messages_refused_overloaded", default: 0] += 1
+            } else {
+                context.driver.recordError("send_message_" + (reply.errorCode ?? "failed"))
+            }
         }
         if !sending { startResumeChecks() }
     }

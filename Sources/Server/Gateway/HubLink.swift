@@ -1,0 +1,112 @@
+import EventLoop
+import Gateway
+
+/// The two queues between one I/O loop and the hub loop. Crossing threads costs a lock, a closure and (when the
+/// other side sleeps) an eventfd write plus a context switch, so neither side crosses per frame: each collects what
+/// one iteration of its loop produced and hands it over as one task, just before its loop sleeps.
+///
+/// Both queues are FIFO per direction, so a socket's commands reach the hub in the order they were read (with its
+/// connect first and its disconnect last) and its frames reach the socket in the order the hub produced them.
+final class HubLink: Sendable {
+    /// Work for the hub from the sockets of one I/O loop.
+    enum Inbound {
+        case connect(GatewayConnection, resumeAfter: Int64?)
+        case command(GatewayConnection, [UInt8])
+        case disconnect(GatewayConnection)
+    }
+
+    /// Work for the sockets of one I/O loop from the hub.
+    enum Outbound {
+        case frame(GatewayConnection, [UInt8])
+        case close(GatewayConnection, code: UInt16, reason: String)
+    }
+
+    let ioLoop: EventLoop
+    let hubLoop: EventLoop
+    private let inbox: LoopBatch<Inbound>
+    private let outbox: LoopBatch<Outbound>
+
+    init(ioLoop: EventLoop, hubLoop: EventLoop, endpoint: GatewayEndpoint) {
+        self.ioLoop = ioLoop
+        self.hubLoop = hubLoop
+        inbox = LoopBatch(from: ioLoop, to: hubLoop) { items in Self.runOnHub(items, endpoint: endpoint) }
+        outbox = LoopBatch(from: hubLoop, to: ioLoop, Self.runOnSockets)
+    }
+
+    /// Queues work for the hub (I/O loop only).
+    func toHub(_ item: Inbound) { inbox.append(item) }
+
+    /// Queues a frame or a close for a socket of `ioLoop` (hub loop only).
+    func toSocket(_ item: Outbound) {
+        guard hubLoop.inEventLoop else {
+            // Not from the hub thread (should not happen): go directly rather than touch the hub's queue.
+            outbox.sendAlone(item)
+            return
+        }
+        outbox.append(item)
+    }
+
+    private static func runOnHub(_ items: [Inbound], endpoint: GatewayEndpoint) {
+        let hub = endpoint.hub
+        for item in items {
+            switch item {
+            case .connect(let connection, let resumeAfter): hub.connect(connection, resumeAfter: resumeAfter)
+            case .command(let connection, let frame):
+                endpoint.queuedCommands.subtract(1, ordering: .relaxed)
+                hub.handle(frame, from: connection)
+            case .disconnect(let connection): hub.disconnect(connection)
+            }
+        }
+    }
+
+    /// Writes the frames into their sockets' queues (flushed when the I/O loop sleeps).
+    private static func runOnSockets(_ items: [Outbound]) {
+        for item in items {
+            switch item {
+            case .frame(let connection, let frame): connection.deliver(frame)
+            case .close(let connection, let code, let reason): connection.closeNow(code: code, reason: reason)
+            }
+        }
+    }
+}
+
+/// Items appended on one loop during an iteration, handed to another loop as one task just before the first sleeps.
+final class LoopBatch<Item>: FlushHandler, @unchecked Sendable {
+    // @unchecked: `items` is touched only on `source`; a batch leaves it by value through `execute`, which orders memory.
+    private let source: EventLoop
+    private let target: EventLoop
+    private let run: @Sendable ([Item]) -> Void
+    private var items: [Item] = []
+
+    init(from source: EventLoop, to target: EventLoop, _ run: @escaping @Sendable ([Item]) -> Void) {
+        self.source = source
+        self.target = target
+        self.run = run
+    }
+
+    /// On `source`: queues the item; the first of an iteration asks the loop for a flush before it sleeps.
+    func append(_ item: Item) {
+        if items.isEmpty { source.flushBeforeSleep(self) }
+        items.append(item)
+    }
+
+    /// One item on its own, from any thread.
+    func sendAlone(_ item: Item) {
+        let batch = Handover(items: [item])
+        let run = self.run
+        target.execute { run(batch.items) }
+    }
+
+    func flushBeforeSleep() {
+        guard !items.isEmpty else { return }
+        let batch = Handover(items: items)
+        items = []
+        let run = self.run
+        target.execute { run(batch.items) }
+    }
+
+    private struct Handover: @unchecked Sendable {
+        // @unchecked: built on one loop and then read only on the other (execute orders memory).
+        let items: [Item]
+    }
+}

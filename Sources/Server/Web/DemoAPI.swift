@@ -1,0 +1,90 @@
+import Gateway
+import GatewayProtocol
+import HTTP1
+
+/// The demo page's own endpoints (only when the demo is enabled). Each acts for the user of the device token it is
+/// called with — never for anyone else — and does what an app backend would do for that user:
+///
+/// - `POST /demo/api/devices` `{"platform":"desktop"}` → `{userId, deviceId, token}`: a token for one more device of
+///   the caller's user (standalone registration makes one user per device; the demo needs two devices of one user).
+/// - `POST /demo/api/session` → the caller's demo session `demo-<userId>` (created on first use).
+/// - `POST /demo/api/approvals` `{"summary"?, "toolName"?, "timeoutSeconds"?}` → `201 {session, approval}`: creates the
+///   caller's demo session `demo-<userId>` if needed and posts an approval request to it, as a backend would.
+/// - `GET /demo/api/stats` → the node's gauges and counters (the numbers `/metrics` shows) for the live view.
+final class DemoAPI: @unchecked Sendable {
+    // @unchecked: immutable after init; the hub is reached only through its scheduler.
+    static let prefix = "/demo/api/"
+
+    private let api: ServerAPI
+
+    init(api: ServerAPI) { self.api = api }
+
+    private struct DeviceBody: Decodable { var platform: String? }
+    private struct NewDevice: Encodable { var userId: String; var deviceId: String; var token: String }
+    private struct ApprovalBody: Decodable { var summary: String?; var toolName: String?; var timeoutSeconds: Double? }
+    private struct Posted: Encodable { var session: SessionData; var approval: ApprovalData }
+    private struct Stats: Encodable {
+        var connectedDevices: Int; var onlineUsers: Int; var pendingApprovals: Int; var eventsCommitted: Int
+        var messagesSent: Int; var commands: Int; var approvalsResolved: Int; var approvalsTimedOut: Int
+    }
+
+    func handle(_ request: HTTPRequest, respond: @escaping ServerAPI.Respond) -> Bool {
+        let head = request.head
+        let route = String(head.path.dropFirst(Self.prefix.count))
+        switch route {
+        case "stats":
+            guard head.method == "GET" else { respond(ServerAPI.methodNotAllowed("GET")); return true }
+            let m = api.hub.metrics
+            respond(ServerAPI.ok(Stats(connectedDevices: m.connectedDevices.load(ordering: .relaxed), onlineUsers: m.onlineUsers.load(ordering: .relaxed),
+                                       pendingApprovals: m.pendingApprovals.load(ordering: .relaxed), eventsCommitted: m.eventsCommitted.load(ordering: .relaxed),
+                                       messagesSent: m.messagesSent.load(ordering: .relaxed), commands: m.commands.load(ordering: .relaxed),
+                                       approvalsResolved: m.approvalsResolved.load(ordering: .relaxed), approvalsTimedOut: m.approvalsTimedOut.load(ordering: .relaxed))))
+        case "devices":
+            guard head.method == "POST" else { respond(ServerAPI.methodNotAllowed("POST")); return true }
+            guard let caller = api.deviceIdentity(request, respond: respond),
+                  let body = api.decode(DeviceBody.self, request, respond: respond) else { return true }
+            let platform = body.platform ?? "desktop"
+            guard ["ios", "android", "desktop", "web"].contains(platform) else {
+                respond(ServerAPI.failure(GatewayError(.invalidField, "platform must be ios, android, desktop or web")))
+                return true
+            }
+            let identity = ClientIdentity(userId: caller.userId, deviceId: "dev_" + api.hub.randomToken(), clientType: platform)
+            guard let token = try? api.authenticator.issueToken(for: identity) else {
+                respond(ServerAPI.failure(GatewayError(.internalError, "could not sign a token")))
+                return true
+            }
+            respond(ServerAPI.ok(NewDevice(userId: identity.userId, deviceId: identity.deviceId, token: token), status: 201))
+        case "session":
+            guard head.method == "POST" else { respond(ServerAPI.methodNotAllowed("POST")); return true }
+            guard let caller = api.deviceIdentity(request, respond: respond) else { return true }
+            api.onHub { hub in Self.demoSession(of: caller, hub: hub, completion: ServerAPI.reply(respond)) }
+        case "approvals":
+            guard head.method == "POST" else { respond(ServerAPI.methodNotAllowed("POST")); return true }
+            guard let caller = api.deviceIdentity(request, respond: respond),
+                  let body = api.decode(ApprovalBody.self, request, respond: respond) else { return true }
+            let timeout = body.timeoutSeconds.map { Int64(($0 * 1000).rounded()) }
+            api.onHub { hub in
+                Self.demoSession(of: caller, hub: hub) { created in
+                    switch created {
+                    case .failure(let error):
+                        respond(ServerAPI.failure(error))
+                    case .success(let session):
+                        hub.requestApproval(sessionId: session.sessionId, toolName: body.toolName ?? "shell",
+                                            summary: body.summary ?? "rm -rf build/", details: nil, timeoutMs: timeout,
+                                            idempotencyKey: nil) { result in
+                            ServerAPI.reply(respond, status: 201)(result.map { Posted(session: session, approval: $0) })
+                        }
+                    }
+                }
+            }
+        default:
+            respond(.jsonError(status: 404, code: "not_found", message: "no demo route \(head.method) \(head.path)"))
+        }
+        return true
+    }
+
+    /// The caller's own demo session, created on first use (on the hub loop).
+    private static func demoSession(of caller: ClientIdentity, hub: GatewayHub, completion: @escaping (Result<SessionData, GatewayError>) -> Void) {
+        hub.createSession(id: "demo-" + caller.userId, userId: caller.userId, title: "Demo agent run", completion: completion)
+    }
+}

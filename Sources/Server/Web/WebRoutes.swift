@@ -1,0 +1,37 @@
+import HTTP1
+
+/// The gateway's web files in front of the JSON API: the JavaScript client at `GET /v1/client.js` (always), and when
+/// the demo is enabled the page at `/demo` and its endpoints under `/demo/api/`. Everything else goes to `next`.
+final class WebRoutes: HTTPApplication, @unchecked Sendable {
+    // @unchecked: immutable after init.
+    static let clientPath = "/v1/client.js"
+    static let demoPath = "/demo"
+
+    static let client = StaticAsset(WebAssets.clientJS, contentType: "text/javascript; charset=utf-8",
+                                    extraHeaders: [("Access-Control-Allow-Origin", "*")])
+    static let demoPage = StaticAsset(WebAssets.demoHTML, contentType: "text/html; charset=utf-8")
+
+    private let next: HTTPApplication
+    private let demo: DemoAPI?
+
+    init(next: HTTPApplication, demo: DemoAPI?) {
+        self.next = next
+        self.demo = demo
+    }
+
+    func handle(_ request: HTTPRequest, respond: @escaping @Sendable (HTTPResponse) -> Void) -> Bool {
+        let head = request.head
+        if head.path == Self.clientPath {
+            respond(Self.client.response(to: head))
+            return true
+        }
+        if let demo {
+            if head.path == Self.demoPath || head.path == Self.demoPath + "/" {
+                respond(Self.demoPage.response(to: head))
+                return true
+            }
+            if head.path.hasPrefix(DemoAPI.prefix) { return demo.handle(request, respond: respond) }
+        }
+        return next.handle(request, respond: respond)
+    }
+}

@@ -53,7 +53,8 @@ public final class EventLoop: @unchecked Sendable {
     // pthread_t is an integer on Linux; atomic so `inEventLoop` is race-free from any thread.
     private let loopThread = Atomic<UInt>(0)
 
-    /// Milliseconds on the monotonic clock, refreshed once per phase; cheap to read from handlers.
+    /// Milliseconds on the monotonic clock, read once per wake-up (right after `epoll_wait`, so a sleep never leaves
+    /// handlers a stale time) and again before timers; cheap to read from handlers.
     public private(set) var now: UInt64
 
     /// Shared by every connection of this loop: data is read here and only leftovers are copied per connection,
@@ -225,7 +226,9 @@ public final class EventLoop: @unchecked Sendable {
 
         // Phase 2: I/O handlers.
         do {
-            try selector.wait(timeoutMs: timeout) { token, readable, writable, hangup in
+            // The clock is read after the wait: the time before it is as old as the idle spell, and a connection
+            // accepted now would be stamped with it (its deadlines would fire early).
+            try selector.wait(timeoutMs: timeout, woke: { now = monotonicMilliseconds() }) { token, readable, writable, hangup in
                 let slot = Int(token & 0xFFFF_FFFF)
                 let generation = UInt32(token >> 32)
                 guard slot < handlers.count, generations[slot] == generation, let handler = handlers[slot] else {

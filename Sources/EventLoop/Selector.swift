@@ -56,9 +56,14 @@ final class Selector {
     }
 
     /// Waits up to `timeoutMs` (-1 = forever) and reports each ready registration.
-    func wait(timeoutMs: Int32, _ body: (_ token: UInt64, _ readable: Bool, _ writable: Bool, _ hangup: Bool) -> Void) throws {
+    /// `woke` runs once after `epoll_wait` returns and before any event is delivered (the loop reads its clock there).
+    func wait(
+        timeoutMs: Int32, woke: () -> Void,
+        _ body: (_ token: UInt64, _ readable: Bool, _ writable: Bool, _ hangup: Bool) -> Void
+    ) throws {
         let typed = events.assumingMemoryBound(to: epoll_event.self)
         let n = epoll_wait(epollFD, typed, Int32(capacity), timeoutMs)
+        woke()
         if n < 0 {
             if clinux_errno() == EINTR { return }
             throw SystemError("epoll_wait")

@@ -6,7 +6,7 @@ import GatewayProtocol
 extension GatewayHub {
     public static func approvalData(_ a: ApprovalRecord) -> ApprovalData {
         ApprovalData(requestId: a.id, sessionId: a.sessionId, toolName: a.toolName, summary: a.summary,
-                     details: a.details.flatMap { try? JSONDecoder().decode(JSONValue.self, from: Data($0)) },
+                     details: a.details.flatMap { try? JSONValue.parse(Array($0)) },
                      state: a.state, createdAt: a.createdAt, expiresAt: a.expiresAt,
                      decidedBy: a.decidedByDeviceId.map { DeviceRef(deviceId: $0, clientType: a.decidedByClientType ?? "") },
                      resolvedAt: a.resolvedAt)

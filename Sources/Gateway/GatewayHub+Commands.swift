@@ -6,8 +6,16 @@ import GatewayProtocol
 extension GatewayHub {
     public func handle(_ frame: [UInt8], from client: GatewayClient) {
         guard let state = state(of: client) else { return }
-        let data = Data(frame)
+        // One strict parse per frame; the envelope and the body are both read from the parsed value.
+        let data: JSONValue
         let envelope: CommandEnvelope
+        do {
+            data = try StrictJSONDecoder.parse(frame)
+        } catch {
+            metrics.commandErrors.add(1, ordering: .relaxed)
+            client.send(ServerFrames.error(id: nil, describe(error, whole: true)))
+            return
+        }
         do {
             envelope = try decoder.decode(CommandEnvelope.self, from: data)
         } catch {
@@ -26,7 +34,7 @@ extension GatewayHub {
         }
     }
 
-    private func dispatch(_ type: String, data: Data, state: ClientState, reply: Reply) throws {
+    private func dispatch(_ type: String, data: JSONValue, state: ClientState, reply: Reply) throws {
         let client = state.client
         switch type {
         case "ack":
@@ -118,7 +126,7 @@ extension GatewayHub {
     }
 
     /// The command id, when the frame is an object with a string `id` but otherwise unusable.
-    private func envelopeID(_ data: Data) -> String? {
+    private func envelopeID(_ data: JSONValue) -> String? {
         struct OnlyID: Decodable { var id: String }
         return try? decoder.decode(OnlyID.self, from: data).id
     }

@@ -106,15 +106,21 @@ extension GatewayHub {
         let summary = ResumeData(recovered: recovered, requestedOffset: after,
                                  firstReplayed: events.first?.offset, lastReplayed: events.last?.offset)
         state.client.send(ServerFrames.event(type: "resume", offset: nil, timestamp: clock.now(), data: encode(summary)))
-        state.lastSentOffset = after
-        state.resuming = false
-        for event in events {
-            state.deliver(offset: event.offset,
-                          frame: ServerFrames.event(type: event.type, offset: event.offset, timestamp: event.createdAt, data: event.payload))
+        // The replay and the live events buffered meanwhile leave as one batch, so the socket can pace it.
+        var replay: [[UInt8]] = []
+        var lastSent = after
+        for event in events where event.offset > lastSent {
+            lastSent = event.offset
+            replay.append(ServerFrames.event(type: event.type, offset: event.offset, timestamp: event.createdAt, data: event.payload))
         }
-        let buffered = state.buffered
+        for (offset, frame) in state.buffered where offset > lastSent {
+            lastSent = offset
+            replay.append(frame)
+        }
         state.buffered = []
-        for (offset, frame) in buffered { state.deliver(offset: offset, frame: frame) }
+        state.lastSentOffset = lastSent
+        state.resuming = false
+        if !replay.isEmpty { state.client.sendReplay(replay) }
     }
 
     // MARK: Presence

@@ -24,7 +24,7 @@ extension GatewayHub {
         let waiter: (Result<IdempotencyRecord, GatewayError>) -> Void = { result in
             completion(result.flatMap { record in
                 guard record.requestHash.isEmpty || record.requestHash == requestHash else { return .failure(reused) }
-                guard let value = try? decoder.decode(T.self, from: Data(record.response)) else {
+                guard let value = try? decoder.decode(T.self, from: record.response) else {
                     return .failure(GatewayError(.internalError, "the stored response for this idempotency key is unreadable"))
                 }
                 return .success(value)

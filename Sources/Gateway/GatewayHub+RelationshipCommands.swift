@@ -11,7 +11,7 @@ extension GatewayHub {
         "invite_create", "invite_redeem", "discover",
     ]
 
-    func relationshipCommand(_ type: String, data: Data, client: GatewayClient, reply: Reply) throws {
+    func relationshipCommand(_ type: String, data: JSONValue, client: GatewayClient, reply: Reply) throws {
         let me = client.userId
         switch type {
         case "friend_request":

@@ -52,7 +52,8 @@ public final class GatewayHub: @unchecked Sendable {
     /// Batches made since the store was last handed a job (see `queueWrite`).
     var queuedWrites: [QueuedWrite] = []
 
-    let decoder = JSONDecoder()
+    /// The project's strict JSON path (duplicate keys and trailing commas are `invalid_json`).
+    let decoder = StrictJSONDecoder()
 
     public init(store: GatewayStore, scheduler: GatewayScheduler, clock: GatewayClock, settings: GatewaySettings = .init()) {
         self.store = store

@@ -28,7 +28,15 @@ public protocol GatewayClient: AnyObject, Sendable {
     var deviceId: String { get }
     var clientType: String { get }
     func send(_ frame: [UInt8])
+    /// A resume's missed events, in order. A socket paces them by its own draining (they may be far more than its
+    /// outbound limit); live frames sent later go out after them.
+    func sendReplay(_ frames: [[UInt8]])
     func close(code: UInt16, reason: String)
+}
+
+extension GatewayClient {
+    /// Clients without an outbound limit (tests, in-memory adapters) take a replay as plain sends.
+    public func sendReplay(_ frames: [[UInt8]]) { for frame in frames { send(frame) } }
 }
 
 /// Receives approval outcomes for the backend (webhook), off the hub thread.

@@ -2,8 +2,8 @@
 public struct GatewayError: Error, Sendable, Equatable, Codable, CustomStringConvertible {
     public var code: GatewayErrorCode
     public var message: String
-    /// With `overloaded` and `rate_limited`: how long the client should wait before retrying (omitted otherwise;
-    /// the HTTP API sends it as `Retry-After` in whole seconds).
+    /// With `overloaded` and `rate_limited`: how long the client should wait before retrying the same command
+    /// (omitted otherwise; the server API also sends it as `Retry-After`, in whole seconds rounded up).
     public var retryAfterMs: Int?
 
     public init(_ code: GatewayErrorCode, _ message: String, retryAfterMs: Int? = nil) {

@@ -28,6 +28,9 @@ public struct HTTPRequestParser {
     /// True when no partial request is buffered (a safe point to close an idle connection).
     public var isIdle: Bool { pendingHead == nil && headReader.isIdle && failure == nil }
 
+    /// True once a head is complete and its body is still being read (the server gives the body its own deadline).
+    public var isReadingBody: Bool { pendingHead != nil }
+
     /// Consumes bytes up to the end of at most ONE request; returns the count consumed and the
     /// request when complete.
     ///

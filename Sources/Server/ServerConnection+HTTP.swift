@@ -102,6 +102,7 @@ extension ServerConnection {
         var response = response
         if let requestID { response.headers.replaceOrAdd(name: "X-Request-Id", value: requestID) }
         send(response.serialize(keepAlive: keepAlive))
+        idleSince = state.loop.now
         if !keepAlive { closeAfterFlush() ; phase = .lingering }
     }
 

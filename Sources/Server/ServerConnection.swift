@@ -27,7 +27,14 @@ final class ServerConnection: SocketConnectionDelegate {
     }
     var registryIndex = -1
     let openedAt: UInt64
+    /// Last byte read: the WebSocket phase pings after this much silence. HTTP deadlines never use it, so trickled
+    /// bytes cannot keep a socket open.
     var lastActivity: UInt64
+    /// When the part of the request being read (its head, then its body) got its first byte; nil between requests.
+    /// The first request's head starts at accept, so a connection that says nothing still times out.
+    var requestPartStartedAt: UInt64?
+    /// When the last response was queued: the keep-alive timeout counts from here, not from the last byte read.
+    var idleSince: UInt64 = 0
     private var lingerSince: UInt64 = 0
     /// Requests completed on this connection (0 = still within the handshake deadline).
     var requestsServed = 0
@@ -44,6 +51,7 @@ final class ServerConnection: SocketConnectionDelegate {
         phase = .http(HTTPRequestParser(limits: state.shared.settings.httpLimits))
         openedAt = state.loop.now
         lastActivity = openedAt
+        requestPartStartedAt = openedAt
     }
 
     var settings: ServerSettings { state.shared.settings }
@@ -88,6 +96,9 @@ final class ServerConnection: SocketConnectionDelegate {
             let rest = UnsafeMutableRawBufferPointer(rebasing: buffer[offset...])
             switch phase {
             case .http(var parser):
+                // A new request's first byte starts its head deadline; finishing the head starts the body's.
+                if requestPartStartedAt == nil { requestPartStartedAt = state.loop.now }
+                let wasReadingBody = parser.isReadingBody
                 let result: (consumed: Int, request: HTTPRequest?)
                 do {
                     result = try parser.parse(UnsafeRawBufferPointer(rest))
@@ -97,7 +108,11 @@ final class ServerConnection: SocketConnectionDelegate {
                 }
                 offset += result.consumed
                 phase = .http(parser)
-                guard let request = result.request else { return offset }
+                guard let request = result.request else {
+                    if parser.isReadingBody && !wasReadingBody { requestPartStartedAt = state.loop.now }
+                    return offset
+                }
+                requestPartStartedAt = nil
                 handle(request)
             case .webSocket(let webSocket):
                 offset += webSocket.decode(rest)
@@ -177,14 +192,17 @@ final class ServerConnection: SocketConnectionDelegate {
     func checkDeadlines(now: UInt64) {
         switch phase {
         case .http:
-            if requestsServed == 0 {
+            if awaitingResponse { return }   // the application is answering; its own time is not the client's fault
+            if let started = requestPartStartedAt {
+                // Every request head and body must arrive within the limit from its own first byte, however
+                // many requests came before (a head trickled after a quick first request is still slow-loris).
                 let limit = settings.webSocket.handshakeTimeoutMs
-                if limit > 0 && now &- openedAt >= limit {
+                if limit > 0 && now &- started >= limit {
                     metrics.increment("switchboard_handshake_failures_total", label: "handshake_timeout")
                     respond(HTTPResponse.jsonError(status: 408, code: "request_timeout",
                                                    message: "the request did not arrive within \(limit) ms"), keepAlive: false)
                 }
-            } else if settings.keepAliveTimeoutMs > 0 && now &- lastActivity >= settings.keepAliveTimeoutMs {
+            } else if settings.keepAliveTimeoutMs > 0 && now &- idleSince >= settings.keepAliveTimeoutMs {
                 close()
             }
         case .webSocket(let webSocket):

@@ -194,7 +194,11 @@ public final class WebSocket {
         connection.metrics.add(connection.metrics.framesOut)
     }
 
-    private func closeSlowConsumer() {
+    /// `websocket.max_outbound_bytes`: more queued than this closes the connection as a slow consumer.
+    public var maxOutboundBytes: Int { connection.settings.webSocket.maxOutboundBytes }
+
+    /// Closes with 1013 (try again later) because the peer does not read fast enough; counted in the metrics.
+    func closeSlowConsumer() {
         connection.metrics.add(connection.metrics.slowConsumerCloses)
         connection.state.shared.logger.info("closing slow consumer: \(bufferedAmount) bytes queued")
         close(code: WebSocketCloseCode.tryAgainLater, reason: "slow consumer")
@@ -206,6 +210,7 @@ public final class WebSocket {
             readingPausedForBackpressure = false
             connection.socket.setReadingPaused(false)
         }
+        if case .open = state { handler.webSocketDidDrain(self) }
     }
 
     // MARK: Life cycle

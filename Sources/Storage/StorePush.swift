@@ -1,5 +1,6 @@
 import FoundationEssentials
 import Gateway
+import JSON
 
 /// Push outbox, tokens and settings on SQLite. Targets, notices and settings are stored as JSON blobs: the outbox
 /// is read by id or by due time, never queried inside them.
@@ -60,7 +61,7 @@ extension StoreReader {
         }
         let settings = try db.query("SELECT user_id, settings FROM notification_settings") { ($0.string(0), $0.bytes(1)) }
         for (user, blob) in settings {
-            snapshot.notificationSettings[user] = try? JSONDecoder().decode(NotificationSettings.self, from: Data(blob))
+            snapshot.notificationSettings[user] = try? StrictJSONDecoder().decode(NotificationSettings.self, from: blob)
         }
         snapshot.latestPushJobId = try db.queryFirst("SELECT COALESCE(MAX(id), 0) FROM push_jobs") { $0.int64(0) } ?? 0
     }
@@ -80,10 +81,10 @@ extension StoreReader {
 
     /// nil when a blob does not decode (a row written by a newer build): skipped rather than crashing the sender.
     private static func pushJob(_ row: SQLiteStatement) -> PushJobRecord? {
-        let decoder = JSONDecoder()
-        guard let target = try? decoder.decode(PushTarget.self, from: Data(row.bytes(3))),
-              let notice = try? decoder.decode(PushNotice.self, from: Data(row.bytes(4))) else { return nil }
-        let fallback = row.optionalBytes(5).flatMap { try? decoder.decode(PushTarget.self, from: Data($0)) }
+        let decoder = StrictJSONDecoder()
+        guard let target = try? decoder.decode(PushTarget.self, from: row.bytes(3)),
+              let notice = try? decoder.decode(PushNotice.self, from: row.bytes(4)) else { return nil }
+        let fallback = row.optionalBytes(5).flatMap { try? decoder.decode(PushTarget.self, from: $0) }
         return PushJobRecord(id: row.int64(0), userId: row.string(1), deviceId: row.string(2), target: target, notice: notice,
                              fallback: fallback, state: row.string(6), attempts: Int(row.int64(7)), nextAttemptAt: row.int64(8),
                              lastError: row.optionalString(9), createdAt: row.int64(10))

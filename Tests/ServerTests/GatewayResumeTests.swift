@@ -91,3 +91,27 @@ import Testing
         #expect(try client.collect("custom", for: 0.2).isEmpty)
     }
 }
+
+/// A replay far bigger than `websocket.max_outbound_bytes` is paced by the socket draining, not cut by the
+/// slow-consumer rule: a client reading at full speed gets every event, then live traffic.
+@Suite struct GatewayLargeResumeTests {
+    @Test func aResumeLargerThanTheOutboundLimitReachesAFastReaderWhole() throws {
+        let server = try GatewayTestServer(server: { $0.webSocket.maxOutboundBytes = 64 * 1024 })
+        #expect(try server.api("POST", "/v1/users", ["userId": "vera"]).status == 200)
+        let count = 300
+        let filler = String(repeating: "x", count: 2000)   // 300 × ~2 KB ≈ 9× the outbound limit
+        for n in 1...count {
+            let response = try server.api("POST", "/v1/users/vera/events", ["name": "tick", "payload": ["n": n, "pad": filler]])
+            #expect(response.status == 201)
+        }
+        let token = GatewayTestServer.token(user: "vera", device: "vera-phone")
+        let client = try GatewayTestClient(port: server.port, path: "/v1/ws?token=\(token)&offset=0")
+        #expect(try client.next { _ in true }["type"] as? String == "welcome")
+        #expect(try client.next { _ in true }["type"] as? String == "resume")
+        let replayed = try GatewayResumeTests.customEvents(client, count)
+        #expect(replayed.map(\.offset) == Array(1...Int64(count)))
+        // Still open and live after the replay.
+        try GatewayResumeTests.publish(server, "vera", count + 1)
+        #expect(try GatewayResumeTests.customEvents(client, 1).map(\.offset) == [Int64(count + 1)])
+    }
+}

@@ -26,15 +26,17 @@ final class GatewayTestServer: @unchecked Sendable {
     /// - Parameters:
     ///   - directory: reuse the database of an earlier server (restart tests); a fresh directory when nil.
     ///   - configure: adjusts the runtime options after the test defaults are set.
-    convenience init(directory: TemporaryDirectory? = nil, configure: (inout GatewayRuntime.Options) -> Void = { _ in }) throws {
-        try self.init(directory: directory, pushTransport: nil, pushRetryDelay: nil, configure: configure)
+    ///   - server: adjusts the listener's settings (outbound limits, timeouts).
+    convenience init(directory: TemporaryDirectory? = nil, configure: (inout GatewayRuntime.Options) -> Void = { _ in },
+                     server: (inout ServerSettings) -> Void = { _ in }) throws {
+        try self.init(directory: directory, pushTransport: nil, pushRetryDelay: nil, configure: configure, server: server)
     }
 
     /// As above, with the push outbox sending through `pushTransport` (nil keeps jobs pending in the outbox) and
     /// backing off with `pushRetryDelay` (nil = the production policy). No defaults here, so a trailing `configure`
     /// closure keeps selecting the initializer above.
     init(directory: TemporaryDirectory?, pushTransport: PushTransport?, pushRetryDelay: (@Sendable (Int, Int64?) -> Int64?)?,
-         configure: (inout GatewayRuntime.Options) -> Void = { _ in }) throws {
+         configure: (inout GatewayRuntime.Options) -> Void = { _ in }, server configureServer: (inout ServerSettings) -> Void = { _ in }) throws {
         self.directory = try directory ?? TemporaryDirectory()
         var options = GatewayRuntime.Options(databasePath: self.directory.path + "/gateway.db")
         options.hs256Secret = Self.secret
@@ -54,6 +56,7 @@ final class GatewayTestServer: @unchecked Sendable {
         settings.webSocket.closeTimeoutMs = 100
         // As `ServerSettings(configuration)` does: the gateway's subprotocol is always offered.
         settings.webSocket.subprotocols = ["switchboard.v1"]
+        configureServer(&settings)
         do {
             server = try Server(settings: settings, application: runtime.webSocketApplication(fallback: nil),
                                 httpApplication: runtime.httpApplication, logger: logger)

@@ -20,6 +20,12 @@ final class GatewayConnection: WebSocketHandler, GatewayClient, @unchecked Senda
     private var link: HubLink?
     private var authTimer: TimerID?
     private var registered = false
+    /// Frames waiting for the socket to drain (socket loop only): a resume's replay, then any live frame that arrived
+    /// behind it (order is kept). `backlogHead` is the next to send.
+    private var backlog: [[UInt8]] = []
+    private var backlogHead = 0
+    /// Live bytes queued behind a replay: past `websocket.max_outbound_bytes` the reader is too slow for live traffic.
+    private var liveBytesInBacklog = 0
 
     var userId: String { identity?.userId ?? "" }
     var deviceId: String { identity?.deviceId ?? "" }
@@ -81,6 +87,7 @@ final class GatewayConnection: WebSocketHandler, GatewayClient, @unchecked Senda
     }
 
     func webSocketDidClose(_ socket: WebSocket, code: UInt16) {
+        dropBacklog()
         if let authTimer { socket.loop.cancel(authTimer) }
         guard registered else { return }
         link?.toHub(.disconnect(self))
@@ -89,8 +96,10 @@ final class GatewayConnection: WebSocketHandler, GatewayClient, @unchecked Senda
     /// The first frame of an unauthenticated socket must be `auth`.
     private func authenticate(_ frame: [UInt8], socket: WebSocket) {
         struct Auth: Decodable { var id: String; var type: String; var token: String?; var offset: Int64? }
-        guard let command = try? JSONDecoder().decode(Auth.self, from: Data(frame)), command.type == "auth", let token = command.token else {
-            let id = (try? JSONDecoder().decode(CommandEnvelope.self, from: Data(frame)))?.id
+        let decoder = StrictJSONDecoder()
+        let value = try? StrictJSONDecoder.parse(frame)
+        guard let value, let command = try? decoder.decode(Auth.self, from: value), command.type == "auth", let token = command.token else {
+            let id = value.flatMap { try? decoder.decode(CommandEnvelope.self, from: $0) }?.id
             sendNow(ServerFrames.error(id: id, GatewayError(.unauthenticated, "send {\"type\":\"auth\",\"id\":…,\"token\":…} first")))
             return
         }
@@ -117,8 +126,49 @@ final class GatewayConnection: WebSocketHandler, GatewayClient, @unchecked Senda
         frame.withUnsafeBytes { socket?.send(opcode: .text, payload: $0) }
     }
 
-    /// Writes a frame from the hub into the socket's queue (socket loop, from the link's outbox).
-    func deliver(_ frame: [UInt8]) { sendNow(frame) }
+    /// Writes a frame from the hub into the socket's queue (socket loop, from the link's outbox); behind a replay
+    /// that is still draining it waits its turn, and live bytes piling up there past `websocket.max_outbound_bytes`
+    /// mean the reader is too slow for live traffic (1013).
+    func deliver(_ frame: [UInt8]) {
+        guard backlogHead < backlog.count, let socket else { return sendNow(frame) }
+        backlog.append(frame)
+        liveBytesInBacklog += frame.count
+        if liveBytesInBacklog > socket.maxOutboundBytes {
+            dropBacklog()
+            socket.closeSlowConsumer()
+        }
+    }
+
+    /// Queues a resume's replay (socket loop, from the link's outbox) and sends what fits under the low-water mark.
+    func deliverReplay(_ frames: [[UInt8]]) {
+        backlog.append(contentsOf: frames)
+        pumpBacklog()
+    }
+
+    /// Sends replayed frames while the socket's queue is below a low-water mark (a quarter of the outbound limit);
+    /// the rest waits for `webSocketDidDrain`. A fast reader gets the whole replay, however large; the slow-consumer
+    /// rule only ever sees a quarter-full queue plus one frame.
+    private func pumpBacklog() {
+        guard let socket else { return dropBacklog() }
+        let lowWater = socket.maxOutboundBytes / 4
+        while backlogHead < backlog.count && socket.bufferedAmount < lowWater {
+            let frame = backlog[backlogHead]
+            backlog[backlogHead] = []
+            backlogHead += 1
+            frame.withUnsafeBytes { socket.send(opcode: .text, payload: $0) }
+        }
+        if backlogHead == backlog.count { dropBacklog() }
+    }
+
+    private func dropBacklog() {
+        backlog = []
+        backlogHead = 0
+        liveBytesInBacklog = 0
+    }
+
+    func webSocketDidDrain(_ socket: WebSocket) {
+        if backlogHead < backlog.count { pumpBacklog() }
+    }
 
     /// Closes the socket on the hub's request (socket loop, from the link's outbox, after the frames before it).
     func closeNow(code: UInt16, reason: String) { socket?.close(code: code, reason: reason) }
@@ -126,6 +176,8 @@ final class GatewayConnection: WebSocketHandler, GatewayClient, @unchecked Senda
     // MARK: GatewayClient (hub loop)
 
     func send(_ frame: [UInt8]) { link?.toSocket(.frame(self, frame)) }
+
+    func sendReplay(_ frames: [[UInt8]]) { link?.toSocket(.replay(self, frames)) }
 
     func close(code: UInt16, reason: String) { link?.toSocket(.close(self, code: code, reason: reason)) }
 }

@@ -18,6 +18,8 @@ final class HubLink: Sendable {
     /// Work for the sockets of one I/O loop from the hub.
     enum Outbound {
         case frame(GatewayConnection, [UInt8])
+        /// A resume's missed events, paced by the socket draining.
+        case replay(GatewayConnection, [[UInt8]])
         case close(GatewayConnection, code: UInt16, reason: String)
     }
 
@@ -64,6 +66,7 @@ final class HubLink: Sendable {
         for item in items {
             switch item {
             case .frame(let connection, let frame): connection.deliver(frame)
+            case .replay(let connection, let frames): connection.deliverReplay(frames)
             case .close(let connection, let code, let reason): connection.closeNow(code: code, reason: reason)
             }
         }

@@ -88,7 +88,7 @@ final class ServerAPI: HTTPApplication, @unchecked Sendable {
     /// Decodes a JSON body, or answers 400 naming the field.
     func decode<T: Decodable>(_ type: T.Type, _ request: HTTPRequest, respond: Respond) -> T? {
         do {
-            return try JSONDecoder().decode(T.self, from: Data(request.body.isEmpty ? Array("{}".utf8) : request.body))
+            return try StrictJSONDecoder().decode(T.self, from: request.body.isEmpty ? Array("{}".utf8) : request.body)
         } catch {
             respond(Self.failure(hub.describe(error, whole: true)))
             return nil

@@ -75,6 +75,7 @@ import Testing
         alice.send(text: big)
         let tooLarge = try alice.next("reply")
         #expect(Self.errorCode(tooLarge) == "message_too_large")
+        #expect(tooLarge["id"] as? String == "big")          // recovered from the frame's first bytes
         #expect(try alice.command("presence")["ok"] as? Bool == true)
 
         alice.sendFrame(.binary, Array(#"{"type":"presence","id":"bin"}"#.utf8))

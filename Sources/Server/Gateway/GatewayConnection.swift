@@ -58,7 +58,9 @@ final class GatewayConnection: WebSocketHandler, GatewayClient, @unchecked Senda
             return
         }
         guard payload.count <= endpoint.maxCommandBytes else {
-            socket.send(text: String(decoding: ServerFrames.error(id: nil, GatewayError(.messageTooLarge,
+            // The command is not parsed, but its id is usually first: a bounded scan recovers it for the reply.
+            let id = CommandIDPeek.id(in: payload)
+            socket.send(text: String(decoding: ServerFrames.error(id: id, GatewayError(.messageTooLarge,
                 "a command may have at most \(endpoint.maxCommandBytes) bytes; this one has \(payload.count)")), as: UTF8.self))
             return
         }

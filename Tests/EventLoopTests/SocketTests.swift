@@ -1,3 +1,5 @@
+// CLinux too: which module owns `SOCK_STREAM` depends on the order clang modules load in (ListenProbeTests imports CLinux).
+import CLinux
 import Dispatch
 import Glibc
 import Synchronization

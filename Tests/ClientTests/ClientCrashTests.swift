@@ -20,8 +20,15 @@ import Testing
         try await device.waitConnected()
 
         // A publisher keeps going while the gateway is killed, so some acknowledged events were never delivered.
+        // It stays at most `window` events ahead of what the device handled, so the kill (after ten handled events)
+        // always lands mid-stream however slowly this machine delivers.
+        let window = 20
+        let killed = Recorder<Bool>()
         let publisher = BackgroundCall { () -> Int in
             for seq in 1...2000 {
+                while killed.all.isEmpty, (Self.sequence(device.events).last ?? 0) < seq - window {
+                    usleep(1_000)
+                }
                 guard let r = try? GatewayHTTP.request(port: fixedPort, "POST", "/v1/users/kim/events",
                                                        ["name": "step", "payload": ["seq": seq]], timeoutSeconds: 2),
                       r.status == 201 else { return seq - 1 }
@@ -31,6 +38,7 @@ import Testing
         try await device.waitFor("ten events before the kill") { Self.sequence($0).count >= 10 }
         kill(process.processIdentifier, SIGKILL)
         process.waitUntilExit()
+        killed.append(true)
         let acknowledged = try #require(publisher.wait(seconds: 10))
         #expect(acknowledged < 2000, "the kill must land mid-stream")
 

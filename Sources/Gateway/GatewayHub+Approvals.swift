@@ -7,7 +7,7 @@ extension GatewayHub {
     public static func approvalData(_ a: ApprovalRecord) -> ApprovalData {
         ApprovalData(requestId: a.id, sessionId: a.sessionId, toolName: a.toolName, summary: a.summary,
                      details: a.details.flatMap { try? JSONValue.parse(Array($0)) },
-                     state: a.state, createdAt: a.createdAt, expiresAt: a.expiresAt,
+                     state: a.state.rawValue, createdAt: a.createdAt, expiresAt: a.expiresAt,
                      decidedBy: a.decidedByDeviceId.map { DeviceRef(deviceId: $0, clientType: a.decidedByClientType ?? "") },
                      resolvedAt: a.resolvedAt)
     }
@@ -26,7 +26,7 @@ extension GatewayHub {
     private func requestApproval(in session: SessionRecord, toolName: String, summary: String, details: JSONValue?, timeoutMs: Int64?,
                                  idempotencyKey: String?, completion: @escaping (Result<ApprovalData, GatewayError>) -> Void) {
         let sessionId = session.id
-        guard session.state == "active" else {
+        guard session.state == .active else {
             return completion(.failure(GatewayError(.sessionEnded, "session \"\(sessionId)\" has ended")))
         }
         let timeout = timeoutMs ?? settings.approvalDefaultTimeoutMs
@@ -41,15 +41,26 @@ extension GatewayHub {
             let approval = ApprovalRecord(id: "apr_\(latestApprovalSequence)", userId: session.userId, sessionId: sessionId,
                                           toolName: toolName, summary: summary, details: details.map { encode($0) },
                                           createdAt: now, expiresAt: now + timeout)
-            approvals[approval.id] = approval
-            metrics.pendingApprovals.add(1, ordering: .relaxed)
+            remember(approval)
             let data = Self.approvalData(approval)
             var writes: [StoreWrite] = [.upsertApproval(approval)]
             if let idempotencyKey {
-                writes.append(.putIdempotency(scope: scope, key: idempotencyKey, response: encode(data), requestHash: requestHash, createdAt: now))
+                writes.append(.claimIdempotency(scope: scope, key: idempotencyKey, response: encode(data), requestHash: requestHash, createdAt: now))
             }
             armTimeout(for: approval)
-            commit(writes, events: [PendingEvent(userId: session.userId, type: "approval_request", data: encode(data))]) { outcome in
+            // Not created after all (nothing was stored): forget it.
+            let forget = { [self] in
+                approvalTimers.removeValue(forKey: approval.id)?.cancel()
+                if approvals[approval.id]?.state == .pending { metrics.pendingApprovals.subtract(1, ordering: .relaxed) }
+                approvals[approval.id] = nil
+            }
+            commit(writes, events: [PendingEvent(userId: session.userId, type: "approval_request", data: encode(data))], onConflict: { [self] conflict in
+                forget()
+                if !settleIdempotency(after: conflict) {
+                    done(.failure(GatewayError(.storageFailed, "could not store the request: \(conflict)")))
+                }
+            }) { outcome in
+                if case .failure = outcome { forget() }
                 done(outcome.map { _ in data })
             }
         }
@@ -59,71 +70,114 @@ extension GatewayHub {
     }
 
     /// A device answers. Exactly one answer wins; later ones get `approval_already_resolved` or `approval_expired`
-    /// (also after a restart: a decided request is read back from the store).
+    /// (also after a restart: a decided request is read back from the store; and across nodes: the store decides).
     func answer(requestId: String, approve: Bool, client: GatewayClient, reply: Reply) {
         withApproval(requestId) { [self] found in
-            do {
-                try answer(found.get(), requestId: requestId, approve: approve, client: client, reply: reply)
-            } catch let error as GatewayError {
-                reply.fail(error)
-            } catch {
-                reply.fail(GatewayError(.internalError, "\(error)"))
-            }
-        }
-    }
-
-    private func answer(_ found: ApprovalRecord?, requestId: String, approve: Bool, client: GatewayClient, reply: Reply) throws {
-        guard var approval = found, approval.userId == client.userId else {
-            throw GatewayError(.approvalNotFound, "no approval request \"\(requestId)\"")
-        }
-        switch approval.state {
-        case "pending" where clock.now() < approval.expiresAt:
-            break
-        case "pending", "timed_out":
-            throw GatewayError(.approvalExpired, "approval request \"\(requestId)\" timed out")
-        default:
-            throw GatewayError(.approvalAlreadyResolved, "approval request \"\(requestId)\" was already \(approval.state)")
-        }
-        approval.state = approve ? "approved" : "denied"
-        approval.decidedByDeviceId = client.deviceId
-        approval.decidedByClientType = client.clientType
-        approval.resolvedAt = clock.now()
-        approvals[requestId] = approval
-        approvalTimers.removeValue(forKey: requestId)?.cancel()
-        metrics.pendingApprovals.subtract(1, ordering: .relaxed)
-        metrics.approvalsResolved.add(1, ordering: .relaxed)
-        // Answering is acting in the session: it may hand the session over to this device.
-        let (sessionWrites, sessionEvents) = activity(in: approval.sessionId, by: client)
-        let data = Self.approvalData(approval)
-        commit([.upsertApproval(approval)] + sessionWrites,
-               events: [PendingEvent(userId: approval.userId, type: "approval_resolved", data: encode(data))] + sessionEvents) { [self] outcome in
-            switch outcome {
-            case .success:
-                reply.ok(data)
-                finished(approval)
+            switch found {
             case .failure(let error):
                 reply.fail(error)
+            case .success(let approval?) where approval.userId == client.userId:
+                step(approval, .answer(approve: approve, by: DeviceRef(deviceId: client.deviceId, clientType: client.clientType)),
+                     answeredBy: client, reply: reply)
+            case .success:
+                reply.fail(GatewayError(.notFound, requestId: requestId))
             }
         }
     }
 
-    func armTimeout(for approval: ApprovalRecord) {
-        approvalTimers[approval.id] = scheduler.schedule(at: approval.expiresAt) { [self] in
-            approvalTimers[approval.id] = nil
-            timeOut(approval.id)
+    /// Decisions replayed after the store reported a changed session before giving up (see `commitDecision`).
+    static let decisionAttempts = 3
+
+    /// The coordinator's half of `ApprovalMachine`: feeds `input` to the approval's machine, keeps the new state and
+    /// carries out the actions. `client` is the answering device (an answer is activity in the session), `reply` gets
+    /// an answer's outcome.
+    func step(_ approval: ApprovalRecord, _ input: ApprovalMachine.Input, answeredBy client: GatewayClient? = nil,
+              reply: Reply? = nil, attempt: Int = 1) {
+        let (next, actions) = ApprovalMachine.transition(approval, input, now: clock.now())
+        remember(next)
+        for action in actions {
+            switch action {
+            case .cancelTimer:
+                approvalTimers.removeValue(forKey: approval.id)?.cancel()
+            case .refuse(let refusal):
+                reply?.fail(GatewayError(refusal, requestId: approval.id))
+            case .finished(let final):
+                finished(final)
+            case .commitDecision(let decided, let event):
+                commitDecision(decided, event, from: approval, input: input, answeredBy: client, reply: reply, attempt: attempt)
+            }
         }
     }
 
-    private func timeOut(_ requestId: String) {
-        guard var approval = approvals[requestId], approval.state == "pending" else { return }
-        approval.state = "timed_out"
-        approval.resolvedAt = clock.now()
-        approvals[requestId] = approval
-        metrics.pendingApprovals.subtract(1, ordering: .relaxed)
-        metrics.approvalsTimedOut.add(1, ordering: .relaxed)
-        let data = Self.approvalData(approval)
-        commit([.upsertApproval(approval)], events: [PendingEvent(userId: approval.userId, type: "approval_timeout", data: encode(data))]) { [self] outcome in
-            if case .success = outcome { finished(approval) }
+    /// Commits a decision as a compare-and-set (`decideApproval`: only a still-pending approval is decided) with its
+    /// event and, for an answer, the session activity. The store's answer decides: when another writer decided first,
+    /// its row replaces ours and the input is run again against it (an answer is then refused); when the session's
+    /// active client changed, the session is corrected and the whole decision retried.
+    private func commitDecision(_ decided: ApprovalRecord, _ event: ApprovalMachine.Event, from original: ApprovalRecord,
+                                input: ApprovalMachine.Input, answeredBy client: GatewayClient?, reply: Reply?, attempt: Int) {
+        let data = Self.approvalData(decided)
+        var writes: [StoreWrite] = [.decideApproval(decided)]
+        var events = [PendingEvent(userId: decided.userId, type: event.rawValue, data: encode(data))]
+        if let client {
+            let (sessionWrites, sessionEvents) = activity(in: decided.sessionId, by: client)
+            writes += sessionWrites
+            events += sessionEvents
+        }
+        // Nothing was stored: the approval is pending again, so a later answer or the deadline can still decide it.
+        let undo = { [self] in
+            remember(original)
+            armTimeout(for: original, notBefore: clock.now() + Self.retryDelayMs)
+        }
+        commit(writes, events: events, onConflict: { [self] conflict in
+            switch conflict {
+            case .approvalDecided(let current):
+                step(decided, .storeDecided(current), reply: reply)
+                if let current { step(current, input, answeredBy: client, reply: reply, attempt: attempt + 1) }
+            case .sessionChanged(let current) where attempt < Self.decisionAttempts:
+                storeChanged(current, sessionId: decided.sessionId)
+                undo()
+                step(original, input, answeredBy: client, reply: reply, attempt: attempt + 1)
+            default:
+                undo()
+                reply?.fail(GatewayError(.storageFailed, "could not store the decision: \(conflict)"))
+            }
+        }) { [self] outcome in
+            switch outcome {
+            case .success:
+                if decided.state == .timedOut {
+                    metrics.approvalsTimedOut.add(1, ordering: .relaxed)
+                } else {
+                    metrics.approvalsResolved.add(1, ordering: .relaxed)
+                }
+                reply?.ok(data)
+                step(decided, .committed)
+            case .failure(let error):
+                undo()
+                reply?.fail(error)
+            }
+        }
+    }
+
+    /// How long after a failed commit an expired approval's timeout is tried again (not at once: the store is failing).
+    static let retryDelayMs: Int64 = 1_000
+
+    /// Keeps `approval` in memory, counting pending ones for the gauge.
+    func remember(_ approval: ApprovalRecord) {
+        let wasPending = approvals[approval.id]?.state == .pending
+        approvals[approval.id] = approval
+        switch (wasPending, approval.state == .pending) {
+        case (false, true): metrics.pendingApprovals.add(1, ordering: .relaxed)
+        case (true, false): metrics.pendingApprovals.subtract(1, ordering: .relaxed)
+        default: break
+        }
+    }
+
+    /// Arms the deadline (not before `notBefore`: used after a failed commit). When it fires, the machine decides.
+    func armTimeout(for approval: ApprovalRecord, notBefore: Int64 = 0) {
+        approvalTimers.removeValue(forKey: approval.id)?.cancel()
+        approvalTimers[approval.id] = scheduler.schedule(at: max(approval.expiresAt, notBefore)) { [self] in
+            approvalTimers[approval.id] = nil
+            if let current = approvals[approval.id] { step(current, .deadline) }
         }
     }
 
@@ -150,7 +204,7 @@ extension GatewayHub {
 
     private func wait(for approval: ApprovalRecord, waitMs: Int64, completion: @escaping (ApprovalData?) -> Void) {
         let id = approval.id
-        guard approval.state == "pending", waitMs > 0 else { return completion(Self.approvalData(approval)) }
+        guard approval.state == .pending, waitMs > 0 else { return completion(Self.approvalData(approval)) }
         var done = false
         let timer = scheduler.schedule(at: clock.now() + waitMs) { [self] in
             guard !done else { return }
@@ -167,7 +221,7 @@ extension GatewayHub {
 
     /// Pending approvals of a user (the badge count is their number).
     public func pendingApprovals(of userId: String) -> [ApprovalData] {
-        approvals.values.filter { $0.userId == userId && $0.state == "pending" }.sorted { $0.createdAt < $1.createdAt }.map(Self.approvalData)
+        approvals.values.filter { $0.userId == userId && $0.state == .pending }.sorted { $0.createdAt < $1.createdAt }.map(Self.approvalData)
     }
 }
 

@@ -108,7 +108,7 @@ extension GatewayHub {
             let offset = (latestOffsets[userId] ?? 0) + 1
             var writes: [StoreWrite] = []
             if let idempotencyKey {
-                writes.append(.putIdempotency(scope: "publish:" + userId, key: idempotencyKey,
+                writes.append(.claimIdempotency(scope: "publish:" + userId, key: idempotencyKey,
                                               response: encode(PublishResult(offset: offset)), requestHash: requestHash,
                                               createdAt: clock.now()))
             }

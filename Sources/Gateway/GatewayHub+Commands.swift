@@ -79,7 +79,7 @@ extension GatewayHub {
             let command = try decoder.decode(ApprovalAnswerCommand.self, from: data)
             answer(requestId: command.requestId, approve: type == "approve", client: client, reply: reply)
         case "approvals_pending":
-            let pending = approvals.values.filter { $0.userId == client.userId && $0.state == "pending" }
+            let pending = approvals.values.filter { $0.userId == client.userId && $0.state == .pending }
                 .sorted { $0.createdAt < $1.createdAt }.map(Self.approvalData)
             reply.ok(PendingApprovals(approvals: pending, badge: pending.count))
         case "push_register":

@@ -149,7 +149,7 @@ extension GatewayHub {
             let sent = SentAt(sentAt: clock.now())
             let data = encode(GroupMessageData(groupId: groupId, from: userRef(userId), text: text, sentAt: sent.sentAt, clientMessageId: clientMessageId))
             var writes: [StoreWrite] = []
-            if let clientMessageId { writes.append(.putIdempotency(scope: scope, key: clientMessageId, response: encode(sent), requestHash: requestHash, createdAt: sent.sentAt)) }
+            if let clientMessageId { writes.append(.claimIdempotency(scope: scope, key: clientMessageId, response: encode(sent), requestHash: requestHash, createdAt: sent.sentAt)) }
             let events = relations.activeMembers(of: groupId).map { PendingEvent(userId: $0.userId, type: "group_message", data: data) }
             commit(writes, events: events) { [self] outcome in
                 if case .success = outcome { metrics.messagesSent.add(1, ordering: .relaxed) }

@@ -12,7 +12,9 @@ import GatewayProtocol
 extension GatewayHub {
     /// Runs `perform` at most once per (scope, key): when the store already holds a response it is returned; when
     /// the same key is in flight, the caller waits for that call's result. `perform` gets the request digest to store
-    /// with its response in its commit (`.putIdempotency`) so later callers find both. `request` is the canonical
+    /// with its response in its commit (`.claimIdempotency`) so later callers find both. The claim is the store's
+    /// decision: when another node claimed the key between the look-up and the commit, the commit fails with
+    /// `idempotencyKeyClaimed` and every waiter gets the stored response instead (`settleIdempotency`). `request` is the canonical
     /// encoding of what was asked (sorted-key JSON). Hub thread only.
     func idempotent<T: Codable>(scope: String, key: String, request: some Encodable,
                                 perform: @escaping (_ requestHash: String, @escaping (Result<T, GatewayError>) -> Void) -> Void,
@@ -35,9 +37,7 @@ extension GatewayHub {
             return
         }
         idempotencyWaiters[slot] = [waiter]
-        let finish: (Result<IdempotencyRecord, GatewayError>) -> Void = { [self] result in
-            for waiter in idempotencyWaiters.removeValue(forKey: slot) ?? [] { waiter(result) }
-        }
+        let finish: (Result<IdempotencyRecord, GatewayError>) -> Void = { [self] result in settle(slot, result) }
         let store = self.store
         let box = UncheckedBox(finish)
         let performBox = UncheckedBox(perform)
@@ -56,6 +56,19 @@ extension GatewayHub {
                 }
             }
         }
+    }
+
+    /// Answers everyone waiting on a key, once.
+    private func settle(_ slot: String, _ result: Result<IdempotencyRecord, GatewayError>) {
+        for waiter in idempotencyWaiters.removeValue(forKey: slot) ?? [] { waiter(result) }
+    }
+
+    /// After a commit lost its `claimIdempotency` to another writer: answers the key's waiters with the response the
+    /// store holds (the first claim's), as for a retry. False when `conflict` is about something else.
+    func settleIdempotency(after conflict: StoreConflict) -> Bool {
+        guard case .idempotencyKeyClaimed(let scope, let key, let current) = conflict else { return false }
+        settle(scope + "\u{0}" + key, .success(current))
+        return true
     }
 
     /// The scope of approval-request keys: one user's one session.

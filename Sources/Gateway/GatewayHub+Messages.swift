@@ -31,7 +31,7 @@ extension GatewayHub {
             let result = SentMessage(messageId: message.id, sentAt: message.sentAt)
             var writes: [StoreWrite] = [.insertMessage(message)]
             if let key = command.clientMessageId {
-                writes.append(.putIdempotency(scope: scope, key: key, response: encode(result), requestHash: requestHash, createdAt: message.sentAt))
+                writes.append(.claimIdempotency(scope: scope, key: key, response: encode(result), requestHash: requestHash, createdAt: message.sentAt))
             }
             // Both logs: the recipient's devices get it, and the sender's other devices stay in sync.
             commit(writes, events: [PendingEvent(userId: command.to, type: "message", data: data),

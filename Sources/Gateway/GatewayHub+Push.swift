@@ -99,7 +99,7 @@ extension GatewayHub {
     private func checkAcknowledgement(of event: PendingEvent, offset: Int64, requestId: String) {
         guard settings.approvalPushDelayMs > 0 else { return }
         _ = scheduler.schedule(at: clock.now() + settings.approvalPushDelayMs) { [self] in
-            guard approvals[requestId]?.state == "pending" else { return }
+            guard approvals[requestId]?.state == .pending else { return }
             let acknowledged = (clients[event.userId] ?? [:]).values.contains { $0.ackedOffset >= offset }
             guard !acknowledged else { return }
             let jobs = pushJobs(for: event, offset: offset, ignoringConnections: true)
@@ -118,7 +118,7 @@ extension GatewayHub {
             if case .string(let s)? = o["summary"] { summary = s }
             if case .int(let e)? = o["expiresAt"] { expiresAt = e }
         }
-        let pending = approvals.values.filter { $0.userId == approvals[requestId]?.userId && $0.state == "pending" }.count
+        let pending = approvals.values.filter { $0.userId == approvals[requestId]?.userId && $0.state == .pending }.count
         return PushNotice(type: type, title: toolName.map { "\(title): \($0)" }, body: summary, genericTitle: title,
                           showDetails: settings.showDetails, timeSensitive: settings.timeSensitive && type == "approval_request",
                           ids: ["sessionId": sessionId, "requestId": requestId],

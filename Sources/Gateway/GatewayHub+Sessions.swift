@@ -4,7 +4,7 @@ import GatewayProtocol
 /// takes it over and the previous device is told to let go (`session_handoff`).
 extension GatewayHub {
     static func sessionData(_ s: SessionRecord) -> SessionData {
-        SessionData(sessionId: s.id, title: s.title, state: s.state,
+        SessionData(sessionId: s.id, title: s.title, state: s.state.rawValue,
                     activeClient: s.activeClient.map { ActiveClientData(clientType: $0.clientType, deviceId: $0.deviceId, lastActivityAt: $0.lastActivityAt) },
                     createdAt: s.createdAt)
     }
@@ -41,34 +41,62 @@ extension GatewayHub {
         }
     }
 
-    private func attach(_ session: SessionRecord, client: GatewayClient, reply: Reply) {
-        let sessionId = session.id
-        guard session.state == "active" else { return reply.fail(GatewayError(.sessionEnded, "session \"\(sessionId)\" has ended")) }
-        let (writes, events) = activity(in: sessionId, by: client)
-        commit(writes, events: events) { [self] outcome in
+    /// Takes the session over through `SessionMachine`; the active client is the store's decision (compare-and-set on
+    /// the previous one). When another node changed it first, the session is corrected from the store's row and the
+    /// attach runs again, so the handoff names the device the store had.
+    private func attach(_ session: SessionRecord, client: GatewayClient, reply: Reply, attempt: Int = 1) {
+        let current = sessions[session.id] ?? session
+        let (writes, events, refused) = activity(in: current, by: client)
+        if refused { return reply.fail(GatewayError(.sessionEnded, "session \"\(session.id)\" has ended")) }
+        commit(writes, events: events, onConflict: { [self] conflict in
+            guard case .sessionChanged(let stored) = conflict, attempt < Self.decisionAttempts else {
+                return reply.fail(GatewayError(.storageFailed, "could not store the change: \(conflict)"))
+            }
+            storeChanged(stored, sessionId: session.id)
+            attach(sessions[session.id] ?? session, client: client, reply: reply, attempt: attempt + 1)
+        }) { [self] outcome in
             switch outcome {
-            case .success: reply.ok(Self.sessionData(sessions[sessionId] ?? session))
+            case .success: reply.ok(Self.sessionData(sessions[session.id] ?? session))
             case .failure(let error): reply.fail(error)
             }
         }
     }
 
-    /// Marks `client` as the session's active device. When another device was active, returns the handoff event
-    /// for the user's log (every device sees it; the previous one knows it must let go). Caller commits.
+    /// Marks `client` as the session's active device (memory now, the store's compare-and-set in the returned
+    /// writes). When another device was active, the handoff event for the user's log comes with it (every device
+    /// sees it; the previous one knows it must let go). Nothing for a session not in memory or ended. Caller commits.
     func activity(in sessionId: String, by client: GatewayClient) -> ([StoreWrite], [PendingEvent]) {
-        guard var session = sessions[sessionId] else { return ([], []) }
-        let now = clock.now()
-        let previous = session.activeClient
-        session.activeClient = ActiveClient(clientType: client.clientType, deviceId: client.deviceId, lastActivityAt: now)
-        sessions[sessionId] = session
+        guard let session = sessions[sessionId] else { return ([], []) }
+        let (writes, events, _) = activity(in: session, by: client)
+        return (writes, events)
+    }
+
+    private func activity(in session: SessionRecord, by client: GatewayClient) -> ([StoreWrite], [PendingEvent], refused: Bool) {
+        let device = DeviceRef(deviceId: client.deviceId, clientType: client.clientType)
+        let (next, actions) = SessionMachine.transition(session, .activity(by: device), now: clock.now())
+        sessions[session.id] = next
+        var writes: [StoreWrite] = []
         var events: [PendingEvent] = []
-        if let previous, previous.deviceId != client.deviceId {
-            let handoff = SessionHandoffData(sessionId: sessionId,
-                                             handedOffTo: DeviceRef(deviceId: client.deviceId, clientType: client.clientType),
-                                             previous: DeviceRef(deviceId: previous.deviceId, clientType: previous.clientType))
-            events.append(PendingEvent(userId: session.userId, type: "session_handoff", data: encode(handoff)))
+        var refused = false
+        for action in actions {
+            switch action {
+            case .commitActiveClient(let expected, let new):
+                writes.append(.setSessionActiveClient(sessionId: session.id, expected: expected, new: new))
+            case .handoff(let handoff):
+                events.append(PendingEvent(userId: session.userId, type: "session_handoff", data: encode(handoff)))
+            case .commitEnd(let ended):     // not produced by activity; kept exhaustive
+                writes.append(.upsertSession(ended))
+            case .refuseEnded:
+                refused = true
+            }
         }
-        return ([.upsertSession(session)], events)
+        return (writes, events, refused)
+    }
+
+    /// The store reported the session as it really is (another node changed it): memory takes the store's row.
+    func storeChanged(_ stored: SessionRecord?, sessionId: String) {
+        guard let session = sessions[sessionId] ?? stored else { return }
+        sessions[sessionId] = SessionMachine.transition(session, .storeChanged(stored), now: clock.now()).0
     }
 
     // MARK: Backend side
@@ -119,7 +147,7 @@ extension GatewayHub {
 
     private func postSessionEvent(_ session: SessionRecord, kind: String, payload: JSONValue?, completion: @escaping (Result<Int64, GatewayError>) -> Void) {
         let sessionId = session.id
-        guard session.state == "active" else {
+        guard session.state == .active else {
             return completion(.failure(GatewayError(.sessionEnded, "session \"\(sessionId)\" has ended")))
         }
         let data = encode(SessionEventData(sessionId: sessionId, kind: kind, payload: payload))
@@ -136,14 +164,11 @@ extension GatewayHub {
     }
 
     private func endSession(_ found: SessionRecord, completion: @escaping (Result<SessionData, GatewayError>) -> Void) {
-        var session = found
-        let sessionId = session.id
-        guard session.state == "active" else { return completion(.success(Self.sessionData(session))) }
-        session.state = "ended"
-        session.endedAt = clock.now()
-        sessions[sessionId] = session
-        let data = Self.sessionData(session)
-        commit([.upsertSession(session)], events: [PendingEvent(userId: session.userId, type: "session_ended", data: encode(data))]) { outcome in
+        let (next, actions) = SessionMachine.transition(sessions[found.id] ?? found, .end, now: clock.now())
+        sessions[found.id] = next
+        guard case .commitEnd(let ended)? = actions.first else { return completion(.success(Self.sessionData(next))) }
+        let data = Self.sessionData(ended)
+        commit([.upsertSession(ended)], events: [PendingEvent(userId: ended.userId, type: "session_ended", data: encode(data))]) { outcome in
             completion(outcome.map { _ in data })
         }
     }

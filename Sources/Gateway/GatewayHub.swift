@@ -101,7 +101,22 @@ public final class GatewayHub: @unchecked Sendable {
     /// Appends `events` (offsets assigned now, in order) together with `writes` in one durable batch; after the commit
     /// delivers each event to its user's connected devices, then calls `completion` (on the hub thread) with the stored events
     /// or the storage error. On a storage error nothing is delivered and the offsets are given back.
-    func commit(_ writes: [StoreWrite], events: [PendingEvent] = [], completion: @escaping (Result<[StoredEvent], GatewayError>) -> Void) {
+    ///
+    /// When the store refuses a decision in the batch (another node decided first, `StoreConflict`), nothing was
+    /// stored: a taken offset is corrected from the store's answer and the batch retried with new offsets (a few
+    /// times); any other conflict goes to `onConflict`, whose caller knows what the decision meant. Without one, a lost
+    /// idempotency key answers the key's callers with the stored response, and anything else is `storage_failed`.
+    func commit(_ writes: [StoreWrite], events: [PendingEvent] = [], onConflict: ((StoreConflict) -> Void)? = nil,
+                completion: @escaping (Result<[StoredEvent], GatewayError>) -> Void) {
+        commit(writes, events: events, attempt: 1, onConflict: onConflict, completion: completion)
+    }
+
+    /// Offset collisions retried before giving up (each retry takes the store's latest offset, so only a node
+    /// racing on the same user's log in every attempt can exhaust it).
+    static let offsetRetries = 3
+
+    private func commit(_ writes: [StoreWrite], events: [PendingEvent], attempt: Int, onConflict: ((StoreConflict) -> Void)?,
+                        completion: @escaping (Result<[StoredEvent], GatewayError>) -> Void) {
         let now = clock.now()
         var storedEvents: [StoredEvent] = []
         var batch = writes
@@ -121,6 +136,15 @@ public final class GatewayHub: @unchecked Sendable {
                 // Roll back offsets only if nothing was appended after them.
                 for event in storedEvents.reversed() where latestOffsets[event.userId] == event.offset {
                     latestOffsets[event.userId] = event.offset - 1
+                }
+                if let conflict = error as? StoreConflict {
+                    if case .offsetTaken(let userId, let latest) = conflict, attempt < Self.offsetRetries {
+                        latestOffsets[userId] = max(latestOffsets[userId] ?? 0, latest)
+                        return commit(writes, events: events, attempt: attempt + 1, onConflict: onConflict, completion: completion)
+                    }
+                    if let onConflict, !conflict.isOffset { return onConflict(conflict) }
+                    // An idempotent command lost its key to another writer: its callers get the stored response.
+                    if settleIdempotency(after: conflict) { return }
                 }
                 metrics.commitFailures.add(1, ordering: .relaxed)
                 completion(.failure(GatewayError(.storageFailed, "could not store the change: \(error)")))
@@ -178,6 +202,10 @@ public final class GatewayHub: @unchecked Sendable {
     }
 
     func encode(_ value: some Encodable) -> [UInt8] { ServerFrames.encode(value) }
+}
+
+extension StoreConflict {
+    var isOffset: Bool { if case .offsetTaken = self { return true } else { return false } }
 }
 
 /// Carries a hub-thread closure through the store's Sendable completion; it is only called back on the hub thread.

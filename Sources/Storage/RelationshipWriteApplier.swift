@@ -26,8 +26,11 @@ struct RelationshipWriteApplier {
             try db.run("DELETE FROM contact_pauses WHERE user_id = ?1 AND contact_id = ?2") { $0.bind(1, userId); $0.bind(2, contactId) }
         case .upsertConnectCode(let c):
             // An upsert would silently move a code to another user; the primary key must reject that instead.
-            let owner = try db.queryFirst("SELECT user_id FROM connect_codes WHERE code = ?1") { $0.bind(1, c.code) } row: { $0.string(0) }
-            if let owner, owner != c.userId { throw StorageError("connect code \(c.code) belongs to another user") }
+            // The claim is a decision: two nodes may draw the same random code for different users.
+            let current = try db.queryFirst("SELECT code, user_id, created_at, expires_at, revoked_at FROM connect_codes WHERE code = ?1") {
+                $0.bind(1, c.code)
+            } row: { Self.connectCode($0) }
+            if let current, current.userId != c.userId { throw StorageError(conflict: .connectCodeTaken(current: current)) }
             try db.run("""
                 INSERT INTO connect_codes (code, user_id, created_at, expires_at, revoked_at) VALUES (?1, ?2, ?3, ?4, ?5)
                 ON CONFLICT (code) DO UPDATE SET created_at = excluded.created_at, expires_at = excluded.expires_at,
@@ -106,6 +109,14 @@ struct RelationshipWriteApplier {
     }
 }
 
+extension RelationshipWriteApplier {
+    /// One `connect_codes` row (columns code, user_id, created_at, expires_at, revoked_at).
+    static func connectCode(_ row: SQLiteStatement) -> ConnectCodeRecord {
+        ConnectCodeRecord(code: row.string(0), userId: row.string(1), createdAt: row.int64(2), expiresAt: row.optionalInt64(3),
+                          revokedAt: row.optionalInt64(4))
+    }
+}
+
 extension StoreReader {
     /// The relationship part of the start-up snapshot (called inside `loadSnapshot`'s transaction).
     func loadRelationships(into snapshot: inout GatewaySnapshot) throws(StorageError) {
@@ -121,8 +132,7 @@ extension StoreReader {
         snapshot.connectCodes = try db.query("""
             SELECT code, user_id, created_at, expires_at, revoked_at FROM connect_codes ORDER BY rowid
             """) {
-            ConnectCodeRecord(code: $0.string(0), userId: $0.string(1), createdAt: $0.int64(2), expiresAt: $0.optionalInt64(3),
-                              revokedAt: $0.optionalInt64(4))
+            RelationshipWriteApplier.connectCode($0)
         }
         snapshot.groups = try db.query("""
             SELECT id, owner_id, name, kind, max_members, invite_policy, role_limits, created_at FROM user_groups ORDER BY rowid

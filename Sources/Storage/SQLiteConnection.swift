@@ -66,22 +66,22 @@ final class SQLiteConnection {
 
     /// Runs a cached query and maps every row.
     func query<Row>(_ sql: String, bind: (inout SQLiteStatement) -> Void = { _ in },
-                    row: (SQLiteStatement) -> Row) throws(StorageError) -> [Row] {
+                    row: (SQLiteStatement) throws(StorageError) -> Row) throws(StorageError) -> [Row] {
         var statement = try prepared(sql)
         defer { statement.reset() }
         bind(&statement)
         var rows: [Row] = []
-        while try statement.step() { rows.append(row(statement)) }
+        while try statement.step() { rows.append(try row(statement)) }
         return rows
     }
 
     /// The first row of a cached query, if any.
     func queryFirst<Row>(_ sql: String, bind: (inout SQLiteStatement) -> Void = { _ in },
-                         row: (SQLiteStatement) -> Row) throws(StorageError) -> Row? {
+                         row: (SQLiteStatement) throws(StorageError) -> Row) throws(StorageError) -> Row? {
         var statement = try prepared(sql)
         defer { statement.reset() }
         bind(&statement)
-        return try statement.step() ? row(statement) : nil
+        return try statement.step() ? try row(statement) : nil
     }
 
     private func prepared(_ sql: String) throws(StorageError) -> SQLiteStatement {

@@ -79,9 +79,10 @@ public final class SQLiteGatewayStore: GatewayStore, @unchecked Sendable {
 
     /// Queues the batches as one job: they are grouped into the writer's transactions like separate `write`s (each
     /// in its own savepoint, so one failing batch does not fail the others), and `completion` runs once, on the
-    /// writer thread after the commit, with one result per batch in order. After `close()` it runs at once with errors.
+    /// writer thread after the commit, with one result per batch in order (a lost decision as its `StoreConflict`).
+    /// After `close()` it runs at once with errors.
     public func write(batches: [[StoreWrite]], completion: @escaping @Sendable ([Error?]) -> Void) {
-        if !writer.submit(.batches(batches, { completion($0) })) {
+        if !writer.submit(.batches(batches, { completion($0.map { $0?.reported }) })) {
             completion(Array(repeating: StorageError("\(path): store is closed"), count: batches.count))
         }
     }

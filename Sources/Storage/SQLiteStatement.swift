@@ -104,6 +104,13 @@ struct SQLiteStatement {
 
     func optionalString(_ column: Int32) -> String? { isNull(column) ? nil : string(column) }
 
+    /// A column holding an enum's raw value (a state); any other text is an error naming the column's value.
+    func enumValue<Value: RawRepresentable>(_ column: Int32, as type: Value.Type) throws(StorageError) -> Value where Value.RawValue == String {
+        let text = string(column)
+        guard let value = Value(rawValue: text) else { throw StorageError("\(path): unknown \(Value.self) \"\(text)\" in the database") }
+        return value
+    }
+
     func bytes(_ column: Int32) -> [UInt8] {
         guard let blob = sqlite3_column_blob(handle, column) else { return [] }
         let count = Int(sqlite3_column_bytes(handle, column))

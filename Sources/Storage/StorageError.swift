@@ -1,4 +1,5 @@
 import CSQLite
+import Gateway
 
 /// A failure of the SQLite store. `message` names the database file and carries SQLite's own error text
 /// (plus what the store was doing), so a log line alone is enough to find the cause.
@@ -7,12 +8,23 @@ public struct StorageError: Error, Sendable, CustomStringConvertible {
     public var message: String
     /// The extended SQLite result code, when the error came from SQLite (e.g. 2067 = SQLITE_CONSTRAINT_UNIQUE).
     public var sqliteCode: Int32?
+    /// Set when a decision lost (another writer decided first): the store reports this, not the `StorageError`.
+    public var conflict: StoreConflict?
 
     /// Creates an error with a ready-made message.
     public init(_ message: String, sqliteCode: Int32? = nil) {
         self.message = message
         self.sqliteCode = sqliteCode
     }
+
+    /// A decision that lost, as the writer reports it for its batch.
+    init(conflict: StoreConflict) {
+        self.message = "a decision lost to another writer: \(conflict)"
+        self.conflict = conflict
+    }
+
+    /// What the store's callers see: the conflict itself when a decision lost, else this error.
+    var reported: Error { conflict ?? self }
 
     /// `"StorageError: "` followed by the message.
     public var description: String { "StorageError: \(message)" }

@@ -94,21 +94,21 @@ struct StoreReader {
     }
 
     func session(id: String) throws(StorageError) -> SessionRecord? {
-        try db.queryFirst("SELECT \(Self.sessionColumns) FROM sessions WHERE id = ?1") { $0.bind(1, id) } row: { Self.session($0) }
+        try db.queryFirst("SELECT \(Self.sessionColumns) FROM sessions WHERE id = ?1") { $0.bind(1, id) } row: { row throws(StorageError) in try Self.session(row) }
     }
 
     func approval(id: String) throws(StorageError) -> ApprovalRecord? {
-        try db.queryFirst("SELECT \(Self.approvalColumns) FROM approvals WHERE id = ?1") { $0.bind(1, id) } row: { Self.approval($0) }
+        try db.queryFirst("SELECT \(Self.approvalColumns) FROM approvals WHERE id = ?1") { $0.bind(1, id) } row: { row throws(StorageError) in try Self.approval(row) }
     }
 
     private static let sessionColumns = """
         id, user_id, title, state, active_client_type, active_device_id, active_last_activity_at, created_at, ended_at
         """
 
-    private static func session(_ row: SQLiteStatement) -> SessionRecord {
+    private static func session(_ row: SQLiteStatement) throws(StorageError) -> SessionRecord {
         let client = row.isNull(4) ? nil
             : ActiveClient(clientType: row.string(4), deviceId: row.string(5), lastActivityAt: row.int64(6))
-        return SessionRecord(id: row.string(0), userId: row.string(1), title: row.optionalString(2), state: row.string(3),
+        return SessionRecord(id: row.string(0), userId: row.string(1), title: row.optionalString(2), state: try row.enumValue(3, as: SessionState.self),
                              activeClient: client, createdAt: row.int64(7), endedAt: row.optionalInt64(8))
     }
 
@@ -117,9 +117,9 @@ struct StoreReader {
         created_at, expires_at, resolved_at
         """
 
-    private static func approval(_ row: SQLiteStatement) -> ApprovalRecord {
-        ApprovalRecord(id: row.string(0), userId: row.string(1), sessionId: row.string(2), toolName: row.string(3),
-                       summary: row.string(4), details: row.optionalBytes(5), state: row.string(6),
+    private static func approval(_ row: SQLiteStatement) throws(StorageError) -> ApprovalRecord {
+        try ApprovalRecord(id: row.string(0), userId: row.string(1), sessionId: row.string(2), toolName: row.string(3),
+                       summary: row.string(4), details: row.optionalBytes(5), state: row.enumValue(6, as: ApprovalState.self),
                        decidedByDeviceId: row.optionalString(7), decidedByClientType: row.optionalString(8),
                        createdAt: row.int64(9), expiresAt: row.int64(10), resolvedAt: row.optionalInt64(11))
     }

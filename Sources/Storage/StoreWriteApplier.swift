@@ -9,6 +9,8 @@ struct StoreWriteApplier {
     func apply(_ write: StoreWrite) throws(StorageError) {
         do {
             try run(write)
+        } catch where error.conflict != nil {
+            throw error
         } catch {
             throw StorageError(error.message + " [\(Self.describe(write))]", sqliteCode: error.sqliteCode)
         }
@@ -17,9 +19,42 @@ struct StoreWriteApplier {
     private func run(_ write: StoreWrite) throws(StorageError) {
         switch write {
         case .appendEvent(let e):
-            // A plain INSERT: an existing (user, offset) means the domain handed out an offset twice.
-            try db.run("INSERT INTO events (user_id, \"offset\", type, payload, created_at) VALUES (?1, ?2, ?3, ?4, ?5)") {
-                $0.bind(1, e.userId); $0.bind(2, e.offset); $0.bind(3, e.type); $0.bind(4, e.payload); $0.bind(5, e.createdAt)
+            // A plain INSERT: the primary key is the decision. An existing (user, offset) means another writer took
+            // the offset first (checked only after the insert failed, so the common path costs nothing extra).
+            do {
+                try db.run("INSERT INTO events (user_id, \"offset\", type, payload, created_at) VALUES (?1, ?2, ?3, ?4, ?5)") {
+                    $0.bind(1, e.userId); $0.bind(2, e.offset); $0.bind(3, e.type); $0.bind(4, e.payload); $0.bind(5, e.createdAt)
+                }
+            } catch where error.sqliteCode == Self.primaryKeyViolation || error.sqliteCode == Self.uniqueViolation {
+                let latest = try db.queryFirst("SELECT MAX(\"offset\") FROM events WHERE user_id = ?1") { $0.bind(1, e.userId) } row: { $0.int64(0) }
+                throw StorageError(conflict: .offsetTaken(userId: e.userId, latest: latest ?? e.offset))
+            }
+        case .decideApproval(let a):
+            try db.run("""
+                UPDATE approvals SET state = ?2, decided_by_device_id = ?3, decided_by_client_type = ?4, resolved_at = ?5
+                WHERE id = ?1 AND state = 'pending'
+                """) {
+                $0.bind(1, a.id); $0.bind(2, a.state.rawValue); $0.bind(3, a.decidedByDeviceId)
+                $0.bind(4, a.decidedByClientType); $0.bind(5, a.resolvedAt)
+            }
+            if db.changes == 0 { throw StorageError(conflict: .approvalDecided(current: try StoreReader(db: db).approval(id: a.id))) }
+        case .setSessionActiveClient(let sessionId, let expected, let new):
+            try db.run("""
+                UPDATE sessions SET active_client_type = ?2, active_device_id = ?3, active_last_activity_at = ?4
+                WHERE id = ?1 AND state = 'active' AND active_client_type IS ?5 AND active_device_id IS ?6
+                    AND active_last_activity_at IS ?7
+                """) {
+                $0.bind(1, sessionId); $0.bind(2, new.clientType); $0.bind(3, new.deviceId); $0.bind(4, new.lastActivityAt)
+                $0.bind(5, expected?.clientType); $0.bind(6, expected?.deviceId); $0.bind(7, expected?.lastActivityAt)
+            }
+            if db.changes == 0 { throw StorageError(conflict: .sessionChanged(current: try StoreReader(db: db).session(id: sessionId))) }
+        case .claimIdempotency(let scope, let key, let response, let requestHash, let createdAt):
+            try db.run("""
+                INSERT INTO idempotency (scope, "key", response, created_at, request_hash) VALUES (?1, ?2, ?3, ?4, ?5)
+                ON CONFLICT (scope, "key") DO NOTHING
+                """) { $0.bind(1, scope); $0.bind(2, key); $0.bind(3, response); $0.bind(4, createdAt); $0.bind(5, requestHash) }
+            if db.changes == 0, let current = try StoreReader(db: db).idempotentResponse(scope: scope, key: key) {
+                throw StorageError(conflict: .idempotencyKeyClaimed(scope: scope, key: key, current: current))
             }
         case .upsertUser(let u):
             try db.run("""
@@ -56,7 +91,7 @@ struct StoreWriteApplier {
                     active_last_activity_at = excluded.active_last_activity_at, created_at = excluded.created_at,
                     ended_at = excluded.ended_at, seq = excluded.seq
                 """) {
-                $0.bind(1, s.id); $0.bind(2, s.userId); $0.bind(3, s.title); $0.bind(4, s.state)
+                $0.bind(1, s.id); $0.bind(2, s.userId); $0.bind(3, s.title); $0.bind(4, s.state.rawValue)
                 $0.bind(5, s.activeClient?.clientType); $0.bind(6, s.activeClient?.deviceId)
                 $0.bind(7, s.activeClient?.lastActivityAt); $0.bind(8, s.createdAt); $0.bind(9, s.endedAt)
             }
@@ -73,7 +108,7 @@ struct StoreWriteApplier {
                     expires_at = excluded.expires_at, resolved_at = excluded.resolved_at, seq = excluded.seq
                 """) {
                 $0.bind(1, a.id); $0.bind(2, a.userId); $0.bind(3, a.sessionId); $0.bind(4, a.toolName)
-                $0.bind(5, a.summary); $0.bind(6, a.details); $0.bind(7, a.state); $0.bind(8, a.decidedByDeviceId)
+                $0.bind(5, a.summary); $0.bind(6, a.details); $0.bind(7, a.state.rawValue); $0.bind(8, a.decidedByDeviceId)
                 $0.bind(9, a.decidedByClientType); $0.bind(10, a.createdAt); $0.bind(11, a.expiresAt)
                 $0.bind(12, a.resolvedAt)
             }
@@ -105,6 +140,11 @@ struct StoreWriteApplier {
             try RelationshipWriteApplier(db: db).run(write)
         }
     }
+
+    /// SQLITE_CONSTRAINT_PRIMARYKEY.
+    static let primaryKeyViolation: Int32 = 1555
+    /// SQLITE_CONSTRAINT_UNIQUE.
+    static let uniqueViolation: Int32 = 2067
 
     /// Drops events created before `before` except each user's newest `keepLatest` (by offset); returns the count.
     /// When a log may become empty (`keepLatest <= 0`) its highest offset is first saved to `event_log_heads`.
@@ -140,6 +180,9 @@ struct StoreWriteApplier {
         case .setReadMark(let userId, let peerId, _): return "setReadMark \(userId)->\(peerId)"
         case .setDeviceAck(let userId, let deviceId, _): return "setDeviceAck \(userId)/\(deviceId)"
         case .putIdempotency(let scope, let key, _, _, _): return "putIdempotency \(scope)/\(key)"
+        case .claimIdempotency(let scope, let key, _, _, _): return "claimIdempotency \(scope)/\(key)"
+        case .decideApproval(let a): return "decideApproval \(a.id)"
+        case .setSessionActiveClient(let sessionId, _, _): return "setSessionActiveClient \(sessionId)"
         case .enqueuePush(let job): return "enqueuePush \(job.id)"
         case .updatePushJob(let id, _, _, _, _): return "updatePushJob \(id)"
         case .upsertPushToken(let t): return "upsertPushToken \(t.userId)/\(t.deviceId)/\(t.kind)"

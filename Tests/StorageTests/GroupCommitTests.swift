@@ -64,24 +64,28 @@ import Testing
         #expect(commit(store, [[event("u", 1)]]) == [nil])
 
         let blocker = occupyWriter(store)
-        let recorder = Recorder<(name: String, error: StorageError?)>()
+        let recorder = Recorder<(name: String, error: Error?)>()
         let batches: [(String, [StoreWrite])] = [
             ("before", [event("u", 2), .upsertUser(UserRecord(id: "a", hexCode: "0000000a", createdAt: 1))]),
             // Offset 1 exists: the whole batch, user "b" included, must vanish.
             ("duplicate", [.upsertUser(UserRecord(id: "b", hexCode: "0000000b", createdAt: 1)), event("u", 3), event("u", 1)]),
             ("after", [event("u", 3), .upsertUser(UserRecord(id: "c", hexCode: "0000000c", createdAt: 1))]),
+            // A hex code another user has: a constraint, reported as the store's error with its cause.
+            ("hex", [.upsertUser(UserRecord(id: "d", hexCode: "0000000a", createdAt: 1))]),
         ]
         for (name, writes) in batches {
-            store.write(writes) { recorder.record((name, $0 as? StorageError)) }
+            store.write(writes) { recorder.record((name, $0)) }
         }
-        let results = recorder.wait(for: 3)
+        let results = recorder.wait(for: 4)
         #expect(blocker.wait(for: 1) == [nil])
-        #expect(results.map(\.name) == ["before", "duplicate", "after"])
+        #expect(results.map(\.name) == ["before", "duplicate", "after", "hex"])
         #expect(results[0].error == nil && results[2].error == nil)
-        let failure = try #require(results[1].error)
+        // A taken offset is a lost decision: the store's answer names the user and its latest offset.
+        #expect(results[1].error as? StoreConflict == .offsetTaken(userId: "u", latest: 3))
+        let failure = try #require(results[3].error as? StorageError)
         #expect(failure.message.contains(path))
         #expect(failure.message.contains("UNIQUE constraint failed"))
-        #expect(failure.message.contains("appendEvent user u offset 1"))
+        #expect(failure.message.contains("upsertUser d"))
         #expect(failure.sqliteCode.map { $0 & 0xFF } == 19)   // SQLITE_CONSTRAINT
 
         #expect(try store.events(userId: "u", after: 0, limit: 10).map(\.offset) == [1, 2, 3])

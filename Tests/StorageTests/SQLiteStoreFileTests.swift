@@ -76,7 +76,7 @@ import Testing
         let ids = ["apr_7", "apr_12", "apr_x", "apr_", "apr_3b", "apr_99999999999999999999", "zzz_50", "apr_-40", "APR_60"]
         let writes = ids.enumerated().map { index, id in
             StoreWrite.upsertApproval(ApprovalRecord(id: id, userId: "u", sessionId: "s", toolName: "t", summary: "",
-                                                     state: index.isMultiple(of: 2) ? "pending" : "denied",
+                                                     state: index.isMultiple(of: 2) ? .pending : .denied,
                                                      createdAt: 1, expiresAt: 2))
         }
         #expect(commit(store, [writes]) == [nil])

@@ -1,7 +1,15 @@
 import Synchronization
 
 /// One change to durable state. A batch of them is applied atomically.
+///
+/// Most writes are unconditional (upserts of state this node owns). The writes marked **decision** are
+/// compare-and-set: they apply only if the stored row is still what this node saw, because another node sharing the
+/// store may have decided first. A decision that loses fails its whole batch with a `StoreConflict` carrying the
+/// store's current row (see "Decisions" below and docs/ARCHITECTURE.md, "The domain").
 public enum StoreWrite: Sendable, Equatable {
+    /// **Decision** (next offset of a user's log): an offset already stored for the user fails the batch with
+    /// `StoreConflict.offsetTaken` and the log's highest stored offset. Offsets have no gaps, so a node whose idea of
+    /// the latest offset is behind always collides with a stored row.
     case appendEvent(StoredEvent)
     case upsertUser(UserRecord)
     case upsertDevice(DeviceRecord)
@@ -36,6 +44,42 @@ public enum StoreWrite: Sendable, Equatable {
     case upsertInvite(InviteRecord)
     case upsertUserPhone(UserPhoneRecord)
     case deleteUserPhone(userId: String)
+
+    // MARK: Decisions (added for several nodes sharing one store)
+
+    /// **Decision** (first answer of an approval, and a timeout firing once): replaces the approval with `approval`
+    /// (decided: `approved`, `denied` or `timedOut`) only if the stored one is still `pending` —
+    /// `UPDATE approvals SET … WHERE id = $1 AND state = 'pending'`. Otherwise `StoreConflict.approvalDecided` with the
+    /// stored row (nil when there is none).
+    case decideApproval(ApprovalRecord)
+    /// **Decision** (the active client of a session): sets the session's active client to `new` only if the session
+    /// is `active` and its active client is still exactly `expected` (nil = none yet) —
+    /// `UPDATE sessions SET active_… WHERE id = $1 AND state = 'active' AND active_… IS NOT DISTINCT FROM $expected`.
+    /// Otherwise `StoreConflict.sessionChanged` with the stored session (nil when there is none).
+    case setSessionActiveClient(sessionId: String, expected: ActiveClient?, new: ActiveClient)
+    /// **Decision** (an idempotency key): stores the response for (`scope`, `key`) only if the key is new —
+    /// `INSERT … ON CONFLICT DO NOTHING`. Otherwise `StoreConflict.idempotencyKeyClaimed` with the stored response:
+    /// whoever claimed the key first answers every retry. (`putIdempotency` overwrites and is not a decision.)
+    case claimIdempotency(scope: String, key: String, response: [UInt8], requestHash: String, createdAt: Int64)
+}
+
+/// Why a batch with a **decision** was not applied: another writer decided first. Carries the store's current row so
+/// the domain can act on the store's answer (and correct its memory) without another read. The batch is rolled back
+/// as a whole; other batches of the same `write(batches:)` call are not affected.
+///
+/// `upsertConnectCode` of a code that belongs to another user is a decision too (a connect-code claim: two nodes
+/// may draw the same random code) and fails with `connectCodeTaken`.
+public enum StoreConflict: Error, Sendable, Equatable {
+    /// `appendEvent` used an offset already stored; `latest` is the highest offset stored for the user.
+    case offsetTaken(userId: String, latest: Int64)
+    /// `decideApproval` found the approval already decided (or missing: nil).
+    case approvalDecided(current: ApprovalRecord?)
+    /// `setSessionActiveClient` found another active client, or the session ended (or missing: nil).
+    case sessionChanged(current: SessionRecord?)
+    /// `claimIdempotency` found the key already used; `current` is what the first claim stored.
+    case idempotencyKeyClaimed(scope: String, key: String, current: IdempotencyRecord)
+    /// `upsertConnectCode` named a code another user owns.
+    case connectCodeTaken(current: ConnectCodeRecord)
 }
 
 /// What an idempotency key answered, and a digest of the request that used it first ("" for rows stored before
@@ -81,7 +125,8 @@ public struct GatewaySnapshot: Sendable, Equatable {
 /// The domain's durable storage port. Implementations: `InMemoryGatewayStore` (tests) and the SQLite adapter.
 ///
 /// Threading: `write` may be called from any thread and returns at once; the completion runs on an arbitrary
-/// thread after the batch is durable (committed), in the order batches were submitted. Reads may block and must
+/// thread after the batch is durable (committed), in the order batches were submitted. A batch whose decision lost
+/// reports a `StoreConflict` as its error (and nothing of it is stored). Reads may block and must
 /// not be called on an event loop thread (run them on a Dispatch queue).
 public protocol GatewayStore: AnyObject, Sendable {
     /// Applies the writes in one transaction (possibly grouped with other batches: group commit). `nil` = committed.

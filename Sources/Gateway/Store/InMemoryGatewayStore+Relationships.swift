@@ -15,8 +15,8 @@ extension InMemoryGatewayStore.State {
         case .deleteContactPause(let userId, let contactId):
             snapshot.contactPauses.removeAll { $0.userId == userId && $0.contactId == contactId }
         case .upsertConnectCode(let code):
-            if snapshot.connectCodes.contains(where: { $0.code == code.code && $0.userId != code.userId }) {
-                throw InMemoryConstraintError("connect code \(code.code) belongs to another user")
+            if let current = snapshot.connectCodes.first(where: { $0.code == code.code && $0.userId != code.userId }) {
+                throw StoreConflict.connectCodeTaken(current: current)
             }
             if code.revokedAt == nil, snapshot.connectCodes.contains(where: { $0.userId == code.userId && $0.code != code.code && $0.revokedAt == nil }) {
                 throw InMemoryConstraintError("user \(code.userId) already has a current connect code")

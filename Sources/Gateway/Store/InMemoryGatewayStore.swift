@@ -17,6 +17,9 @@ public final class InMemoryGatewayStore: GatewayStore {
         mutating func apply(_ write: StoreWrite) throws {
             switch write {
             case .appendEvent(let event):
+                if let latest = snapshot.latestOffsets[event.userId], event.offset <= latest {
+                    throw StoreConflict.offsetTaken(userId: event.userId, latest: latest)
+                }
                 events[event.userId, default: []].append(event)
                 snapshot.latestOffsets[event.userId] = max(snapshot.latestOffsets[event.userId] ?? 0, event.offset)
             case .upsertUser(let user):
@@ -31,13 +34,13 @@ public final class InMemoryGatewayStore: GatewayStore {
                 replace(&snapshot.contacts, contact) { $0.userId == contact.userId && $0.contactId == contact.contactId }
             case .upsertSession(let session):
                 snapshot.openSessions.removeAll { $0.id == session.id }
-                if session.state == "ended" { endedSessions[session.id] = session } else { snapshot.openSessions.append(session) }
+                if session.state == .ended { endedSessions[session.id] = session } else { snapshot.openSessions.append(session) }
             case .upsertApproval(let approval):
                 snapshot.pendingApprovals.removeAll { $0.id == approval.id }
                 if approval.id.hasPrefix("apr_"), let sequence = Int64(approval.id.dropFirst(4)) {
                     snapshot.latestApprovalSequence = max(snapshot.latestApprovalSequence, sequence)
                 }
-                if approval.state == "pending" { snapshot.pendingApprovals.append(approval) } else { resolvedApprovals[approval.id] = approval }
+                if approval.state == .pending { snapshot.pendingApprovals.append(approval) } else { resolvedApprovals[approval.id] = approval }
             case .insertMessage(let message):
                 messages.append(message)
                 snapshot.latestMessageId = max(snapshot.latestMessageId, message.id)
@@ -49,6 +52,27 @@ public final class InMemoryGatewayStore: GatewayStore {
                 }
             case .putIdempotency(let scope, let key, let response, let requestHash, _):
                 idempotency[scope + "\u{0}" + key] = IdempotencyRecord(response: response, requestHash: requestHash)
+            case .claimIdempotency(let scope, let key, let response, let requestHash, _):
+                if let current = idempotency[scope + "\u{0}" + key] {
+                    throw StoreConflict.idempotencyKeyClaimed(scope: scope, key: key, current: current)
+                }
+                idempotency[scope + "\u{0}" + key] = IdempotencyRecord(response: response, requestHash: requestHash)
+            case .decideApproval(let approval):
+                guard let current = snapshot.pendingApprovals.first(where: { $0.id == approval.id }) else {
+                    throw StoreConflict.approvalDecided(current: resolvedApprovals[approval.id])
+                }
+                var decided = current
+                decided.state = approval.state
+                decided.decidedByDeviceId = approval.decidedByDeviceId
+                decided.decidedByClientType = approval.decidedByClientType
+                decided.resolvedAt = approval.resolvedAt
+                try apply(.upsertApproval(decided))
+            case .setSessionActiveClient(let sessionId, let expected, let new):
+                guard let i = snapshot.openSessions.firstIndex(where: { $0.id == sessionId }),
+                      snapshot.openSessions[i].state == .active, snapshot.openSessions[i].activeClient == expected else {
+                    throw StoreConflict.sessionChanged(current: endedSessions[sessionId] ?? snapshot.openSessions.first { $0.id == sessionId })
+                }
+                snapshot.openSessions[i].activeClient = new
             case .enqueuePush(let job):
                 pushJobs[job.id] = job
                 snapshot.latestPushJobId = max(snapshot.latestPushJobId, job.id)

@@ -70,21 +70,35 @@ public struct ActiveClient: Sendable, Equatable, Codable {
     }
 }
 
+/// A session's lifecycle. The raw values are the wire and database strings.
+public enum SessionState: String, Sendable, Equatable, CaseIterable {
+    case active
+    case ended
+}
+
 public struct SessionRecord: Sendable, Equatable {
     public var id: String
     public var userId: String
     public var title: String?
-    /// `active` or `ended`.
-    public var state: String
+    public var state: SessionState
     public var activeClient: ActiveClient?
     public var createdAt: Int64
     public var endedAt: Int64?
 
-    public init(id: String, userId: String, title: String? = nil, state: String = "active", activeClient: ActiveClient? = nil,
+    public init(id: String, userId: String, title: String? = nil, state: SessionState = .active, activeClient: ActiveClient? = nil,
                 createdAt: Int64, endedAt: Int64? = nil) {
         self.id = id; self.userId = userId; self.title = title; self.state = state; self.activeClient = activeClient
         self.createdAt = createdAt; self.endedAt = endedAt
     }
+}
+
+/// An approval request's lifecycle: `pending` until the first answer (`approved`/`denied`) or the deadline
+/// (`timedOut`). The raw values are the wire and database strings.
+public enum ApprovalState: String, Sendable, Equatable, CaseIterable {
+    case pending
+    case approved
+    case denied
+    case timedOut = "timed_out"
 }
 
 public struct ApprovalRecord: Sendable, Equatable {
@@ -95,8 +109,7 @@ public struct ApprovalRecord: Sendable, Equatable {
     public var summary: String
     /// JSON-encoded details object, if any.
     public var details: [UInt8]?
-    /// `pending`, `approved`, `denied` or `timed_out`.
-    public var state: String
+    public var state: ApprovalState
     public var decidedByDeviceId: String?
     public var decidedByClientType: String?
     public var createdAt: Int64
@@ -104,7 +117,7 @@ public struct ApprovalRecord: Sendable, Equatable {
     public var resolvedAt: Int64?
 
     public init(id: String, userId: String, sessionId: String, toolName: String, summary: String, details: [UInt8]? = nil,
-                state: String = "pending", decidedByDeviceId: String? = nil, decidedByClientType: String? = nil,
+                state: ApprovalState = .pending, decidedByDeviceId: String? = nil, decidedByClientType: String? = nil,
                 createdAt: Int64, expiresAt: Int64, resolvedAt: Int64? = nil) {
         self.id = id; self.userId = userId; self.sessionId = sessionId; self.toolName = toolName; self.summary = summary
         self.details = details; self.state = state; self.decidedByDeviceId = decidedByDeviceId

@@ -1,0 +1,152 @@
+import Gateway
+import Testing
+@testable import Storage
+
+/// A `GatewayStore` under test and how to close it. Another adapter (PostgreSQL) joins the decision contract by
+/// adding one factory to `StoreFactory.all`.
+struct StoreFactory: Sendable, CustomTestStringConvertible {
+    let name: String
+    let open: @Sendable () throws -> OpenedStore
+    var testDescription: String { name }
+
+    static let memory = StoreFactory(name: "in-memory") { OpenedStore(InMemoryGatewayStore()) {} }
+    static let sqlite = StoreFactory(name: "SQLite") {
+        let directory = try TemporaryDirectory()
+        let store = try openStore(directory.path())
+        return OpenedStore(store) { store.close(); _ = directory }
+    }
+    static let all = [memory, sqlite]
+}
+
+/// An open store; `close` releases it (and its files).
+final class OpenedStore {
+    let store: any GatewayStore
+    private let closer: () -> Void
+    init(_ store: any GatewayStore, close: @escaping () -> Void) { self.store = store; closer = close }
+    deinit { closer() }
+
+    /// Hands the batches over as one job (as the hub does) and waits for their results, in order.
+    func write(_ batches: [StoreWrite]...) -> [StoreConflict?] {
+        let recorder = Recorder<[String?]>()
+        let conflicts = Recorder<[StoreConflict?]>()
+        store.write(batches: batches) { errors in
+            // Anything that is not a lost decision is a broken store: recorded as text so the test shows it.
+            recorder.record(errors.map { error in error.flatMap { $0 is StoreConflict ? nil : "\($0)" } })
+            conflicts.record(errors.map { $0 as? StoreConflict })
+        }
+        #expect(recorder.wait(for: 1).first?.allSatisfy { $0 == nil } == true)
+        return conflicts.wait(for: 1).first ?? []
+    }
+}
+
+/// The decisions two nodes sharing a store could race on, which the store (not a node's memory) must make atomically:
+/// the loser's whole batch is rolled back and it learns the store's current row.
+@Suite struct StoreDecisionContractTests {
+    static let pending = ApprovalRecord(id: "apr_1", userId: "u1", sessionId: "s1", toolName: "bash", summary: "ls",
+                                        createdAt: 1_000, expiresAt: 61_000)
+
+    static func decided(_ state: ApprovalState, by device: String?, at time: Int64) -> ApprovalRecord {
+        var approval = pending
+        approval.state = state
+        approval.decidedByDeviceId = device
+        approval.decidedByClientType = device.map { _ in "ios" }
+        approval.resolvedAt = time
+        return approval
+    }
+
+    @Test(arguments: StoreFactory.all)
+    func theFirstAnswerOfAnApprovalWins(factory: StoreFactory) throws {
+        let s = try factory.open()
+        #expect(s.write([.upsertApproval(Self.pending)]) == [nil])
+        let phone = Self.decided(.approved, by: "phone", at: 5_000)
+        let desk = Self.decided(.denied, by: "desk", at: 5_001)
+        let marker = UserRecord(id: "loser-was-here", hexCode: "00000001", createdAt: 1)
+        // Both in one job, as two nodes' commits would be serialised by the store.
+        let results = s.write([.decideApproval(phone)], [.upsertUser(marker), .decideApproval(desk)])
+        #expect(results == [nil, .approvalDecided(current: phone)])
+        #expect(try s.store.approval(id: "apr_1") == phone)
+        #expect(try s.store.loadSnapshot().users.isEmpty)      // the loser's batch left nothing behind
+        #expect(try s.store.loadSnapshot().pendingApprovals.isEmpty)
+    }
+
+    @Test(arguments: StoreFactory.all)
+    func aTimeoutFiresOnceAndLosesToAnEarlierAnswer(factory: StoreFactory) throws {
+        let s = try factory.open()
+        #expect(s.write([.upsertApproval(Self.pending)]) == [nil])
+        let timedOut = Self.decided(.timedOut, by: nil, at: 61_000)
+        #expect(s.write([.decideApproval(timedOut)], [.decideApproval(timedOut)]) == [nil, .approvalDecided(current: timedOut)])
+
+        let other = try factory.open()
+        let answer = Self.decided(.approved, by: "phone", at: 60_999)
+        #expect(other.write([.upsertApproval(Self.pending)], [.decideApproval(answer)], [.decideApproval(timedOut)])
+                == [nil, nil, .approvalDecided(current: answer)])
+    }
+
+    @Test(arguments: StoreFactory.all)
+    func decidingAnApprovalTheStoreDoesNotHaveReportsNone(factory: StoreFactory) throws {
+        let s = try factory.open()
+        #expect(s.write([.decideApproval(Self.decided(.approved, by: "phone", at: 5_000))]) == [.approvalDecided(current: nil)])
+    }
+
+    @Test(arguments: StoreFactory.all)
+    func theActiveClientOfASessionIsACompareAndSet(factory: StoreFactory) throws {
+        let s = try factory.open()
+        let phone = ActiveClient(clientType: "ios", deviceId: "phone", lastActivityAt: 2_000)
+        let desk = ActiveClient(clientType: "desktop", deviceId: "desk", lastActivityAt: 2_001)
+        let session = SessionRecord(id: "s1", userId: "u1", createdAt: 1_000)
+        #expect(s.write([.upsertSession(session)]) == [nil])
+        // Two devices attach, both believing nobody was active: the second loses and sees the first.
+        var withPhone = session
+        withPhone.activeClient = phone
+        #expect(s.write([.setSessionActiveClient(sessionId: "s1", expected: nil, new: phone)],
+                        [.setSessionActiveClient(sessionId: "s1", expected: nil, new: desk)])
+                == [nil, .sessionChanged(current: withPhone)])
+        // Retrying against what the store reported succeeds.
+        #expect(s.write([.setSessionActiveClient(sessionId: "s1", expected: phone, new: desk)]) == [nil])
+        #expect(try s.store.session(id: "s1")?.activeClient == desk)
+        // An ended session takes no active client, and a missing one reports none.
+        var ended = session
+        ended.activeClient = desk
+        ended.state = .ended
+        ended.endedAt = 3_000
+        #expect(s.write([.upsertSession(ended)]) == [nil])
+        #expect(s.write([.setSessionActiveClient(sessionId: "s1", expected: desk, new: phone)]) == [.sessionChanged(current: ended)])
+        #expect(s.write([.setSessionActiveClient(sessionId: "nope", expected: nil, new: phone)]) == [.sessionChanged(current: nil)])
+    }
+
+    @Test(arguments: StoreFactory.all)
+    func theNextOffsetOfAUsersLogIsTakenOnce(factory: StoreFactory) throws {
+        let s = try factory.open()
+        #expect(s.write([event("u1", 1), event("u1", 2)]) == [nil])
+        let marker = UserRecord(id: "loser-was-here", hexCode: "00000001", createdAt: 1)
+        #expect(s.write([event("u2", 1)], [.upsertUser(marker), event("u1", 2)], [event("u1", 3)])
+                == [nil, .offsetTaken(userId: "u1", latest: 2), nil])
+        #expect(try s.store.events(userId: "u1", after: 0, limit: 10).map(\.offset) == [1, 2, 3])
+        #expect(try s.store.loadSnapshot().users.isEmpty)
+    }
+
+    @Test(arguments: StoreFactory.all)
+    func anIdempotencyKeyIsClaimedOnce(factory: StoreFactory) throws {
+        let s = try factory.open()
+        let first = IdempotencyRecord(response: Array("first".utf8), requestHash: "h1")
+        #expect(s.write([.claimIdempotency(scope: "publish:u1", key: "k", response: first.response, requestHash: "h1", createdAt: 1)],
+                        [event("u1", 1), .claimIdempotency(scope: "publish:u1", key: "k", response: Array("second".utf8), requestHash: "h2", createdAt: 2)],
+                        [.claimIdempotency(scope: "publish:u2", key: "k", response: [], requestHash: "h3", createdAt: 3)])
+                == [nil, .idempotencyKeyClaimed(scope: "publish:u1", key: "k", current: first), nil])
+        #expect(try s.store.idempotentResponse(scope: "publish:u1", key: "k") == first)
+        #expect(try s.store.events(userId: "u1", after: 0, limit: 10).isEmpty)
+    }
+
+    @Test(arguments: StoreFactory.all)
+    func aConnectCodeIsClaimedByOneUser(factory: StoreFactory) throws {
+        let s = try factory.open()
+        let mine = ConnectCodeRecord(code: "123456", userId: "u1", createdAt: 1)
+        #expect(s.write([.upsertConnectCode(mine)], [.upsertConnectCode(ConnectCodeRecord(code: "123456", userId: "u2", createdAt: 2))])
+                == [nil, .connectCodeTaken(current: mine)])
+        // Its owner may still update it (revoke it).
+        var revoked = mine
+        revoked.revokedAt = 5
+        #expect(s.write([.upsertConnectCode(revoked)]) == [nil])
+        #expect(try s.store.loadSnapshot().connectCodes == [revoked])
+    }
+}

@@ -17,6 +17,14 @@ extension GatewayHub {
     /// The user's current code, created on first use; `regenerate` replaces it (the old one then reports expired).
     /// A change is a durable `connect_code_changed` event for the user's other devices.
     public func connectCode(for userId: String, regenerate: Bool, completion: @escaping (Result<ConnectCodeData, GatewayError>) -> Void) {
+        connectCode(for: userId, regenerate: regenerate, attempt: 1, completion: completion)
+    }
+
+    /// Codes drawn again after the store reported the drawn one as another user's (another node drew it first).
+    static let connectCodeAttempts = 3
+
+    private func connectCode(for userId: String, regenerate: Bool, attempt: Int,
+                             completion: @escaping (Result<ConnectCodeData, GatewayError>) -> Void) {
         guard users[userId] != nil else { return completion(.failure(GatewayError(.userNotFound, "no user \"\(userId)\""))) }
         let now = clock.now()
         if !regenerate, let code = relations.currentCode[userId], let record = relations.connectCodes[code],
@@ -24,6 +32,7 @@ extension GatewayHub {
             return completion(.success(Self.connectCodeData(record)))
         }
         var writes: [StoreWrite] = []
+        let previous = relations.currentCode[userId].flatMap { relations.connectCodes[$0] }
         if let code = relations.currentCode[userId], var old = relations.connectCodes[code] {
             old.revokedAt = now
             relations.put(old)
@@ -42,8 +51,17 @@ extension GatewayHub {
         relations.put(record)
         writes.append(.upsertConnectCode(record))
         let data = Self.connectCodeData(record)
-        commit(writes, events: [PendingEvent(userId: userId, type: "connect_code_changed", data: encode(data))],
-               completion: Self.finish(completion) { data })
+        // The code is a claim the store decides: when another node gave it to someone else first, memory learns the
+        // owner, takes back this attempt (the previous code stays current) and draws again.
+        commit(writes, events: [PendingEvent(userId: userId, type: "connect_code_changed", data: encode(data))], onConflict: { [self] conflict in
+            guard case .connectCodeTaken(let taken) = conflict, attempt < Self.connectCodeAttempts else {
+                return completion(.failure(GatewayError(.storageFailed, "could not store the connect code: \(conflict)")))
+            }
+            if relations.currentCode[userId] == record.code { relations.currentCode[userId] = nil }
+            relations.put(taken)
+            if let previous { relations.put(previous) }
+            connectCode(for: userId, regenerate: regenerate, attempt: attempt + 1, completion: completion)
+        }, completion: Self.finish(completion) { data })
     }
 
     static func connectCodeData(_ r: ConnectCodeRecord) -> ConnectCodeData {

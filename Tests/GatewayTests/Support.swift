@@ -99,6 +99,9 @@ final class DeferredStore: GatewayStore, @unchecked Sendable {
 
     func write(_ writes: [StoreWrite], completion: @escaping @Sendable (Error?) -> Void) { queued.append((writes, completion)) }
 
+    /// The batches handed over and not yet flushed, oldest first.
+    var pending: [[StoreWrite]] { queued.map(\.0) }
+
     func flush() {
         while !queued.isEmpty {
             let (writes, completion) = queued.removeFirst()

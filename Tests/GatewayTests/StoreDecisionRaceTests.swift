@@ -1,0 +1,71 @@
+@testable import Gateway
+import GatewayProtocol
+import Synchronization
+import Testing
+
+/// Another node's decision lands in the store between the hub's decision and its commit (`DeferredStore` holds the
+/// hub's batch while the test writes straight into the store). The hub must answer with the store's winner.
+@Suite struct StoreDecisionRaceTests {
+    let store = DeferredStore()
+    let scheduler = ManualScheduler()
+    let hub: GatewayHub
+
+    init() throws {
+        hub = GatewayHub(store: store, scheduler: scheduler, clock: scheduler)
+        try hub.start()
+        for id in ["ann", "bob", "carol"] { hub.upsertUser(id: id, displayName: nil) { _ in } }
+        store.flush()
+    }
+
+    /// What the other node commits; it must not lose (it decided first).
+    func otherNode(_ writes: [StoreWrite]) {
+        let failure = Mutex<String?>("not committed")
+        store.inner.write(writes) { error in failure.withLock { $0 = error.map { "\($0)" } } }
+        #expect(failure.withLock { $0 } == nil)
+    }
+
+    func publish(key: String, name: String) -> (() -> Result<Int64, GatewayError>?) {
+        var result: Result<Int64, GatewayError>?
+        hub.publish(userId: "ann", name: name, payload: nil, idempotencyKey: key) { result = $0 }
+        return { result }
+    }
+
+    @Test func anIdempotencyKeyClaimedElsewhereFirstAnswersWithTheStoredResponse() {
+        let result = publish(key: "k1", name: "paid")
+        #expect(result() == nil && store.pending.count == 1)
+        // The other node ran the same request under the same key and stored its offset (7).
+        let sameRequest = SHA256.hex(ServerFrames.encode(CustomEventData(name: "paid", payload: nil)))
+        otherNode([.claimIdempotency(scope: "publish:ann", key: "k1", response: ServerFrames.encode(PublishResult(offset: 7)),
+                                     requestHash: sameRequest, createdAt: 1)])
+        store.flush()
+        #expect(result() == .success(7))
+        #expect((try? store.inner.events(userId: "ann", after: 0, limit: 10))?.isEmpty == true)   // nothing stored twice
+    }
+
+    @Test func anIdempotencyKeyClaimedElsewhereForAnotherRequestIsRefusedAsReused() {
+        let result = publish(key: "k2", name: "paid")
+        otherNode([.claimIdempotency(scope: "publish:ann", key: "k2", response: ServerFrames.encode(PublishResult(offset: 3)),
+                                     requestHash: "a-different-request", createdAt: 1)])
+        store.flush()
+        if case .failure(let error)? = result() { #expect(error.code == .idempotencyKeyReused) } else { Issue.record("expected a refusal") }
+    }
+
+    @Test func aConnectCodeTheOtherNodeGaveToSomeoneElseIsDrawnAgain() throws {
+        var answered: Result<ConnectCodeData, GatewayError>?
+        hub.connectCode(for: "bob", regenerate: false) { answered = $0 }
+        let drawn = try #require(store.pending.flatMap { $0 }.compactMap { write -> ConnectCodeRecord? in
+            if case .upsertConnectCode(let record) = write { return record } else { return nil }
+        }.first)
+        otherNode([.upsertConnectCode(ConnectCodeRecord(code: drawn.code, userId: "carol", createdAt: 1))])
+        store.flush()
+        let code = try #require(try answered?.get().code)
+        #expect(code != drawn.code && code.count == 6)
+        let stored = try store.inner.loadSnapshot().connectCodes
+        #expect(stored.first { $0.code == drawn.code }?.userId == "carol")
+        #expect(stored.first { $0.code == code }?.userId == "bob")
+        // Memory agrees with the store: bob's current code is the new one.
+        var again: String?
+        hub.connectCode(for: "bob", regenerate: false) { again = try? $0.get().code }
+        #expect(again == code)
+    }
+}

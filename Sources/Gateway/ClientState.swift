@@ -23,9 +23,8 @@ final class ClientState: @unchecked Sendable {
     }
 }
 
-/// Presence of one user across devices.
+/// Presence of one user across devices: the machine's state and the hub's grace timer for it.
 struct PresenceState {
-    var status: String = "offline"
-    var lastSeenAt: Int64?
-    var offlineTimer: GatewayTimer?
+    var machine = PresenceMachine.State()
+    var graceTimer: GatewayTimer?
 }

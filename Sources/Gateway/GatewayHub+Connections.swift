@@ -125,37 +125,37 @@ extension GatewayHub {
 
     // MARK: Presence
 
-    /// Recomputes a user's presence from its devices; changes go to its contacts. Going offline waits out the grace
-    /// period so a quick reconnect does not flicker.
+    /// Feeds the user's devices to its `PresenceMachine`; changes go to its contacts. Going offline waits out the
+    /// grace period so a quick reconnect does not flicker.
     func updatePresence(of userId: String) {
-        var current = presence[userId] ?? PresenceState()
         let states = clients[userId].map { Array($0.values) } ?? []
-        if states.isEmpty {
-            guard current.status != "offline", current.offlineTimer == nil else { return }
-            current.offlineTimer = scheduler.schedule(at: clock.now() + settings.presenceGraceMs) { [self] in
-                guard clients[userId] == nil, var p = presence[userId] else { return }
-                p.offlineTimer = nil
-                p.status = "offline"
-                p.lastSeenAt = clock.now()
-                presence[userId] = p
+        stepPresence(of: userId, .devices(connected: states.count, away: states.filter(\.away).count))
+    }
+
+    private func stepPresence(of userId: String, _ input: PresenceMachine.Input) {
+        var current = presence[userId] ?? PresenceState()
+        let (next, actions) = PresenceMachine(graceMs: settings.presenceGraceMs).transition(current.machine, input, now: clock.now())
+        current.machine = next
+        presence[userId] = current
+        for action in actions {
+            switch action {
+            case .armGrace(let deadline):
+                presence[userId]?.graceTimer = scheduler.schedule(at: deadline) { [self] in
+                    presence[userId]?.graceTimer = nil
+                    stepPresence(of: userId, .graceOver(connected: clients[userId]?.count ?? 0))
+                }
+            case .cancelGrace:
+                presence[userId]?.graceTimer?.cancel()
+                presence[userId]?.graceTimer = nil
+            case .broadcast:
                 broadcastPresence(of: userId)
             }
-            presence[userId] = current
-            return
         }
-        current.offlineTimer?.cancel()
-        current.offlineTimer = nil
-        let status = states.contains { !$0.away } ? "online" : "away"
-        let changed = status != current.status
-        current.status = status
-        current.lastSeenAt = clock.now()
-        presence[userId] = current
-        if changed { broadcastPresence(of: userId) }
     }
 
     func presenceData(of userId: String) -> PresenceData {
-        let p = presence[userId] ?? PresenceState()
-        return PresenceData(userId: userId, status: p.status, lastSeenAt: p.lastSeenAt)
+        let p = presence[userId]?.machine ?? PresenceMachine.State()
+        return PresenceData(userId: userId, status: p.status.rawValue, lastSeenAt: p.lastSeenAt)
     }
 
     private func broadcastPresence(of userId: String) {

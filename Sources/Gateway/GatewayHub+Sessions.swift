@@ -84,8 +84,8 @@ extension GatewayHub {
                 writes.append(.setSessionActiveClient(sessionId: session.id, expected: expected, new: new))
             case .handoff(let handoff):
                 events.append(PendingEvent(userId: session.userId, type: "session_handoff", data: encode(handoff)))
-            case .commitEnd(let ended):     // not produced by activity; kept exhaustive
-                writes.append(.upsertSession(ended))
+            case .commitEnd:     // produced by `end` only
+                break
             case .refuseEnded:
                 refused = true
             }
@@ -163,12 +163,21 @@ extension GatewayHub {
         }
     }
 
+    /// Ending is the store's decision too (only an active session ends): when another node ended it first, the
+    /// answer is the session as the store has it, and no second `session_ended` is appended.
     private func endSession(_ found: SessionRecord, completion: @escaping (Result<SessionData, GatewayError>) -> Void) {
         let (next, actions) = SessionMachine.transition(sessions[found.id] ?? found, .end, now: clock.now())
         sessions[found.id] = next
         guard case .commitEnd(let ended)? = actions.first else { return completion(.success(Self.sessionData(next))) }
         let data = Self.sessionData(ended)
-        commit([.upsertSession(ended)], events: [PendingEvent(userId: ended.userId, type: "session_ended", data: encode(data))]) { outcome in
+        commit([.endSession(sessionId: ended.id, endedAt: ended.endedAt ?? clock.now())],
+               events: [PendingEvent(userId: ended.userId, type: "session_ended", data: encode(data))], onConflict: { [self] conflict in
+            guard case .sessionChanged(let stored?) = conflict, stored.state == .ended else {
+                return completion(.failure(GatewayError(.storageFailed, "could not end the session: \(conflict)")))
+            }
+            storeChanged(stored, sessionId: stored.id)
+            completion(.success(Self.sessionData(stored)))
+        }) { outcome in
             completion(outcome.map { _ in data })
         }
     }

@@ -48,6 +48,11 @@ struct StoreWriteApplier {
                 $0.bind(5, expected?.clientType); $0.bind(6, expected?.deviceId); $0.bind(7, expected?.lastActivityAt)
             }
             if db.changes == 0 { throw StorageError(conflict: .sessionChanged(current: try StoreReader(db: db).session(id: sessionId))) }
+        case .endSession(let sessionId, let endedAt):
+            try db.run("UPDATE sessions SET state = 'ended', ended_at = ?2 WHERE id = ?1 AND state = 'active'") {
+                $0.bind(1, sessionId); $0.bind(2, endedAt)
+            }
+            if db.changes == 0 { throw StorageError(conflict: .sessionChanged(current: try StoreReader(db: db).session(id: sessionId))) }
         case .claimIdempotency(let scope, let key, let response, let requestHash, let createdAt):
             try db.run("""
                 INSERT INTO idempotency (scope, "key", response, created_at, request_hash) VALUES (?1, ?2, ?3, ?4, ?5)
@@ -183,6 +188,7 @@ struct StoreWriteApplier {
         case .claimIdempotency(let scope, let key, _, _, _): return "claimIdempotency \(scope)/\(key)"
         case .decideApproval(let a): return "decideApproval \(a.id)"
         case .setSessionActiveClient(let sessionId, _, _): return "setSessionActiveClient \(sessionId)"
+        case .endSession(let sessionId, _): return "endSession \(sessionId)"
         case .enqueuePush(let job): return "enqueuePush \(job.id)"
         case .updatePushJob(let id, _, _, _, _): return "updatePushJob \(id)"
         case .upsertPushToken(let t): return "upsertPushToken \(t.userId)/\(t.deviceId)/\(t.kind)"

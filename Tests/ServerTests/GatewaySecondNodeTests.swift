@@ -111,6 +111,21 @@ import Testing
         #expect(try other.store.session(id: "s1")?.activeClient?.deviceId == "ann-tab")
     }
 
+    @Test func endingASessionAnotherNodeEndedAnswersWithTheStoredEnd() throws {
+        let (server, phone) = try Self.setUp()
+        let other = try OtherNode(server)
+        #expect(other.commit([.endSession(sessionId: "s1", endedAt: 1_234)]) == nil)
+
+        let ended = try server.api("POST", "/v1/sessions/s1/end")
+        #expect(ended.status == 200)
+        #expect(GatewayJSON.string(ended.json, "state") == "ended")
+        #expect(try other.store.session(id: "s1")?.endedAt == 1_234)
+        // This node appended no second session_ended: the phone's next event is the one published after it.
+        #expect(try server.api("POST", "/v1/users/ann/events", ["name": "after"]).status == 201)
+        let next = try phone.next(where: { $0["type"] as? String != "reply" })
+        #expect(next["type"] as? String == "custom")
+    }
+
     @Test func anOffsetTakenByAnotherNodeIsNotReusedTheEventTakesTheNextOne() throws {
         let (server, phone) = try Self.setUp()
         let other = try OtherNode(server)

@@ -115,6 +115,22 @@ final class OpenedStore {
     }
 
     @Test(arguments: StoreFactory.all)
+    func aSessionEndsOnceAndKeepsItsStoredActiveClient(factory: StoreFactory) throws {
+        let s = try factory.open()
+        let desk = ActiveClient(clientType: "desktop", deviceId: "desk", lastActivityAt: 2_001)
+        let session = SessionRecord(id: "s1", userId: "u1", activeClient: desk, createdAt: 1_000)
+        #expect(s.write([.upsertSession(session)]) == [nil])
+        var ended = session
+        ended.state = .ended
+        ended.endedAt = 5_000
+        #expect(s.write([.endSession(sessionId: "s1", endedAt: 5_000)], [.endSession(sessionId: "s1", endedAt: 5_001)])
+                == [nil, .sessionChanged(current: ended)])
+        #expect(try s.store.session(id: "s1") == ended)
+        #expect(try s.store.loadSnapshot().openSessions.isEmpty)
+        #expect(s.write([.endSession(sessionId: "nope", endedAt: 1)]) == [.sessionChanged(current: nil)])
+    }
+
+    @Test(arguments: StoreFactory.all)
     func theNextOffsetOfAUsersLogIsTakenOnce(factory: StoreFactory) throws {
         let s = try factory.open()
         #expect(s.write([event("u1", 1), event("u1", 2)]) == [nil])

@@ -57,6 +57,10 @@ public enum StoreWrite: Sendable, Equatable {
     /// `UPDATE sessions SET active_… WHERE id = $1 AND state = 'active' AND active_… IS NOT DISTINCT FROM $expected`.
     /// Otherwise `StoreConflict.sessionChanged` with the stored session (nil when there is none).
     case setSessionActiveClient(sessionId: String, expected: ActiveClient?, new: ActiveClient)
+    /// **Decision** (ending a session once): marks the session `ended` at `endedAt` only if it is still `active`,
+    /// keeping its stored active client — `UPDATE sessions SET state = 'ended', ended_at = $2 WHERE id = $1 AND
+    /// state = 'active'`. Otherwise `StoreConflict.sessionChanged` with the stored session (nil when there is none).
+    case endSession(sessionId: String, endedAt: Int64)
     /// **Decision** (an idempotency key): stores the response for (`scope`, `key`) only if the key is new —
     /// `INSERT … ON CONFLICT DO NOTHING`. Otherwise `StoreConflict.idempotencyKeyClaimed` with the stored response:
     /// whoever claimed the key first answers every retry. (`putIdempotency` overwrites and is not a decision.)
@@ -74,7 +78,8 @@ public enum StoreConflict: Error, Sendable, Equatable {
     case offsetTaken(userId: String, latest: Int64)
     /// `decideApproval` found the approval already decided (or missing: nil).
     case approvalDecided(current: ApprovalRecord?)
-    /// `setSessionActiveClient` found another active client, or the session ended (or missing: nil).
+    /// `setSessionActiveClient` found another active client, or the session ended; `endSession` found it ended
+    /// (either: or missing, nil).
     case sessionChanged(current: SessionRecord?)
     /// `claimIdempotency` found the key already used; `current` is what the first claim stored.
     case idempotencyKeyClaimed(scope: String, key: String, current: IdempotencyRecord)

@@ -73,6 +73,14 @@ public final class InMemoryGatewayStore: GatewayStore {
                     throw StoreConflict.sessionChanged(current: endedSessions[sessionId] ?? snapshot.openSessions.first { $0.id == sessionId })
                 }
                 snapshot.openSessions[i].activeClient = new
+            case .endSession(let sessionId, let endedAt):
+                guard var session = snapshot.openSessions.first(where: { $0.id == sessionId }), session.state == .active else {
+                    throw StoreConflict.sessionChanged(current: endedSessions[sessionId])
+                }
+                session.state = .ended
+                session.endedAt = endedAt
+                snapshot.openSessions.removeAll { $0.id == sessionId }
+                endedSessions[sessionId] = session
             case .enqueuePush(let job):
                 pushJobs[job.id] = job
                 snapshot.latestPushJobId = max(snapshot.latestPushJobId, job.id)

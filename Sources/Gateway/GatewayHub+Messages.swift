@@ -4,40 +4,27 @@ import GatewayProtocol
 /// Direct messages between contacts: validation, idempotent send, history, unread counts, read marks.
 extension GatewayHub {
     func sendMessage(_ command: SendMessageCommand, from client: GatewayClient, reply: Reply) {
-        let text = command.text.trimmedOfWhitespace
-        guard !text.isEmpty else {
-            reply.fail(GatewayError(.textEmpty, "text is empty after trimming white space"))
-            return
-        }
-        guard text.count <= settings.maxMessageCharacters else {
-            reply.fail(GatewayError(.textTooLong, "text has \(text.count) characters; the limit is \(settings.maxMessageCharacters)"))
-            return
-        }
-        // An unknown user is "not a contact" too: the answer must not tell which user ids exist.
-        guard areContacts(client.userId, command.to) else {
-            reply.fail(GatewayError(.notAContact, "you can only message your contacts"))
-            return
-        }
-        guard !relations.isPaused(client.userId, command.to) else {
-            reply.fail(GatewayError(.contactPaused, "this contact is paused"))
-            return
+        let relation = DirectMessage.Relation(areContacts: areContacts(client.userId, command.to),
+                                              paused: relations.isPaused(client.userId, command.to))
+        let text: String
+        switch DirectMessage.check(text: command.text, relation: relation, maxCharacters: settings.maxMessageCharacters) {
+        case .success(let accepted): text = accepted
+        case .failure(let refusal): return reply.fail(GatewayError(refusal))
         }
         let scope = "message:" + client.userId
         let send = { [self] (requestHash: String, done: @escaping (Result<SentMessage, GatewayError>) -> Void) in
             latestMessageId += 1
-            let message = MessageRecord(id: latestMessageId, from: client.userId, to: command.to, text: text, sentAt: clock.now())
-            let data = encode(MessageData(messageId: message.id, from: message.from, to: message.to, text: text,
-                                          sentAt: message.sentAt, fromDisplayName: users[client.userId]?.displayName))
-            let result = SentMessage(messageId: message.id, sentAt: message.sentAt)
-            var writes: [StoreWrite] = [.insertMessage(message)]
+            let message = DirectMessage.send(id: latestMessageId, from: client.userId, to: command.to, text: text,
+                                             senderDisplayName: users[client.userId]?.displayName, now: clock.now())
+            var writes: [StoreWrite] = [.insertMessage(message.record)]
             if let key = command.clientMessageId {
-                writes.append(.claimIdempotency(scope: scope, key: key, response: encode(result), requestHash: requestHash, createdAt: message.sentAt))
+                writes.append(.claimIdempotency(scope: scope, key: key, response: encode(message.reply), requestHash: requestHash,
+                                                createdAt: message.record.sentAt))
             }
-            // Both logs: the recipient's devices get it, and the sender's other devices stay in sync.
-            commit(writes, events: [PendingEvent(userId: command.to, type: "message", data: data),
-                                    PendingEvent(userId: client.userId, type: "message", data: data)]) { outcome in
+            let data = encode(message.event)
+            commit(writes, events: message.logs.map { PendingEvent(userId: $0, type: "message", data: data) }) { outcome in
                 if case .success = outcome { self.metrics.messagesSent.add(1, ordering: .relaxed) }
-                done(outcome.map { _ in result })
+                done(outcome.map { _ in message.reply })
             }
         }
         let answer: (Result<SentMessage, GatewayError>) -> Void = { outcome in
@@ -97,7 +84,7 @@ extension GatewayHub {
     }
 }
 
-struct SentMessage: Codable {
+struct SentMessage: Codable, Equatable {
     var messageId: Int64
     var sentAt: Int64
 }

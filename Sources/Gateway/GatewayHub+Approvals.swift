@@ -103,6 +103,8 @@ extension GatewayHub {
                 reply?.fail(GatewayError(refusal, requestId: approval.id))
             case .finished(let final):
                 finished(final)
+            case .wakeWaiters(let final):
+                wakeWaiters(of: final)
             case .commitDecision(let decided, let event):
                 commitDecision(decided, event, from: approval, input: input, answeredBy: client, reply: reply, attempt: attempt)
             }
@@ -183,8 +185,12 @@ extension GatewayHub {
 
     /// Tells long-polling backends and the webhook observer.
     private func finished(_ approval: ApprovalRecord) {
-        for waiter in approvalWaiters.removeValue(forKey: approval.id) ?? [] { waiter(approval) }
+        wakeWaiters(of: approval)
         approvalObserver?.approvalFinished(approval)
+    }
+
+    private func wakeWaiters(of approval: ApprovalRecord) {
+        for waiter in approvalWaiters.removeValue(forKey: approval.id) ?? [] { waiter(approval) }
     }
 
     /// The state of an approval request held in memory (pending ones, and decided ones seen since start).

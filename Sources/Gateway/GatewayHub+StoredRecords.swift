@@ -14,16 +14,20 @@ extension GatewayHub {
     /// The approval with this id (from memory, else from the store); `.success(nil)` when there is none.
     func withApproval(_ id: String, _ body: @escaping (Result<ApprovalRecord?, GatewayError>) -> Void) {
         let store = self.store
-        withRecord(\.approvals, id: id, read: { try store.approval(id: id) }, body)
+        // Kept through `remember` so the pending gauge counts one another node created and this node read.
+        withRecord(\.approvals, id: id, read: { try store.approval(id: id) }, keep: { [self] in remember($0) }, body)
     }
 
     private func withRecord<R>(_ cache: ReferenceWritableKeyPath<GatewayHub, [String: R]>, id: String,
-                               read: @escaping @Sendable () throws -> R?, _ body: @escaping (Result<R?, GatewayError>) -> Void) {
+                               read: @escaping @Sendable () throws -> R?, keep: ((R) -> Void)? = nil,
+                               _ body: @escaping (Result<R?, GatewayError>) -> Void) {
         if let record = self[keyPath: cache][id] { return body(.success(record)) }
         load(read: read) { [self] result in
             body(result.map { found in
                 guard let found else { return nil }
-                if self[keyPath: cache][id] == nil { self[keyPath: cache][id] = found }   // a create may have won meanwhile
+                if self[keyPath: cache][id] == nil {       // a create may have won meanwhile
+                    if let keep { keep(found) } else { self[keyPath: cache][id] = found }
+                }
                 return self[keyPath: cache][id]
             })
         }

@@ -69,7 +69,7 @@ import Testing
         let answer = ApprovalMachine.Input.answer(approve: false, by: phone)
         let (state, actions) = run([(answer, 5_000), (.storeDecided(theirs), 5_010), (answer, 5_010)])
         #expect(state == theirs)
-        #expect(actions[1] == [.cancelTimer, .finished(theirs)])
+        #expect(actions[1] == [.cancelTimer, .wakeWaiters(theirs)])   // the deciding node tells the webhook, not this one
         #expect(actions[2] == [.refuse(.alreadyResolved(.approved))])
     }
 

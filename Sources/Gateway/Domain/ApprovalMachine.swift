@@ -37,8 +37,10 @@ struct ApprovalMachine {
         case commitDecision(ApprovalRecord, Event)
         case cancelTimer
         case refuse(Refusal)
-        /// The approval is final: answer long-polling backends and the webhook observer.
+        /// This node's decision is final: answer long-polling backends and tell the webhook observer.
         case finished(ApprovalRecord)
+        /// Another node's decision is final: answer this node's long-polls (the deciding node tells the observer).
+        case wakeWaiters(ApprovalRecord)
     }
 
     /// The transition: the approval after `input` at `now`, and what the coordinator must do.
@@ -69,7 +71,7 @@ struct ApprovalMachine {
         case (_, .committed):
             return (approval, [.finished(approval)])
         case (_, .storeDecided(let current?)):
-            return (current, current.state == .pending ? [] : [.cancelTimer, .finished(current)])
+            return (current, current.state == .pending ? [] : [.cancelTimer, .wakeWaiters(current)])
         case (_, .storeDecided(nil)):
             return (approval, [.cancelTimer, .refuse(.notFound)])
         }

@@ -14,7 +14,7 @@ extension GatewayHub {
     }
 
     func friendRequestData(_ r: FriendRequestRecord) -> FriendRequestData {
-        FriendRequestData(requestId: r.id, from: userRef(r.fromUserId), to: userRef(r.toUserId), state: r.state,
+        FriendRequestData(requestId: r.id, from: userRef(r.fromUserId), to: userRef(r.toUserId), state: r.state.rawValue,
                           createdAt: r.createdAt, resolvedAt: r.resolvedAt)
     }
 
@@ -57,7 +57,7 @@ extension GatewayHub {
 
     /// Pending requests to and from `userId`.
     public func friendRequests(of userId: String) -> FriendRequestLists {
-        let pending = relations.friendRequests.values.filter { $0.state == "pending" }.sorted { ($0.createdAt, $0.id) < ($1.createdAt, $1.id) }
+        let pending = relations.friendRequests.values.filter { $0.state == .pending }.sorted { ($0.createdAt, $0.id) < ($1.createdAt, $1.id) }
         return FriendRequestLists(incoming: pending.filter { $0.toUserId == userId }.map(friendRequestData),
                                   outgoing: pending.filter { $0.fromUserId == userId }.map(friendRequestData))
     }
@@ -71,8 +71,8 @@ extension GatewayHub {
               action == .cancel ? request.fromUserId == userId : request.toUserId == userId else {
             return completion(.failure(GatewayError(.requestNotFound, "no friend request \"\(requestId)\" for you to \(action.rawValue)")))
         }
-        guard request.state == "pending" else {
-            return completion(.failure(GatewayError(.requestAlreadyResolved, "friend request \"\(requestId)\" was already \(request.state)")))
+        guard request.state == .pending else {
+            return completion(.failure(GatewayError(.requestAlreadyResolved, "friend request \"\(requestId)\" was already \(request.state.rawValue)")))
         }
         var writes: [StoreWrite] = []
         var events: [PendingEvent] = []
@@ -82,12 +82,12 @@ extension GatewayHub {
             (writes, events) = contactCreation(a, b)
             request = relations.friendRequests[requestId] ?? request
         } else {
-            request.state = action == .reject ? "rejected" : "cancelled"
+            request.state = action == .reject ? .rejected : .cancelled
             request.resolvedAt = clock.now()
             relations.put(request)
             writes = [.upsertFriendRequest(request)]
             let payload = encode(friendRequestData(request))
-            let type = "friend_request_" + request.state
+            let type = "friend_request_" + request.state.rawValue
             events = [PendingEvent(userId: a, type: type, data: payload), PendingEvent(userId: b, type: type, data: payload)]
         }
         let data = friendRequestData(request)

@@ -91,7 +91,7 @@ extension GatewayHub {
 
     func inviteData(_ i: InviteRecord) -> InviteData {
         InviteData(code: i.code, groupId: i.groupId, groupName: relations.groups[i.groupId]?.name ?? "", inviter: userRef(i.inviterId),
-                   recipient: i.recipient, role: i.role, state: i.state, createdAt: i.createdAt, expiresAt: i.expiresAt)
+                   recipient: i.recipient, role: i.role, state: i.state.rawValue, createdAt: i.createdAt, expiresAt: i.expiresAt)
     }
 
     /// Redeems an invite (codes are case-insensitive; spaces and dashes ignored). Errors: `invite_not_found`,
@@ -102,14 +102,14 @@ extension GatewayHub {
         guard var invite = relations.invites[code] else {
             return completion(.failure(GatewayError(.inviteNotFound, "no invite \"\(rawCode)\"")))
         }
-        guard invite.state == "pending" else { return completion(.failure(GatewayError(.inviteUsed, "this invite was already used"))) }
+        guard invite.state == .pending else { return completion(.failure(GatewayError(.inviteUsed, "this invite was already used"))) }
         let now = clock.now()
         guard now < invite.expiresAt else { return completion(.failure(GatewayError(.inviteExpired, "this invite expired at \(invite.expiresAt)"))) }
         if relations.isActiveMember(userId, of: invite.groupId) {
             return completion(.failure(GatewayError(.alreadyMember, "you are already a member of this group")))
         }
         let used = InviteRecord(code: invite.code, groupId: invite.groupId, inviterId: invite.inviterId, recipient: invite.recipient,
-                                role: invite.role, state: "used", createdAt: invite.createdAt, expiresAt: invite.expiresAt,
+                                role: invite.role, state: .used, createdAt: invite.createdAt, expiresAt: invite.expiresAt,
                                 usedBy: userId, usedAt: now)
         let original = invite
         invite = used

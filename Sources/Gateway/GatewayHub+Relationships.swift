@@ -25,7 +25,7 @@ extension GatewayHub {
         for (from, to) in [(a, b), (b, a)] {
             guard let id = relations.pendingRequests[RelationshipState.pairKey(from, to)],
                   var request = relations.friendRequests[id] else { continue }
-            request.state = "accepted"
+            request.state = .accepted
             request.resolvedAt = now
             relations.put(request)
             writes.append(.upsertFriendRequest(request))

@@ -14,7 +14,7 @@ struct RelationshipWriteApplier {
                 ON CONFLICT (id) DO UPDATE SET from_user = excluded.from_user, to_user = excluded.to_user,
                     state = excluded.state, created_at = excluded.created_at, resolved_at = excluded.resolved_at
                 """) {
-                $0.bind(1, r.id); $0.bind(2, r.fromUserId); $0.bind(3, r.toUserId); $0.bind(4, r.state)
+                $0.bind(1, r.id); $0.bind(2, r.fromUserId); $0.bind(3, r.toUserId); $0.bind(4, r.state.rawValue)
                 $0.bind(5, r.createdAt); $0.bind(6, r.resolvedAt)
             }
         case .upsertContactPause(let p):
@@ -65,7 +65,7 @@ struct RelationshipWriteApplier {
                     used_at = excluded.used_at
                 """) {
                 $0.bind(1, i.code); $0.bind(2, i.groupId); $0.bind(3, i.inviterId); $0.bind(4, i.recipient); $0.bind(5, i.role)
-                $0.bind(6, i.state); $0.bind(7, i.createdAt); $0.bind(8, i.expiresAt); $0.bind(9, i.usedBy); $0.bind(10, i.usedAt)
+                $0.bind(6, i.state.rawValue); $0.bind(7, i.createdAt); $0.bind(8, i.expiresAt); $0.bind(9, i.usedBy); $0.bind(10, i.usedAt)
             }
         case .upsertUserPhone(let p):
             try db.run("""
@@ -122,9 +122,10 @@ extension StoreReader {
     func loadRelationships(into snapshot: inout GatewaySnapshot) throws(StorageError) {
         snapshot.friendRequests = try db.query("""
             SELECT id, from_user, to_user, state, created_at, resolved_at FROM friend_requests ORDER BY rowid
-            """) {
-            FriendRequestRecord(id: $0.string(0), fromUserId: $0.string(1), toUserId: $0.string(2), state: $0.string(3),
-                                createdAt: $0.int64(4), resolvedAt: $0.optionalInt64(5))
+            """) { row throws(StorageError) in
+            try FriendRequestRecord(id: row.string(0), fromUserId: row.string(1), toUserId: row.string(2),
+                                    state: row.enumValue(3, as: FriendRequestState.self), createdAt: row.int64(4),
+                                    resolvedAt: row.optionalInt64(5))
         }
         snapshot.contactPauses = try db.query("SELECT user_id, contact_id, paused_at FROM contact_pauses ORDER BY rowid") {
             ContactPauseRecord(userId: $0.string(0), contactId: $0.string(1), pausedAt: $0.int64(2))
@@ -149,10 +150,10 @@ extension StoreReader {
         snapshot.invites = try db.query("""
             SELECT code, group_id, inviter_id, recipient, role, state, created_at, expires_at, used_by, used_at
             FROM invites ORDER BY rowid
-            """) {
-            InviteRecord(code: $0.string(0), groupId: $0.string(1), inviterId: $0.string(2), recipient: $0.optionalString(3),
-                         role: $0.string(4), state: $0.string(5), createdAt: $0.int64(6), expiresAt: $0.int64(7),
-                         usedBy: $0.optionalString(8), usedAt: $0.optionalInt64(9))
+            """) { row throws(StorageError) in
+            try InviteRecord(code: row.string(0), groupId: row.string(1), inviterId: row.string(2), recipient: row.optionalString(3),
+                             role: row.string(4), state: row.enumValue(5, as: InviteState.self), createdAt: row.int64(6),
+                             expiresAt: row.int64(7), usedBy: row.optionalString(8), usedAt: row.optionalInt64(9))
         }
         snapshot.userPhones = try db.query("SELECT user_id, phone, verified_at FROM user_phones ORDER BY rowid") {
             UserPhoneRecord(userId: $0.string(0), phone: $0.string(1), verifiedAt: $0.int64(2))

@@ -92,6 +92,8 @@ import Testing
         #expect(ApprovalMachine.Event.resolved.rawValue == "approval_resolved")
         #expect(ApprovalMachine.Event.timeout.rawValue == "approval_timeout")
         #expect(SessionState.allCases.map(\.rawValue) == ["active", "ended"])
+        #expect(FriendRequestState.allCases.map(\.rawValue) == ["pending", "accepted", "rejected", "cancelled"])
+        #expect(InviteState.allCases.map(\.rawValue) == ["pending", "used", "revoked"])
     }
 }
 

@@ -30,7 +30,7 @@ import Testing
             #expect(snapshot.users.isEmpty, "\(name): the failed batch left nothing behind")
             // Once resolved, the pair may have a pending request again.
             var accepted = pending
-            accepted.state = "accepted"
+            accepted.state = .accepted
             let later = commit(store, [[.upsertFriendRequest(accepted),
                                         .upsertFriendRequest(FriendRequestRecord(id: "fr4", fromUserId: "a", toUserId: "b", createdAt: 4))]])
             #expect(later == [nil], "\(name)")

@@ -129,7 +129,7 @@ enum StoreScript {
         [
             .upsertFriendRequest(FriendRequestRecord(id: "fr1", fromUserId: "u1", toUserId: "u2", createdAt: 70)),
             .upsertFriendRequest(FriendRequestRecord(id: "fr2", fromUserId: "u2", toUserId: "u3", createdAt: 71)),
-            .upsertFriendRequest(FriendRequestRecord(id: "fr1", fromUserId: "u1", toUserId: "u2", state: "accepted", createdAt: 70, resolvedAt: 72)),
+            .upsertFriendRequest(FriendRequestRecord(id: "fr1", fromUserId: "u1", toUserId: "u2", state: .accepted, createdAt: 70, resolvedAt: 72)),
             // Pending again for the same pair once the first was resolved.
             .upsertFriendRequest(FriendRequestRecord(id: "fr3", fromUserId: "u1", toUserId: "u2", createdAt: 73)),
             .upsertContactPause(ContactPauseRecord(userId: "u1", contactId: "u3", pausedAt: 74)),
@@ -152,7 +152,7 @@ enum StoreScript {
             .upsertGroupMember(GroupMemberRecord(groupId: "g1", userId: "u2", role: "parent", active: false, createdAt: 95)),
             .upsertInvite(InviteRecord(code: "ABCD2345", groupId: "g1", inviterId: "u1", recipient: "+4915112345678", createdAt: 100, expiresAt: 200)),
             .upsertInvite(InviteRecord(code: "WXYZ6789", groupId: "g1", inviterId: "u1", role: "child", createdAt: 101, expiresAt: 201)),
-            .upsertInvite(InviteRecord(code: "ABCD2345", groupId: "g1", inviterId: "u1", recipient: "+4915112345678", state: "used",
+            .upsertInvite(InviteRecord(code: "ABCD2345", groupId: "g1", inviterId: "u1", recipient: "+4915112345678", state: .used,
                                        createdAt: 100, expiresAt: 200, usedBy: "u3", usedAt: 150)),
             .upsertUserPhone(UserPhoneRecord(userId: "u1", phone: "+4915112345678", verifiedAt: 110)),
             .upsertUserPhone(UserPhoneRecord(userId: "u2", phone: "+442079460001", verifiedAt: 111)),
@@ -169,7 +169,7 @@ enum StoreScript {
             .upsertGroupMember(GroupMemberRecord(groupId: "g1", userId: "u2", role: "child", active: true, createdAt: 300)),
             .deleteContactPause(userId: "u1", contactId: "u3"),
             .upsertUserPhone(UserPhoneRecord(userId: "u2", phone: "+442079460009", verifiedAt: 301)),
-            .upsertFriendRequest(FriendRequestRecord(id: "fr3", fromUserId: "u1", toUserId: "u2", state: "rejected", createdAt: 73, resolvedAt: 302)),
+            .upsertFriendRequest(FriendRequestRecord(id: "fr3", fromUserId: "u1", toUserId: "u2", state: .rejected, createdAt: 73, resolvedAt: 302)),
             .upsertConnectCode(ConnectCodeRecord(code: "000042", userId: "u1", createdAt: 81, expiresAt: 999, revokedAt: 303)),
         ]
     }

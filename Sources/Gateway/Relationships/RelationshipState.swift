@@ -32,7 +32,7 @@ struct RelationshipState {
     mutating func put(_ request: FriendRequestRecord) {
         friendRequests[request.id] = request
         let key = Self.pairKey(request.fromUserId, request.toUserId)
-        if request.state == "pending" {
+        if request.state == .pending {
             pendingRequests[key] = request.id
         } else if pendingRequests[key] == request.id {
             pendingRequests[key] = nil

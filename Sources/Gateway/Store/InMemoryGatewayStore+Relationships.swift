@@ -4,8 +4,8 @@ extension InMemoryGatewayStore.State {
     mutating func applyRelationship(_ write: StoreWrite) throws {
         switch write {
         case .upsertFriendRequest(let request):
-            if request.state == "pending", snapshot.friendRequests.contains(where: {
-                $0.id != request.id && $0.state == "pending" && $0.fromUserId == request.fromUserId && $0.toUserId == request.toUserId
+            if request.state == .pending, snapshot.friendRequests.contains(where: {
+                $0.id != request.id && $0.state == .pending && $0.fromUserId == request.fromUserId && $0.toUserId == request.toUserId
             }) {
                 throw InMemoryConstraintError("a pending friend request \(request.fromUserId)->\(request.toUserId) already exists")
             }

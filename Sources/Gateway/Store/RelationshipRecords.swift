@@ -2,18 +2,27 @@
 /// verified phone numbers), as the store keeps them. Times are Unix milliseconds. Every record is loaded into the
 /// hub at start-up (`GatewaySnapshot`); nothing here is pruned yet.
 
+/// A friend request's lifecycle. The raw values are the wire and database strings.
+public enum FriendRequestState: String, Sendable, Equatable, CaseIterable {
+    case pending, accepted, rejected, cancelled
+}
+
+/// An invite's lifecycle. The raw values are the wire and database strings.
+public enum InviteState: String, Sendable, Equatable, CaseIterable {
+    case pending, used, revoked
+}
+
 /// A friend request from one user to another (found by the recipient's hex code).
 /// Store rule: at most one `pending` request per (fromUserId, toUserId) — a UNIQUE constraint, not just a hub check.
 public struct FriendRequestRecord: Sendable, Equatable {
     public var id: String
     public var fromUserId: String
     public var toUserId: String
-    /// `pending`, `accepted`, `rejected` or `cancelled`.
-    public var state: String
+    public var state: FriendRequestState
     public var createdAt: Int64
     public var resolvedAt: Int64?
 
-    public init(id: String, fromUserId: String, toUserId: String, state: String = "pending", createdAt: Int64, resolvedAt: Int64? = nil) {
+    public init(id: String, fromUserId: String, toUserId: String, state: FriendRequestState = .pending, createdAt: Int64, resolvedAt: Int64? = nil) {
         self.id = id; self.fromUserId = fromUserId; self.toUserId = toUserId; self.state = state
         self.createdAt = createdAt; self.resolvedAt = resolvedAt
     }
@@ -95,15 +104,14 @@ public struct InviteRecord: Sendable, Equatable {
     public var recipient: String?
     /// Role the redeemer gets.
     public var role: String
-    /// `pending`, `used` or `revoked`.
-    public var state: String
+    public var state: InviteState
     public var createdAt: Int64
     public var expiresAt: Int64
     public var usedBy: String?
     public var usedAt: Int64?
 
     public init(code: String, groupId: String, inviterId: String, recipient: String? = nil, role: String = "member",
-                state: String = "pending", createdAt: Int64, expiresAt: Int64, usedBy: String? = nil, usedAt: Int64? = nil) {
+                state: InviteState = .pending, createdAt: Int64, expiresAt: Int64, usedBy: String? = nil, usedAt: Int64? = nil) {
         self.code = code; self.groupId = groupId; self.inviterId = inviterId; self.recipient = recipient; self.role = role
         self.state = state; self.createdAt = createdAt; self.expiresAt = expiresAt; self.usedBy = usedBy; self.usedAt = usedAt
     }

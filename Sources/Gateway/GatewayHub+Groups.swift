@@ -87,8 +87,9 @@ extension GatewayHub {
 
     /// Adds (or reactivates, keeping its original join time) a member; `extra` writes (a used invite) go in the
     /// same commit. Errors: `group_not_found`, `user_not_found`, `already_member`, `group_full`, `invalid_field`.
+    /// `onConflict`: a decision in `extra` lost (the membership is taken back first; see `commit`).
     func join(groupId: String, userId: String, role: String, reason: String, extra: [StoreWrite] = [],
-              completion: @escaping (Result<GroupData, GatewayError>) -> Void) {
+              onConflict: ((StoreConflict) -> Void)? = nil, completion: @escaping (Result<GroupData, GatewayError>) -> Void) {
         guard let group = relations.groups[groupId] else { return completion(.failure(GatewayError(.groupNotFound, "no group \"\(groupId)\""))) }
         guard users[userId] != nil else { return completion(.failure(GatewayError(.userNotFound, "no user \"\(userId)\""))) }
         guard Self.validRole(role), role != "owner" else {
@@ -98,14 +99,18 @@ extension GatewayHub {
             return completion(.failure(GatewayError(.alreadyMember, "already a member of \"\(group.name)\"")))
         }
         if let problem = capacityProblem(group, role: role) { return completion(.failure(problem)) }
-        var member = relations.members[groupId]?[userId] ?? GroupMemberRecord(groupId: groupId, userId: userId, role: role, createdAt: clock.now())
+        let previous = relations.members[groupId]?[userId]
+        var member = previous ?? GroupMemberRecord(groupId: groupId, userId: userId, role: role, createdAt: clock.now())
         member.active = true
         member.role = role
         relations.members[groupId, default: [:]][userId] = member
         let event = encode(GroupMembershipEventData(groupId: groupId, groupName: group.name, member: memberData(member), reason: reason))
         let events = relations.activeMembers(of: groupId).map { PendingEvent(userId: $0.userId, type: "group_member_joined", data: event) }
         let data = groupData(groupId)!
-        commit(extra + [.upsertGroupMember(member)], events: events, completion: Self.finish(completion) { data })
+        commit(extra + [.upsertGroupMember(member)], events: events, onConflict: onConflict.map { handler in { [self] conflict in
+            relations.members[groupId]?[userId] = previous
+            handler(conflict)
+        } }, completion: Self.finish(completion) { data })
     }
 
     /// Backend: adds a user to a group directly (no invite), with the same limits.

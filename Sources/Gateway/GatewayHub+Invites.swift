@@ -115,7 +115,17 @@ extension GatewayHub {
         invite = used
         // Marked used now, so a second redeem in the same instant is refused; restored if the join fails.
         relations.invites[code] = invite
-        join(groupId: invite.groupId, userId: userId, role: invite.role, reason: "invite", extra: [.upsertInvite(invite)]) { [self] result in
+        // The redemption is the store's decision: when another node redeemed the invite first, this one is refused
+        // and memory takes the store's invite.
+        join(groupId: invite.groupId, userId: userId, role: invite.role, reason: "invite",
+             extra: [.redeemInvite(code: code, usedBy: userId, usedAt: now)], onConflict: { [self] conflict in
+            guard case .inviteRedeemed(let stored) = conflict else {
+                relations.invites[code] = original
+                return completion(.failure(GatewayError(.storageFailed, "could not store the change: \(conflict)")))
+            }
+            relations.invites[code] = stored ?? original
+            completion(.failure(GatewayError(.inviteUsed, "this invite was already used")))
+        }) { [self] result in
             if case .failure = result { relations.invites[code] = original }
             completion(result)
         }

@@ -118,6 +118,21 @@ extension RelationshipWriteApplier {
 }
 
 extension StoreReader {
+    /// One invite by code, in any state.
+    func invite(code: String) throws(StorageError) -> InviteRecord? {
+        try db.queryFirst("SELECT \(Self.inviteColumns) FROM invites WHERE code = ?1") { $0.bind(1, code) } row: { row throws(StorageError) in
+            try Self.invite(row)
+        }
+    }
+
+    static let inviteColumns = "code, group_id, inviter_id, recipient, role, state, created_at, expires_at, used_by, used_at"
+
+    static func invite(_ row: SQLiteStatement) throws(StorageError) -> InviteRecord {
+        try InviteRecord(code: row.string(0), groupId: row.string(1), inviterId: row.string(2), recipient: row.optionalString(3),
+                         role: row.string(4), state: row.enumValue(5, as: InviteState.self), createdAt: row.int64(6),
+                         expiresAt: row.int64(7), usedBy: row.optionalString(8), usedAt: row.optionalInt64(9))
+    }
+
     /// The relationship part of the start-up snapshot (called inside `loadSnapshot`'s transaction).
     func loadRelationships(into snapshot: inout GatewaySnapshot) throws(StorageError) {
         snapshot.friendRequests = try db.query("""
@@ -147,14 +162,7 @@ extension StoreReader {
             """) {
             GroupMemberRecord(groupId: $0.string(0), userId: $0.string(1), role: $0.string(2), active: $0.bool(3), createdAt: $0.int64(4))
         }
-        snapshot.invites = try db.query("""
-            SELECT code, group_id, inviter_id, recipient, role, state, created_at, expires_at, used_by, used_at
-            FROM invites ORDER BY rowid
-            """) { row throws(StorageError) in
-            try InviteRecord(code: row.string(0), groupId: row.string(1), inviterId: row.string(2), recipient: row.optionalString(3),
-                             role: row.string(4), state: row.enumValue(5, as: InviteState.self), createdAt: row.int64(6),
-                             expiresAt: row.int64(7), usedBy: row.optionalString(8), usedAt: row.optionalInt64(9))
-        }
+        snapshot.invites = try db.query("SELECT \(Self.inviteColumns) FROM invites ORDER BY rowid", row: Self.invite)
         snapshot.userPhones = try db.query("SELECT user_id, phone, verified_at FROM user_phones ORDER BY rowid") {
             UserPhoneRecord(userId: $0.string(0), phone: $0.string(1), verifiedAt: $0.int64(2))
         }

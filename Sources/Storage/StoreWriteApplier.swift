@@ -53,6 +53,11 @@ struct StoreWriteApplier {
                 $0.bind(1, sessionId); $0.bind(2, endedAt)
             }
             if db.changes == 0 { throw StorageError(conflict: .sessionChanged(current: try StoreReader(db: db).session(id: sessionId))) }
+        case .redeemInvite(let code, let usedBy, let usedAt):
+            try db.run("UPDATE invites SET state = 'used', used_by = ?2, used_at = ?3 WHERE code = ?1 AND state = 'pending'") {
+                $0.bind(1, code); $0.bind(2, usedBy); $0.bind(3, usedAt)
+            }
+            if db.changes == 0 { throw StorageError(conflict: .inviteRedeemed(current: try StoreReader(db: db).invite(code: code))) }
         case .claimIdempotency(let scope, let key, let response, let requestHash, let createdAt):
             try db.run("""
                 INSERT INTO idempotency (scope, "key", response, created_at, request_hash) VALUES (?1, ?2, ?3, ?4, ?5)
@@ -189,6 +194,7 @@ struct StoreWriteApplier {
         case .decideApproval(let a): return "decideApproval \(a.id)"
         case .setSessionActiveClient(let sessionId, _, _): return "setSessionActiveClient \(sessionId)"
         case .endSession(let sessionId, _): return "endSession \(sessionId)"
+        case .redeemInvite(let code, _, _): return "redeemInvite \(code.prefix(2))…"
         case .enqueuePush(let job): return "enqueuePush \(job.id)"
         case .updatePushJob(let id, _, _, _, _): return "updatePushJob \(id)"
         case .upsertPushToken(let t): return "upsertPushToken \(t.userId)/\(t.deviceId)/\(t.kind)"

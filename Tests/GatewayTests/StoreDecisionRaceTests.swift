@@ -68,4 +68,34 @@ import Testing
         hub.connectCode(for: "bob", regenerate: false) { again = try? $0.get().code }
         #expect(again == code)
     }
+
+    @Test func anInviteRedeemedElsewhereFirstIsRefusedAndTheMembershipTakenBack() throws {
+        var group: GroupData?
+        hub.createGroup(ownerId: "ann", .init(name: "Family", maxMembers: 5, invitePolicy: "members")) { group = try? $0.get() }
+        store.flush()
+        let groupId = try #require(group?.groupId)
+        var invite: InviteData?
+        hub.createInvite(inviterId: "ann", groupId: groupId, .init()) { invite = try? $0.get() }
+        store.flush()
+        let code = try #require(invite?.code)
+
+        var redeemed: Result<GroupData, GatewayError>?
+        hub.redeemInvite(userId: "bob", code: code) { redeemed = $0 }
+        otherNode([.redeemInvite(code: code, usedBy: "carol", usedAt: 1)])
+        store.flush()
+        guard case .failure(let error)? = redeemed else {
+            Issue.record("expected a refusal, got \(String(describing: redeemed))")
+            return
+        }
+        #expect(error.code == .inviteUsed)
+        #expect(hub.groupData(groupId)?.members.map(\.user.userId).contains("bob") == false)
+        let stored = try store.inner.loadSnapshot()
+        #expect(stored.invites.first { $0.code == code }?.usedBy == "carol")
+        #expect(stored.groupMembers.contains { $0.userId == "bob" } == false)
+        // Memory took the store's invite: a second try is refused at once, without a commit.
+        var again: Result<GroupData, GatewayError>?
+        hub.redeemInvite(userId: "bob", code: code) { again = $0 }
+        #expect(store.pending.isEmpty)
+        if case .failure(let second)? = again { #expect(second.code == .inviteUsed) } else { Issue.record("expected a refusal") }
+    }
 }

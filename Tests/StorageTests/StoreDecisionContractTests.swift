@@ -154,6 +154,24 @@ final class OpenedStore {
     }
 
     @Test(arguments: StoreFactory.all)
+    func anInviteIsRedeemedOnce(factory: StoreFactory) throws {
+        let s = try factory.open()
+        let invite = InviteRecord(code: "ABCD2345", groupId: "g1", inviterId: "u1", createdAt: 1, expiresAt: 1_000)
+        #expect(s.write([.upsertInvite(invite)]) == [nil])
+        var used = invite
+        used.state = .used
+        used.usedBy = "u2"
+        used.usedAt = 5
+        let marker = UserRecord(id: "loser-was-here", hexCode: "00000001", createdAt: 1)
+        #expect(s.write([.redeemInvite(code: "ABCD2345", usedBy: "u2", usedAt: 5)],
+                        [.upsertUser(marker), .redeemInvite(code: "ABCD2345", usedBy: "u3", usedAt: 6)])
+                == [nil, .inviteRedeemed(current: used)])
+        #expect(try s.store.loadSnapshot().invites == [used])
+        #expect(try s.store.loadSnapshot().users.isEmpty)
+        #expect(s.write([.redeemInvite(code: "NOPE2345", usedBy: "u3", usedAt: 6)]) == [.inviteRedeemed(current: nil)])
+    }
+
+    @Test(arguments: StoreFactory.all)
     func aConnectCodeIsClaimedByOneUser(factory: StoreFactory) throws {
         let s = try factory.open()
         let mine = ConnectCodeRecord(code: "123456", userId: "u1", createdAt: 1)

@@ -61,6 +61,10 @@ public enum StoreWrite: Sendable, Equatable {
     /// keeping its stored active client — `UPDATE sessions SET state = 'ended', ended_at = $2 WHERE id = $1 AND
     /// state = 'active'`. Otherwise `StoreConflict.sessionChanged` with the stored session (nil when there is none).
     case endSession(sessionId: String, endedAt: Int64)
+    /// **Decision** (redeeming an invite once): marks the invite `used` by `usedBy` at `usedAt` only if it is still
+    /// `pending` — `UPDATE invites SET state = 'used', used_by = $2, used_at = $3 WHERE code = $1 AND state = 'pending'`.
+    /// Otherwise `StoreConflict.inviteRedeemed` with the stored invite (nil when there is none).
+    case redeemInvite(code: String, usedBy: String, usedAt: Int64)
     /// **Decision** (an idempotency key): stores the response for (`scope`, `key`) only if the key is new —
     /// `INSERT … ON CONFLICT DO NOTHING`. Otherwise `StoreConflict.idempotencyKeyClaimed` with the stored response:
     /// whoever claimed the key first answers every retry. (`putIdempotency` overwrites and is not a decision.)
@@ -83,6 +87,8 @@ public enum StoreConflict: Error, Sendable, Equatable {
     case sessionChanged(current: SessionRecord?)
     /// `claimIdempotency` found the key already used; `current` is what the first claim stored.
     case idempotencyKeyClaimed(scope: String, key: String, current: IdempotencyRecord)
+    /// `redeemInvite` found the invite no longer pending (or missing: nil).
+    case inviteRedeemed(current: InviteRecord?)
     /// `upsertConnectCode` named a code another user owns.
     case connectCodeTaken(current: ConnectCodeRecord)
 }

@@ -81,6 +81,13 @@ public final class InMemoryGatewayStore: GatewayStore {
                 session.endedAt = endedAt
                 snapshot.openSessions.removeAll { $0.id == sessionId }
                 endedSessions[sessionId] = session
+            case .redeemInvite(let code, let usedBy, let usedAt):
+                guard let i = snapshot.invites.firstIndex(where: { $0.code == code }), snapshot.invites[i].state == .pending else {
+                    throw StoreConflict.inviteRedeemed(current: snapshot.invites.first { $0.code == code })
+                }
+                snapshot.invites[i].state = .used
+                snapshot.invites[i].usedBy = usedBy
+                snapshot.invites[i].usedAt = usedAt
             case .enqueuePush(let job):
                 pushJobs[job.id] = job
                 snapshot.latestPushJobId = max(snapshot.latestPushJobId, job.id)

@@ -35,38 +35,65 @@ extension GatewayHub {
                 "timeoutSeconds must be between \(settings.approvalMinTimeoutMs / 1000) and \(settings.approvalMaxTimeoutMs / 1000)")))
         }
         let scope = Self.approvalScope(userId: session.userId, sessionId: sessionId)
+        let spec = ApprovalSpec(session: session, toolName: toolName, summary: summary, details: details, timeoutMs: timeout,
+                                idempotencyKey: idempotencyKey, scope: scope)
         let create = { [self] (requestHash: String, done: @escaping (Result<ApprovalData, GatewayError>) -> Void) in
-            latestApprovalSequence += 1
-            let now = clock.now()
-            let approval = ApprovalRecord(id: "apr_\(latestApprovalSequence)", userId: session.userId, sessionId: sessionId,
-                                          toolName: toolName, summary: summary, details: details.map { encode($0) },
-                                          createdAt: now, expiresAt: now + timeout)
-            remember(approval)
-            let data = Self.approvalData(approval)
-            var writes: [StoreWrite] = [.upsertApproval(approval)]
-            if let idempotencyKey {
-                writes.append(.claimIdempotency(scope: scope, key: idempotencyKey, response: encode(data), requestHash: requestHash, createdAt: now))
-            }
-            armTimeout(for: approval)
-            // Not created after all (nothing was stored): forget it.
-            let forget = { [self] in
-                approvalTimers.removeValue(forKey: approval.id)?.cancel()
-                if approvals[approval.id]?.state == .pending { metrics.pendingApprovals.subtract(1, ordering: .relaxed) }
-                approvals[approval.id] = nil
-            }
-            commit(writes, events: [PendingEvent(userId: session.userId, type: "approval_request", data: encode(data))], onConflict: { [self] conflict in
-                forget()
-                if !settleIdempotency(after: conflict) {
-                    done(.failure(GatewayError(.storageFailed, "could not store the request: \(conflict)")))
-                }
-            }) { outcome in
-                if case .failure = outcome { forget() }
-                done(outcome.map { _ in data })
-            }
+            createApproval(spec, requestHash: requestHash, attempt: 1, done: done)
         }
         guard let idempotencyKey else { return create("", completion) }
         let request = ApprovalRequestFingerprint(toolName: toolName, summary: summary, details: details, timeoutMs: timeout)
         idempotent(scope: scope, key: idempotencyKey, request: request, perform: create, completion: completion)
+    }
+
+    /// What a new approval request asked for.
+    private struct ApprovalSpec {
+        var session: SessionRecord
+        var toolName: String
+        var summary: String
+        var details: JSONValue?
+        var timeoutMs: Int64
+        var idempotencyKey: String?
+        var scope: String
+    }
+
+    /// Ids drawn again after the store reported `apr_<n>` as taken (another node used it).
+    static let approvalIdAttempts = 3
+
+    /// Creates the approval under the next id. The id and the idempotency key are the store's decisions: a taken id
+    /// moves the counter past the store's latest and tries again; a key another node claimed answers with its response.
+    private func createApproval(_ spec: ApprovalSpec, requestHash: String, attempt: Int,
+                                done: @escaping (Result<ApprovalData, GatewayError>) -> Void) {
+        latestApprovalSequence += 1
+        let now = clock.now()
+        let approval = ApprovalRecord(id: "apr_\(latestApprovalSequence)", userId: spec.session.userId, sessionId: spec.session.id,
+                                      toolName: spec.toolName, summary: spec.summary, details: spec.details.map { encode($0) },
+                                      createdAt: now, expiresAt: now + spec.timeoutMs)
+        remember(approval)
+        let data = Self.approvalData(approval)
+        var writes: [StoreWrite] = [.createApproval(approval)]
+        if let key = spec.idempotencyKey {
+            writes.append(.claimIdempotency(scope: spec.scope, key: key, response: encode(data), requestHash: requestHash, createdAt: now))
+        }
+        armTimeout(for: approval)
+        // Not created after all (nothing was stored): forget it.
+        let forget = { [self] in
+            approvalTimers.removeValue(forKey: approval.id)?.cancel()
+            if approvals[approval.id]?.state == .pending { metrics.pendingApprovals.subtract(1, ordering: .relaxed) }
+            approvals[approval.id] = nil
+        }
+        commit(writes, events: [PendingEvent(userId: approval.userId, type: "approval_request", data: encode(data))], onConflict: { [self] conflict in
+            forget()
+            if case .idTaken(.approval, let latest) = conflict, attempt < Self.approvalIdAttempts {
+                latestApprovalSequence = max(latestApprovalSequence, latest)
+                return createApproval(spec, requestHash: requestHash, attempt: attempt + 1, done: done)
+            }
+            if !settleIdempotency(after: conflict) {
+                done(.failure(GatewayError(.storageFailed, "could not store the request: \(conflict)")))
+            }
+        }) { outcome in
+            if case .failure = outcome { forget() }
+            done(outcome.map { _ in data })
+        }
     }
 
     /// A device answers. Exactly one answer wins; later ones get `approval_already_resolved` or `approval_expired`

@@ -12,7 +12,9 @@ extension GatewayHub {
         case .failure(let refusal): return reply.fail(GatewayError(refusal))
         }
         let scope = "message:" + client.userId
-        let send = { [self] (requestHash: String, done: @escaping (Result<SentMessage, GatewayError>) -> Void) in
+        // The id is the store's decision: one another node used already moves the counter past the store's latest
+        // and the message is sent again under a new id (a few times).
+        func send(_ requestHash: String, attempt: Int, done: @escaping (Result<SentMessage, GatewayError>) -> Void) {
             latestMessageId += 1
             let message = DirectMessage.send(id: latestMessageId, from: client.userId, to: command.to, text: text,
                                              senderDisplayName: users[client.userId]?.displayName, now: clock.now())
@@ -22,7 +24,15 @@ extension GatewayHub {
                                                 createdAt: message.record.sentAt))
             }
             let data = encode(message.event)
-            commit(writes, events: message.logs.map { PendingEvent(userId: $0, type: "message", data: data) }) { outcome in
+            commit(writes, events: message.logs.map { PendingEvent(userId: $0, type: "message", data: data) }, onConflict: { [self] conflict in
+                if case .idTaken(.message, let latest) = conflict, attempt < Self.messageIdAttempts {
+                    latestMessageId = max(latestMessageId, latest)
+                    return send(requestHash, attempt: attempt + 1, done: done)
+                }
+                if !settleIdempotency(after: conflict) {
+                    done(.failure(GatewayError(.storageFailed, "could not store the message: \(conflict)")))
+                }
+            }) { outcome in
                 if case .success = outcome { self.metrics.messagesSent.add(1, ordering: .relaxed) }
                 done(outcome.map { _ in message.reply })
             }
@@ -33,9 +43,13 @@ extension GatewayHub {
             case .failure(let error): reply.fail(error)
             }
         }
-        guard let key = command.clientMessageId else { return send("", answer) }
-        idempotent(scope: scope, key: key, request: ["to": command.to, "text": text], perform: send, completion: answer)
+        guard let key = command.clientMessageId else { return send("", attempt: 1, done: answer) }
+        idempotent(scope: scope, key: key, request: ["to": command.to, "text": text], perform: { send($0, attempt: 1, done: $1) },
+                   completion: answer)
     }
+
+    /// Message ids drawn again after the store reported one as taken.
+    static let messageIdAttempts = 3
 
     func history(_ command: HistoryCommand, for client: GatewayClient, reply: Reply) {
         let limit = command.limit ?? min(50, settings.historyPageLimit)

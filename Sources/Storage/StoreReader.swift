@@ -54,7 +54,7 @@ struct StoreReader {
     }
 
     /// The highest N of approval ids "apr_N" (decimal; ids that do not parse, or overflow, are ignored).
-    private func latestApprovalSequence() throws(StorageError) -> Int64 {
+    func latestApprovalSequence() throws(StorageError) -> Int64 {
         let suffixes = try db.query("SELECT substr(id, 5) FROM approvals WHERE id GLOB 'apr_[0-9]*'") { $0.string(0) }
         return suffixes.compactMap { Int64($0) }.max() ?? 0
     }

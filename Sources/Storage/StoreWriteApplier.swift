@@ -106,27 +106,23 @@ struct StoreWriteApplier {
                 $0.bind(7, s.activeClient?.lastActivityAt); $0.bind(8, s.createdAt); $0.bind(9, s.endedAt)
             }
         case .upsertApproval(let a):
-            try db.run("""
-                INSERT INTO approvals (id, user_id, session_id, tool_name, summary, details, state,
-                    decided_by_device_id, decided_by_client_type, created_at, expires_at, resolved_at, seq)
-                VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12,
-                    (SELECT COALESCE(MAX(seq), 0) + 1 FROM approvals))
-                ON CONFLICT (id) DO UPDATE SET user_id = excluded.user_id, session_id = excluded.session_id,
-                    tool_name = excluded.tool_name, summary = excluded.summary, details = excluded.details,
-                    state = excluded.state, decided_by_device_id = excluded.decided_by_device_id,
-                    decided_by_client_type = excluded.decided_by_client_type, created_at = excluded.created_at,
-                    expires_at = excluded.expires_at, resolved_at = excluded.resolved_at, seq = excluded.seq
-                """) {
-                $0.bind(1, a.id); $0.bind(2, a.userId); $0.bind(3, a.sessionId); $0.bind(4, a.toolName)
-                $0.bind(5, a.summary); $0.bind(6, a.details); $0.bind(7, a.state.rawValue); $0.bind(8, a.decidedByDeviceId)
-                $0.bind(9, a.decidedByClientType); $0.bind(10, a.createdAt); $0.bind(11, a.expiresAt)
-                $0.bind(12, a.resolvedAt)
+            try insertApproval(a, orReplace: true)
+        case .createApproval(let a):
+            do {
+                try insertApproval(a, orReplace: false)
+            } catch where error.sqliteCode == Self.primaryKeyViolation || error.sqliteCode == Self.uniqueViolation {
+                throw StorageError(conflict: .idTaken(.approval, latest: try StoreReader(db: db).latestApprovalSequence()))
             }
         case .insertMessage(let m):
-            try db.run("""
-                INSERT INTO messages (id, from_user, to_user, text, sent_at, pair_low, pair_high)
-                VALUES (?1, ?2, ?3, ?4, ?5, min(?2, ?3), max(?2, ?3))
-                """) { $0.bind(1, m.id); $0.bind(2, m.from); $0.bind(3, m.to); $0.bind(4, m.text); $0.bind(5, m.sentAt) }
+            do {
+                try db.run("""
+                    INSERT INTO messages (id, from_user, to_user, text, sent_at, pair_low, pair_high)
+                    VALUES (?1, ?2, ?3, ?4, ?5, min(?2, ?3), max(?2, ?3))
+                    """) { $0.bind(1, m.id); $0.bind(2, m.from); $0.bind(3, m.to); $0.bind(4, m.text); $0.bind(5, m.sentAt) }
+            } catch where error.sqliteCode == Self.primaryKeyViolation || error.sqliteCode == Self.uniqueViolation {
+                let latest = try db.queryFirst("SELECT COALESCE(MAX(id), 0) FROM messages") { $0.int64(0) } ?? m.id
+                throw StorageError(conflict: .idTaken(.message, latest: latest))
+            }
         case .setReadMark(let userId, let peerId, let messageId):
             try db.run("""
                 INSERT INTO read_marks (user_id, peer_id, message_id) VALUES (?1, ?2, ?3)
@@ -148,6 +144,29 @@ struct StoreWriteApplier {
         case .upsertFriendRequest, .upsertContactPause, .deleteContactPause, .upsertConnectCode, .upsertGroup,
              .upsertGroupMember, .upsertInvite, .upsertUserPhone, .deleteUserPhone:
             try RelationshipWriteApplier(db: db).run(write)
+        }
+    }
+
+    /// `upsertApproval` (`orReplace`), or `createApproval`: a plain insert whose key collision is the caller's to report.
+    private func insertApproval(_ a: ApprovalRecord, orReplace: Bool) throws(StorageError) {
+        let replace = orReplace ? """
+            ON CONFLICT (id) DO UPDATE SET user_id = excluded.user_id, session_id = excluded.session_id,
+                tool_name = excluded.tool_name, summary = excluded.summary, details = excluded.details,
+                state = excluded.state, decided_by_device_id = excluded.decided_by_device_id,
+                decided_by_client_type = excluded.decided_by_client_type, created_at = excluded.created_at,
+                expires_at = excluded.expires_at, resolved_at = excluded.resolved_at, seq = excluded.seq
+            """ : ""
+        try db.run("""
+            INSERT INTO approvals (id, user_id, session_id, tool_name, summary, details, state,
+                decided_by_device_id, decided_by_client_type, created_at, expires_at, resolved_at, seq)
+            VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12,
+                (SELECT COALESCE(MAX(seq), 0) + 1 FROM approvals))
+            \(replace)
+            """) {
+            $0.bind(1, a.id); $0.bind(2, a.userId); $0.bind(3, a.sessionId); $0.bind(4, a.toolName)
+            $0.bind(5, a.summary); $0.bind(6, a.details); $0.bind(7, a.state.rawValue); $0.bind(8, a.decidedByDeviceId)
+            $0.bind(9, a.decidedByClientType); $0.bind(10, a.createdAt); $0.bind(11, a.expiresAt)
+            $0.bind(12, a.resolvedAt)
         }
     }
 
@@ -186,6 +205,7 @@ struct StoreWriteApplier {
         case .upsertContact(let c): return "upsertContact \(c.userId)->\(c.contactId)"
         case .upsertSession(let s): return "upsertSession \(s.id)"
         case .upsertApproval(let a): return "upsertApproval \(a.id)"
+        case .createApproval(let a): return "createApproval \(a.id)"
         case .insertMessage(let m): return "insertMessage \(m.id)"
         case .setReadMark(let userId, let peerId, _): return "setReadMark \(userId)->\(peerId)"
         case .setDeviceAck(let userId, let deviceId, _): return "setDeviceAck \(userId)/\(deviceId)"

@@ -98,4 +98,32 @@ import Testing
         #expect(store.pending.isEmpty)
         if case .failure(let second)? = again { #expect(second.code == .inviteUsed) } else { Issue.record("expected a refusal") }
     }
+
+    @Test func approvalAndMessageIdsAnotherNodeUsedAreDrawnAgain() throws {
+        var session: String?
+        hub.createSession(id: "s1", userId: "ann", title: nil) { session = try? $0.get().sessionId }
+        store.flush()
+        #expect(session == "s1")
+        var created: ApprovalData?
+        hub.requestApproval(sessionId: "s1", toolName: "shell", summary: "ls", details: nil, timeoutMs: nil, idempotencyKey: nil) {
+            created = try? $0.get()
+        }
+        let theirs = ApprovalRecord(id: "apr_1", userId: "ann", sessionId: "s1", toolName: "theirs", summary: "", createdAt: 1, expiresAt: 9)
+        otherNode([.createApproval(theirs)])
+        store.flush()
+        #expect(created?.requestId == "apr_2")
+        #expect(try store.inner.approval(id: "apr_1") == theirs)
+        #expect(try store.inner.approval(id: "apr_2")?.toolName == "shell")
+
+        hub.addContact("ann", "bob") { _ in }
+        store.flush()
+        let ann = FakeClient("ann", "a1", "ios")
+        hub.connect(ann, resumeAfter: nil)
+        hub.handle(Array(#"{"id":"m","type":"send_message","to":"bob","text":"hi"}"#.utf8), from: ann)
+        otherNode([.insertMessage(MessageRecord(id: 1, from: "carol", to: "bob", text: "theirs", sentAt: 1))])
+        store.flush()
+        let sent = try #require(ann.reply("m")?["result"] as? [String: Any])
+        #expect(sent["messageId"] as? Int64 == 2)
+        #expect(try store.inner.messages(between: "ann", and: "bob", before: nil, limit: 10).map(\.id) == [2])
+    }
 }

@@ -154,6 +154,22 @@ final class OpenedStore {
     }
 
     @Test(arguments: StoreFactory.all)
+    func approvalAndMessageIdsAreTakenOnce(factory: StoreFactory) throws {
+        let s = try factory.open()
+        var theirs = Self.pending
+        theirs.id = "apr_7"
+        var mine = theirs
+        mine.toolName = "rm"
+        let message = MessageRecord(id: 3, from: "u1", to: "u2", text: "theirs", sentAt: 1)
+        #expect(s.write([.createApproval(theirs), .insertMessage(message)],
+                        [.createApproval(mine)],
+                        [.insertMessage(MessageRecord(id: 3, from: "u2", to: "u1", text: "mine", sentAt: 2))])
+                == [nil, .idTaken(.approval, latest: 7), .idTaken(.message, latest: 3)])
+        #expect(try s.store.approval(id: "apr_7") == theirs)       // never overwritten
+        #expect(try s.store.messages(between: "u1", and: "u2", before: nil, limit: 10) == [message])
+    }
+
+    @Test(arguments: StoreFactory.all)
     func anInviteIsRedeemedOnce(factory: StoreFactory) throws {
         let s = try factory.open()
         let invite = InviteRecord(code: "ABCD2345", groupId: "g1", inviterId: "u1", createdAt: 1, expiresAt: 1_000)

@@ -16,6 +16,8 @@ public enum StoreWrite: Sendable, Equatable {
     case upsertContact(ContactRecord)
     case upsertSession(SessionRecord)
     case upsertApproval(ApprovalRecord)
+    /// **Decision** (a message id, handed out by the node): an id already stored fails the batch with
+    /// `StoreConflict.idTaken(.message, latest:)`, the highest message id stored.
     case insertMessage(MessageRecord)
     /// The reader has read every message from `peerId` up to `messageId`.
     case setReadMark(userId: String, peerId: String, messageId: Int64)
@@ -65,10 +67,22 @@ public enum StoreWrite: Sendable, Equatable {
     /// `pending` — `UPDATE invites SET state = 'used', used_by = $2, used_at = $3 WHERE code = $1 AND state = 'pending'`.
     /// Otherwise `StoreConflict.inviteRedeemed` with the stored invite (nil when there is none).
     case redeemInvite(code: String, usedBy: String, usedAt: Int64)
+    /// **Decision** (an approval id `apr_<n>`, handed out by the node): inserts a new approval; an id already stored
+    /// fails the batch with `StoreConflict.idTaken(.approval, latest:)`, the highest `<n>` stored — a plain `INSERT`,
+    /// never an overwrite of another node's approval. (`upsertApproval` overwrites and is not a decision.)
+    case createApproval(ApprovalRecord)
     /// **Decision** (an idempotency key): stores the response for (`scope`, `key`) only if the key is new —
     /// `INSERT … ON CONFLICT DO NOTHING`. Otherwise `StoreConflict.idempotencyKeyClaimed` with the stored response:
     /// whoever claimed the key first answers every retry. (`putIdempotency` overwrites and is not a decision.)
     case claimIdempotency(scope: String, key: String, response: [UInt8], requestHash: String, createdAt: Int64)
+}
+
+/// Ids the node hands out from its own counter (loaded at start), so another node may have used the same one.
+public enum IdSequence: Sendable, Equatable {
+    /// `apr_<n>`.
+    case approval
+    /// `MessageRecord.id`.
+    case message
 }
 
 /// Why a batch with a **decision** was not applied: another writer decided first. Carries the store's current row so
@@ -87,6 +101,8 @@ public enum StoreConflict: Error, Sendable, Equatable {
     case sessionChanged(current: SessionRecord?)
     /// `claimIdempotency` found the key already used; `current` is what the first claim stored.
     case idempotencyKeyClaimed(scope: String, key: String, current: IdempotencyRecord)
+    /// `createApproval` or `insertMessage` used an id already stored; `latest` is the highest stored in that sequence.
+    case idTaken(IdSequence, latest: Int64)
     /// `redeemInvite` found the invite no longer pending (or missing: nil).
     case inviteRedeemed(current: InviteRecord?)
     /// `upsertConnectCode` named a code another user owns.

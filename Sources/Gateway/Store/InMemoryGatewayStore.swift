@@ -42,6 +42,9 @@ public final class InMemoryGatewayStore: GatewayStore {
                 }
                 if approval.state == .pending { snapshot.pendingApprovals.append(approval) } else { resolvedApprovals[approval.id] = approval }
             case .insertMessage(let message):
+                if messages.contains(where: { $0.id == message.id }) {
+                    throw StoreConflict.idTaken(.message, latest: snapshot.latestMessageId)
+                }
                 messages.append(message)
                 snapshot.latestMessageId = max(snapshot.latestMessageId, message.id)
             case .setReadMark(let userId, let peerId, let messageId):
@@ -81,6 +84,11 @@ public final class InMemoryGatewayStore: GatewayStore {
                 session.endedAt = endedAt
                 snapshot.openSessions.removeAll { $0.id == sessionId }
                 endedSessions[sessionId] = session
+            case .createApproval(let approval):
+                if resolvedApprovals[approval.id] != nil || snapshot.pendingApprovals.contains(where: { $0.id == approval.id }) {
+                    throw StoreConflict.idTaken(.approval, latest: snapshot.latestApprovalSequence)
+                }
+                try apply(.upsertApproval(approval))
             case .redeemInvite(let code, let usedBy, let usedAt):
                 guard let i = snapshot.invites.firstIndex(where: { $0.code == code }), snapshot.invites[i].state == .pending else {
                     throw StoreConflict.inviteRedeemed(current: snapshot.invites.first { $0.code == code })

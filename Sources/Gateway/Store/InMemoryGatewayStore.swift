@@ -17,8 +17,9 @@ public final class InMemoryGatewayStore: GatewayStore {
         mutating func apply(_ write: StoreWrite) throws {
             switch write {
             case .appendEvent(let event):
-                if let latest = snapshot.latestOffsets[event.userId], event.offset <= latest {
-                    throw StoreConflict.offsetTaken(userId: event.userId, latest: latest)
+                // As SQLite's primary key: an offset stored for the user is taken.
+                if events[event.userId]?.contains(where: { $0.offset == event.offset }) == true {
+                    throw StoreConflict.offsetTaken(userId: event.userId, latest: snapshot.latestOffsets[event.userId] ?? event.offset)
                 }
                 events[event.userId, default: []].append(event)
                 snapshot.latestOffsets[event.userId] = max(snapshot.latestOffsets[event.userId] ?? 0, event.offset)

@@ -22,7 +22,12 @@ final class ApprovalWebhook: ApprovalObserver, @unchecked Sendable {
     }
 
     func approvalFinished(_ approval: ApprovalRecord) {
-        let body = Body(type: "approval_\(approval.state)", userId: approval.userId, approval: GatewayHub.approvalData(approval))
-        poster.post(ServerFrames.encode(body), what: approval.id)
+        poster.post(Self.body(approval), what: approval.id)
+    }
+
+    /// The JSON posted for a finished approval (the type names the state by its wire string: `approval_timed_out`).
+    static func body(_ approval: ApprovalRecord) -> [UInt8] {
+        ServerFrames.encode(Body(type: "approval_" + approval.state.rawValue, userId: approval.userId,
+                                 approval: GatewayHub.approvalData(approval)))
     }
 }

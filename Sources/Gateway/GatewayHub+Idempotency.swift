@@ -58,17 +58,20 @@ extension GatewayHub {
         }
     }
 
-    /// Answers everyone waiting on a key, once.
-    private func settle(_ slot: String, _ result: Result<IdempotencyRecord, GatewayError>) {
-        for waiter in idempotencyWaiters.removeValue(forKey: slot) ?? [] { waiter(result) }
+    /// Answers everyone waiting on a key, once; false when nobody was.
+    @discardableResult
+    private func settle(_ slot: String, _ result: Result<IdempotencyRecord, GatewayError>) -> Bool {
+        guard let waiters = idempotencyWaiters.removeValue(forKey: slot) else { return false }
+        for waiter in waiters { waiter(result) }
+        return true
     }
 
     /// After a commit lost its `claimIdempotency` to another writer: answers the key's waiters with the response the
-    /// store holds (the first claim's), as for a retry. False when `conflict` is about something else.
+    /// store holds (the first claim's), as for a retry. False when `conflict` is about something else (or nobody
+    /// waits on the key: then the caller must answer itself).
     func settleIdempotency(after conflict: StoreConflict) -> Bool {
         guard case .idempotencyKeyClaimed(let scope, let key, let current) = conflict else { return false }
-        settle(scope + "\u{0}" + key, .success(current))
-        return true
+        return settle(scope + "\u{0}" + key, .success(current))
     }
 
     /// The scope of approval-request keys: one user's one session.

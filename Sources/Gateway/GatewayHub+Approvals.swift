@@ -210,6 +210,33 @@ extension GatewayHub {
         }
     }
 
+    // MARK: The deadline sweep (several nodes)
+
+    /// Approvals past their deadline read per sweep at most (the rest wait for the next sweep).
+    static let approvalSweepBatch = 500
+
+    /// Every `approvalSweepIntervalMs`, asks the store for pending approvals past their deadline and feeds each its
+    /// `deadline`: approvals another node created (and may have died with) still time out, and `decideApproval`
+    /// keeps the timeout to one however many nodes sweep.
+    func scheduleApprovalSweep() {
+        _ = scheduler.schedule(at: clock.now() + settings.approvalSweepIntervalMs) { [self] in
+            let (store, now) = (self.store, clock.now())
+            scheduler.runBlocking { [self] in
+                let due = Result { try store.pendingApprovals(dueBy: now, limit: Self.approvalSweepBatch) }
+                scheduler.execute { [self] in
+                    if case .success(let rows) = due {
+                        for row in rows {
+                            if approvals[row.id] == nil { remember(row) }
+                            if let current = approvals[row.id] { step(current, .deadline) }
+                        }
+                    }
+                    // A failed read is retried by the next sweep.
+                    scheduleApprovalSweep()
+                }
+            }
+        }
+    }
+
     /// Tells long-polling backends and the webhook observer.
     private func finished(_ approval: ApprovalRecord) {
         wakeWaiters(of: approval)

@@ -87,6 +87,7 @@ public final class GatewayHub: @unchecked Sendable {
             armTimeout(for: approval)
         }
         metrics.pendingApprovals.store(snapshot.pendingApprovals.count, ordering: .relaxed)
+        if settings.approvalSweepIntervalMs > 0 { scheduleApprovalSweep() }
     }
 
     // MARK: Committing events

@@ -21,6 +21,10 @@ public struct GatewaySettings: Sendable, Equatable {
     public var connectFailuresPerNodePerHour = 600
     /// New standalone registrations (`POST /v1/devices/register` with an unknown secret) the node accepts per hour.
     public var registrationsPerNodePerHour = 600
+    /// How often the hub asks the store for pending approvals past their deadline (`pendingApprovals(dueBy:)`) and
+    /// times them out: approvals other nodes created, whose creator may be gone. 0 (the default, one node): off, the
+    /// hub's own deadline timers cover every approval it knows.
+    public var approvalSweepIntervalMs: Int64 = 0
     /// Friend requests, connect codes, groups, invites and discovery.
     public var relationships = RelationshipSettings()
     public init() {}

@@ -130,6 +130,11 @@ public final class SQLiteGatewayStore: GatewayStore, @unchecked Sendable {
         try read { reader throws(StorageError) in try reader.approval(id: id) }
     }
 
+    /// Pending approvals due by `dueBy`, earliest deadline first.
+    public func pendingApprovals(dueBy: Int64, limit: Int) throws -> [ApprovalRecord] {
+        try read { reader throws(StorageError) in try reader.pendingApprovals(dueBy: dueBy, limit: limit) }
+    }
+
     /// The response and request digest stored by the last `putIdempotency` for this scope and key.
     public func idempotentResponse(scope: String, key: String) throws -> IdempotencyRecord? {
         try read { reader throws(StorageError) in try reader.idempotentResponse(scope: scope, key: key) }

@@ -101,6 +101,14 @@ struct StoreReader {
         try db.queryFirst("SELECT \(Self.approvalColumns) FROM approvals WHERE id = ?1") { $0.bind(1, id) } row: { row throws(StorageError) in try Self.approval(row) }
     }
 
+    func pendingApprovals(dueBy: Int64, limit: Int) throws(StorageError) -> [ApprovalRecord] {
+        // Few approvals are pending at any time: the (state, seq) index finds them, the sort is over those few.
+        try db.query("""
+            SELECT \(Self.approvalColumns) FROM approvals WHERE state = 'pending' AND expires_at <= ?1
+            ORDER BY expires_at, id LIMIT ?2
+            """) { $0.bind(1, dueBy); $0.bind(2, Int64(max(0, limit))) } row: { row throws(StorageError) in try Self.approval(row) }
+    }
+
     private static let sessionColumns = """
         id, user_id, title, state, active_client_type, active_device_id, active_last_activity_at, created_at, ended_at
         """

@@ -118,6 +118,7 @@ final class DeferredStore: GatewayStore, @unchecked Sendable {
     func unreadCounts(userId: String) throws -> [String: Int] { try inner.unreadCounts(userId: userId) }
     func session(id: String) throws -> SessionRecord? { try inner.session(id: id) }
     func approval(id: String) throws -> ApprovalRecord? { try inner.approval(id: id) }
+    func pendingApprovals(dueBy: Int64, limit: Int) throws -> [ApprovalRecord] { try inner.pendingApprovals(dueBy: dueBy, limit: limit) }
     func idempotentResponse(scope: String, key: String) throws -> IdempotencyRecord? { try inner.idempotentResponse(scope: scope, key: key) }
     func pruneEvents(before: Int64, keepLatest: Int) throws -> Int { try inner.pruneEvents(before: before, keepLatest: keepLatest) }
     func duePushJobs(now: Int64, limit: Int) throws -> [PushJobRecord] { try inner.duePushJobs(now: now, limit: limit) }

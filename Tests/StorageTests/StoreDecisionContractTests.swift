@@ -39,6 +39,14 @@ final class OpenedStore {
     }
 }
 
+extension ApprovalRecord {
+    func with(id: String) -> ApprovalRecord {
+        var copy = self
+        copy.id = id
+        return copy
+    }
+}
+
 /// The decisions two nodes sharing a store could race on, which the store (not a node's memory) must make atomically:
 /// the loser's whole batch is rolled back and it learns the store's current row.
 @Suite struct StoreDecisionContractTests {
@@ -80,6 +88,23 @@ final class OpenedStore {
         let answer = Self.decided(.approved, by: "phone", at: 60_999)
         #expect(other.write([.upsertApproval(Self.pending)], [.decideApproval(answer)], [.decideApproval(timedOut)])
                 == [nil, nil, .approvalDecided(current: answer)])
+    }
+
+    @Test(arguments: StoreFactory.all)
+    func theDeadlineSweepReadsPendingApprovalsDueEarliestFirst(factory: StoreFactory) throws {
+        let s = try factory.open()
+        func approval(_ n: Int, expiresAt: Int64) -> ApprovalRecord {
+            var a = Self.pending
+            a.id = "apr_\(n)"
+            a.expiresAt = expiresAt
+            return a
+        }
+        #expect(s.write([.createApproval(approval(1, expiresAt: 300)), .createApproval(approval(2, expiresAt: 100)),
+                         .createApproval(approval(3, expiresAt: 200)), .createApproval(approval(4, expiresAt: 900))]) == [nil])
+        #expect(s.write([.decideApproval(Self.decided(.approved, by: "phone", at: 50).with(id: "apr_3"))]) == [nil])
+        #expect(try s.store.pendingApprovals(dueBy: 300, limit: 10).map(\.id) == ["apr_2", "apr_1"])
+        #expect(try s.store.pendingApprovals(dueBy: 300, limit: 1).map(\.id) == ["apr_2"])
+        #expect(try s.store.pendingApprovals(dueBy: 99, limit: 10).isEmpty)
     }
 
     @Test(arguments: StoreFactory.all)

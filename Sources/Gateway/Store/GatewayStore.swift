@@ -176,6 +176,10 @@ public protocol GatewayStore: AnyObject, Sendable {
     func session(id: String) throws -> SessionRecord?
     /// One approval by id, in any state (the snapshot holds only pending ones; decided ones are read on demand).
     func approval(id: String) throws -> ApprovalRecord?
+    /// Pending approvals whose deadline is at or before `dueBy`, earliest deadline first, at most `limit` (the deadline
+    /// sweep: a node times out approvals other nodes created, e.g. after their creator died; `decideApproval` keeps
+    /// each timeout to one). Added for several nodes.
+    func pendingApprovals(dueBy: Int64, limit: Int) throws -> [ApprovalRecord]
     /// The stored response (and request digest) for an idempotency key, if any.
     func idempotentResponse(scope: String, key: String) throws -> IdempotencyRecord?
     /// Pending push jobs whose next attempt is due at `now`, oldest first, at most `limit`.

@@ -185,6 +185,13 @@ public final class InMemoryGatewayStore: GatewayStore {
         state.withLock { $0.resolvedApprovals[id] ?? $0.snapshot.pendingApprovals.first { $0.id == id } }
     }
 
+    public func pendingApprovals(dueBy: Int64, limit: Int) throws -> [ApprovalRecord] {
+        state.withLock { state in
+            Array(state.snapshot.pendingApprovals.filter { $0.expiresAt <= dueBy }
+                .sorted { ($0.expiresAt, $0.id) < ($1.expiresAt, $1.id) }.prefix(max(0, limit)))
+        }
+    }
+
     public func idempotentResponse(scope: String, key: String) throws -> IdempotencyRecord? {
         state.withLock { $0.idempotency[scope + "\u{0}" + key] }
     }

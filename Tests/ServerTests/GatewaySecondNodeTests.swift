@@ -141,4 +141,24 @@ import Testing
         #expect(GatewayJSON.string(delivered, "data", "name") == "this-node")
         #expect(try other.store.events(userId: "ann", after: latest, limit: 10).map(\.offset) == [latest + 1, latest + 2])
     }
+
+    @Test func anApprovalWhoseNodeStoppedTimesOutOnTheOtherNodeOnce() throws {
+        // Two servers on one database file, as two nodes on one database; the second sweeps for due approvals.
+        let first = try GatewayTestServer()
+        #expect(try first.api("POST", "/v1/sessions", ["userId": "ann", "sessionId": "s1"]).status == 201)
+        let second = try GatewayTestServer(directory: first.directory) { $0.settings.approvalSweepIntervalMs = 100 }
+        let phone = try second.connect(user: "ann", device: "ann-phone")
+        let id = try Self.requestApproval(first, timeoutSeconds: 0.5)
+        first.shutdown()       // its deadline timer goes with it
+
+        let timeout = try phone.next("approval_timeout", timeout: 10)
+        #expect(GatewayJSON.string(timeout, "data", "requestId") == id)
+        #expect(GatewayJSON.string(try second.api("GET", "/v1/approvals/\(id)").json, "state") == "timed_out")
+        // The second node's offsets were behind the first node's events: none was used twice.
+        let reader = try OtherNode(second)
+        let offsets = try reader.store.events(userId: "ann", after: 0, limit: 10).map(\.offset)
+        #expect(offsets == Array(1...Int64(offsets.count)))
+        #expect(offsets.count == 3)          // session_created, approval_request, approval_timeout
+    }
 }
+

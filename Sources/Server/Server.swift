@@ -18,11 +18,16 @@ public final class Server: @unchecked Sendable {
     public private(set) var tlsAddress: SocketAddress?
 
     public init(settings: ServerSettings, application: WebSocketApplication?, httpApplication: HTTPApplication? = nil,
-                extraMetrics: (@Sendable () -> String)? = nil, logger: Logger) throws {
+                extraMetrics: (@Sendable () -> String)? = nil, readyWhenStarted: Bool = true, logger: Logger) throws {
         let tlsContext = settings.tlsListen == nil ? nil : try Self.loadTLSContext(settings)
         shared = ServerShared(settings: settings, application: application, httpApplication: httpApplication,
-                              tlsContext: tlsContext, logger: logger, extraMetrics: extraMetrics)
+                              tlsContext: tlsContext, logger: logger, extraMetrics: extraMetrics,
+                              ready: readyWhenStarted)
     }
+
+    /// Makes `/readyz` answer 200 (for a server made with `readyWhenStarted: false`, once the process around it is
+    /// fully set up, e.g. its signal handlers installed).
+    public func markReady() { shared.ready.store(true, ordering: .relaxed) }
 
     private static func loadTLSContext(_ settings: ServerSettings) throws -> TLSContext {
         guard let cert = settings.tlsCertificateFile, let key = settings.tlsPrivateKeyFile else {

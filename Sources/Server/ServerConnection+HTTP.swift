@@ -65,10 +65,13 @@ extension ServerConnection {
             }
             return HTTPResponse.json(status: 200, #"{"status":"ok"}"#)
         case "/readyz":
-            // Ready = listening and not draining: a load balancer sends new clients here.
+            // Ready = fully started and not draining: a load balancer sends new clients here.
             guard head.method == "GET" || head.method == "HEAD" else { return methodNotAllowed(head) }
             if state.shared.draining.load(ordering: .relaxed) {
                 return HTTPResponse.json(status: 503, #"{"status":"draining"}"#)
+            }
+            if !state.shared.ready.load(ordering: .relaxed) {
+                return HTTPResponse.json(status: 503, #"{"status":"starting"}"#)
             }
             return HTTPResponse.json(status: 200, #"{"status":"ready"}"#)
         case "/metrics" where settings.metricsEnabled:

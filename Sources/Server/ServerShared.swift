@@ -12,13 +12,17 @@ final class ServerShared: Sendable {
     let logger: Logger
     let openConnections = Atomic<Int>(0)
     let draining = Atomic<Bool>(false)
+    /// False until the embedding process says everything is in place (`Server.markReady()`): `/readyz` answers 503
+    /// `starting` meanwhile, so supervisors and tests never act on a half-started process.
+    let ready: Atomic<Bool>
     /// Set once the loops exist; read by `/metrics`.
     let metricsSource = Mutex<MetricsRenderer?>(nil)
     /// More Prometheus text appended to `/metrics` (the gateway's counters).
     let extraMetrics: (@Sendable () -> String)?
 
     init(settings: ServerSettings, application: WebSocketApplication?, httpApplication: HTTPApplication?,
-         tlsContext: TLSContext?, logger: Logger, extraMetrics: (@Sendable () -> String)?) {
+         tlsContext: TLSContext?, logger: Logger, extraMetrics: (@Sendable () -> String)?, ready: Bool) {
+        self.ready = Atomic(ready)
         self.extraMetrics = extraMetrics
         self.settings = settings
         self.application = application

@@ -72,7 +72,7 @@ struct Serve: ParsableCommand {
             let metrics = gateway.metricsText
             let buildMetric = build.metricText
             let server = try Server(settings: settings, application: application, httpApplication: gateway.httpApplication,
-                                    extraMetrics: { buildMetric + metrics() }, logger: logger)
+                                    extraMetrics: { buildMetric + metrics() }, readyWhenStarted: false, logger: logger)
             try server.start()
             running.server = server
         } catch {
@@ -83,6 +83,7 @@ struct Serve: ParsableCommand {
         // Installed once everything runs (installing them before the threads exist made the process die with SIGILL
         // under descriptor exhaustion); the line below tells supervisors and tests that signals are handled now.
         let sources = Self.installSignalHandlers(running: running, settings: settings, scratch: scratch, logger: logger)
+        running.server?.markReady()
         logger.info("ready: SIGTERM/SIGINT drain, SIGHUP reloads TLS")
         withExtendedLifetime((sources, lock)) { dispatchMain() }
     }

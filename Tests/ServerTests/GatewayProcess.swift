@@ -53,11 +53,12 @@ enum GatewayProcess {
         try process.run()
         let deadline = Date().addingTimeInterval(5)
         while Date() < deadline {
-            if let health = try? GatewayHTTP.request(port: port, "GET", "/healthz", key: nil), health.status == 200 { return (process, port) }
+            // /readyz, not /healthz: only then are the signal handlers in place (a SIGTERM earlier kills outright).
+            if let ready = try? GatewayHTTP.request(port: port, "GET", "/readyz", key: nil), ready.status == 200 { return (process, port) }
             guard process.isRunning else { throw TestFailure("switchboard exited with \(process.terminationStatus)") }
             usleep(20_000)
         }
         kill(process.processIdentifier, SIGKILL)
-        throw TestFailure("switchboard did not answer /healthz within 5 s")
+        throw TestFailure("switchboard did not answer /readyz within 5 s")
     }
 }

@@ -14,6 +14,24 @@ import Testing
         }
     }
 
+    /// `serve` listens before its signal handlers exist; /readyz says "starting" until the process marks it ready,
+    /// while /healthz already answers (the process is alive).
+    @Test func readyzSaysStartingUntilTheServerIsMarkedReady() throws {
+        let server = try TestServer(readyWhenStarted: false)
+        let client = try RawClient(port: server.port)
+        client.send("GET /readyz HTTP/1.1\r\nHost: x\r\n\r\n")
+        let starting = try client.readResponse()
+        #expect(starting.head.status == 503)
+        #expect(String(decoding: starting.body, as: UTF8.self) == #"{"status":"starting"}"#)
+        client.send("GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n")
+        #expect(try client.readResponse().head.status == 200)
+        server.server.markReady()
+        client.send("GET /readyz HTTP/1.1\r\nHost: x\r\n\r\n")
+        let ready = try client.readResponse()
+        #expect(ready.head.status == 200)
+        #expect(String(decoding: ready.body, as: UTF8.self) == #"{"status":"ready"}"#)
+    }
+
     @Test func metricsAreInPrometheusTextFormat() throws {
         let server = try TestServer()
         let ws = try TestWebSocketClient(port: server.port)

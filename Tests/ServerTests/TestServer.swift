@@ -10,7 +10,8 @@ final class TestServer {
     let port: UInt16
     var tlsPort: UInt16 { server.tlsAddress!.port }
 
-    init(_ configure: (inout ServerSettings) -> Void = { _ in }, application: WebSocketApplication? = EchoApplication()) throws {
+    init(_ configure: (inout ServerSettings) -> Void = { _ in }, application: WebSocketApplication? = EchoApplication(),
+         readyWhenStarted: Bool = true) throws {
         var settings = ServerSettings()
         settings.listen = .init(host: "127.0.0.1", port: 0)
         settings.eventLoops = 2
@@ -20,7 +21,7 @@ final class TestServer {
         configure(&settings)
         var logger = Logger(label: "test")
         logger.logLevel = .critical
-        server = try Server(settings: settings, application: application, logger: logger)
+        server = try Server(settings: settings, application: application, readyWhenStarted: readyWhenStarted, logger: logger)
         try server.start()
         port = server.plainAddress?.port ?? 0
     }

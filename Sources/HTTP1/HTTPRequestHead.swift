@@ -15,6 +15,10 @@ public struct HTTPRequestHead: Sendable, Equatable {
     public var versionMinor: Int
     /// Header fields in arrival order.
     public var headers: HTTPHeaders
+    /// The client's address (IPv4 or IPv6 text) as the server determined it — the TCP peer, or the client a trusted
+    /// proxy names in `X-Forwarded-For` — for per-address limits. Never read from the request bytes: nil until the
+    /// server sets it.
+    public var sourceAddress: String? = nil
 
     /// Creates a head, splitting `target` into `path` and `query` at the first '?'.
     public init(method: String, target: String, versionMinor: Int = 1, headers: HTTPHeaders = .init()) {

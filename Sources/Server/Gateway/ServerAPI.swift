@@ -137,8 +137,9 @@ final class ServerAPI: HTTPApplication, @unchecked Sendable {
         // Only the digest leaves this function: the store keeps SHA-256 of the secret, never the secret.
         let digest = SecretDigest.sha256Hex(body.deviceToken)
         let authenticator = self.authenticator
+        let source = request.head.sourceAddress.map(SourceAddress.group)
         onHub { hub in
-            hub.registerDevice(deviceTokenDigest: digest, platform: body.platform) { result in
+            hub.registerDevice(deviceTokenDigest: digest, platform: body.platform, source: source) { result in
                 switch result {
                 case .success(let r):
                     let identity = ClientIdentity(userId: r.userId, deviceId: r.deviceId, clientType: r.clientType)

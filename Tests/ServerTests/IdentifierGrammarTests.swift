@@ -52,6 +52,12 @@ import Testing
             #expect(response.status == 401, "\(user) \(device)")
             #expect(GatewayJSON.string(response.json, "error", "message")?.hasPrefix("invalid_claim") == true, "\(user) \(device)")
         }
+        // The same rule for a token sent in `auth` after the upgrade: an error naming the claim, then 4003.
+        let late = try GatewayTestClient(port: server.port, path: "/v1/ws")
+        let reply = try late.command("auth", ["token": GatewayTestServer.token(user: "a b", device: "d1")])
+        #expect(GatewayJSON.string(reply, "error", "code") == "token_invalid")
+        #expect(GatewayJSON.string(reply, "error", "message")?.hasPrefix("invalid_claim") == true)
+        #expect(try late.closeCode() == 4003)
         // Every id a token may carry can be addressed through the API.
         let quoted = try server.connect(user: "o'neil@example.com", device: "phone:1")
         #expect(GatewayJSON.bool(try quoted.command("presence"), "ok") == true)

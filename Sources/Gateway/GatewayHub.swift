@@ -41,6 +41,8 @@ public final class GatewayHub: @unchecked Sendable {
     public var onPushJobsEnqueued: (() -> Void)?
     /// Friend requests, pauses, connect codes, groups, invites, phones (GatewayHub+FriendRequests etc.).
     var relations = RelationshipState()
+    /// Failed connect codes and new registrations per user, source address and node (GatewayHub+ConnectCodes).
+    var attemptLimits = AttemptLimiter.State()
 
     // Live state.
     var clients: [String: [ObjectIdentifier: ClientState]] = [:]

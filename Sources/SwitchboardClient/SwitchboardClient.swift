@@ -89,6 +89,8 @@ public actor SwitchboardClient {
     /// The highest offset received (buffered or handled): replays at or below it are dropped, so nothing is seen twice.
     private var highestReceived: Int64?
     private var expectingResume = false
+    /// The server's `latestOffset` from this connection's welcome.
+    private var serverLatest: Int64 = 0
 
     /// Creates a client; nothing happens until ``connect()``.
     public init(_ configuration: Configuration) {
@@ -281,10 +283,14 @@ public actor SwitchboardClient {
             }
         case "welcome":
             guard let welcome: WelcomeData = data.decoded() else { return }
+            serverLatest = welcome.latestOffset
             emit(.connection(.connected(userId: welcome.userId, deviceId: welcome.deviceId, latestOffset: welcome.latestOffset)))
             if !expectingResume { goLive() }
         case "resume":
-            if let resume: ResumeData = data.decoded(), !resume.recovered { emit(.resync(resume)) }
+            if let resume: ResumeData = data.decoded(), !resume.recovered {
+                if resume.requestedOffset > serverLatest { moveBack(to: serverLatest) }
+                emit(.resync(resume))
+            }
             goLive()
         default:
             let offset = frame["offset"]?.int64Value
@@ -293,6 +299,19 @@ public actor SwitchboardClient {
                 highestReceived = offset
             }
             emit(ClientEvent(type: type, data: data), offset: offset)
+        }
+    }
+
+    /// Our offset is ahead of the server's log (its store was restored from an older backup, or ours came from
+    /// another server): the server continues after `latest`, so we do too. Offsets above it belong to the old log
+    /// and are neither acknowledged nor used to drop the new log's events as replays.
+    private func moveBack(to latest: Int64) {
+        highestReceived = latest
+        configuration.offsetStore.save(latest)
+        if let offset = handling, offset > latest { handling = nil }
+        buffered = buffered.map { entry in
+            guard let offset = entry.offset, offset > latest else { return entry }
+            return (entry.event, nil)
         }
     }
 

@@ -118,6 +118,9 @@ public actor SwitchboardClient {
 
     // MARK: Commands
 
+    /// Commands waiting for a connection (queued, not yet sent), e.g. for a "3 actions waiting to send" hint.
+    public var queuedCommandCount: Int { queue.count { waiters[$0.id] != nil } }
+
     /// Sends a command (`type` plus `fields`) and returns its `result`; throws ``ClientError/server(code:message:)``
     /// when the gateway refuses it. Queued while disconnected and sent after the resume; a command that was sent
     /// but not answered when the connection dropped is sent again after the reconnect.

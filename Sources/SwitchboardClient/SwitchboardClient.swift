@@ -287,6 +287,12 @@ public actor SwitchboardClient {
         case "welcome":
             guard let welcome: WelcomeData = data.decoded() else { return }
             serverLatest = welcome.latestOffset
+            if highestReceived == nil {
+                // A first connection starts at the live end: that is the resume point from now on, so an event lost
+                // with this connection is replayed by the next one instead of skipped by another fresh start.
+                highestReceived = welcome.latestOffset
+                configuration.offsetStore.save(welcome.latestOffset)
+            }
             emit(.connection(.connected(userId: welcome.userId, deviceId: welcome.deviceId, latestOffset: welcome.latestOffset)))
             if !expectingResume { goLive() }
         case "resume":

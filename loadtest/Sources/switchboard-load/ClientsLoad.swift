@@ -94,6 +94,7 @@ struct ClientsLoad: Sendable {
         }
 
         var delivered: Int { lock.withLock { counts.delivered } }
+        var hasConnected: Bool { lock.withLock { counts.connects > 0 } }
 
         /// Adds this device's figures; messages not yet arrived up to `expected` count as lost.
         func add(to result: inout Result, expected: Int) {
@@ -123,6 +124,12 @@ struct ClientsLoad: Sendable {
                 await device.client.connect()
                 for await event in device.client.events { device.handle(event) }
             }
+        }
+        // A device without an offset starts at the live end of its log: messages to it count from its first
+        // welcome on, so nobody sends before every device had one (bounded by the drain timeout).
+        let connectDeadline = ContinuousClock.now + .seconds(10) + .milliseconds(Int64(settings.drainTimeout * 1000))
+        while devices.contains(where: { !$0.hasConnected }), ContinuousClock.now < connectDeadline {
+            try? await Task.sleep(for: .milliseconds(10))
         }
         let cutters = devices.enumerated().compactMap { index, device -> Task<Void, Never>? in
             guard let every = settings.cutEvery else { return nil }

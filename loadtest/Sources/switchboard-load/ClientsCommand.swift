@@ -19,7 +19,7 @@ struct ClientsCommand: ParsableCommand {
             --clients 20 --messages 100 --cut-every 0.5
             """)
 
-    @Option(help: "The gateway's WebSocket endpoint: ws://host:port/v1/ws (wss:// with --api-url).")
+    @Option(help: "The gateway's WebSocket endpoint: ws://host:port/v1/ws (wss:// needs --api-url, and a certificate the system CA store trusts).")
     var url = "ws://127.0.0.1:7420/v1/ws"
 
     @OptionGroup var gateway: GatewayOptions

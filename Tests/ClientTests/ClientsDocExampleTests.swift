@@ -20,15 +20,8 @@ import Testing
     }
 
     @Test(.timeLimit(.minutes(1))) func theModelShowsApprovalsClearsThemAndRaisesTheHandoffBanner() async throws {
-        let server = try GatewayTestServer()
+        let (server, model, running) = try await Self.liveModel()
         let port = server.port
-        #expect(try server.api("POST", "/v1/sessions", ["userId": "lea", "sessionId": "deploy", "title": "Deploy"]).status == 201)
-        let configuration = SwitchboardClient.Configuration(url: "ws://127.0.0.1:\(port)/v1/ws") { _ in
-            GatewayTestServer.token(user: "lea", device: "lea-phone")
-        }
-        let model = await GatewayModel(client: SwitchboardClient(configuration), deviceId: "lea-phone")
-        let running = Task { await model.run() }
-        _ = try await model.client.presence()  // answered once the phone is live: it now gets every new event
         let mac = TestDevice(port: { port }, user: "lea", device: "lea-mac", clientType: "desktop")
         await mac.start()
         try await mac.waitConnected()
@@ -66,8 +59,32 @@ import Testing
         await mac.stop()
     }
 
-    static func createApproval(_ server: GatewayTestServer) throws -> String {
-        let created = try server.api("POST", "/v1/sessions/deploy/approvals", ["toolName": "shell", "summary": "deploy to prod", "timeoutSeconds": 60])
+    @Test(.timeLimit(.minutes(1))) func anUnansweredRequestTimesOutAndLeavesTheCard() async throws {
+        let (server, model, running) = try await Self.liveModel()
+        let requestId = try Self.createApproval(server, timeoutSeconds: 0.3)
+        try await Self.eventually("the card") { model.approval?.requestId == requestId }
+        try await Self.eventually("the card gone at the deadline") { model.approval == nil }
+        let pending = try await model.client.pendingApprovals()
+        #expect(pending.approvals.isEmpty && pending.badge == 0)
+        await model.client.disconnect()
+        await running.value
+    }
+
+    /// A gateway with lea's session "deploy", and the example's model for lea's phone, running and live.
+    static func liveModel() async throws -> (GatewayTestServer, GatewayModel, Task<Void, Never>) {
+        let server = try GatewayTestServer()
+        #expect(try server.api("POST", "/v1/sessions", ["userId": "lea", "sessionId": "deploy", "title": "Deploy"]).status == 201)
+        let configuration = SwitchboardClient.Configuration(url: "ws://127.0.0.1:\(server.port)/v1/ws") { _ in
+            GatewayTestServer.token(user: "lea", device: "lea-phone")
+        }
+        let model = await GatewayModel(client: SwitchboardClient(configuration), deviceId: "lea-phone")
+        let running = Task { await model.run() }
+        _ = try await model.client.presence()  // answered once the phone is live: it now gets every new event
+        return (server, model, running)
+    }
+
+    static func createApproval(_ server: GatewayTestServer, timeoutSeconds: Double = 60) throws -> String {
+        let created = try server.api("POST", "/v1/sessions/deploy/approvals", ["toolName": "shell", "summary": "deploy to prod", "timeoutSeconds": timeoutSeconds])
         return try #require(GatewayJSON.string(created.json, "requestId"))
     }
 

@@ -76,7 +76,7 @@ let package = Package(
 
         // The load generator: a network client of the server (never links Server), on the same event loop.
         .executableTarget(name: "switchboard-load", dependencies: [
-            "EventLoop", "WebSocketCodec", "WebSocketDeflate", "HTTP1", "TLS", "Auth", "JSON",
+            "EventLoop", "WebSocketCodec", "WebSocketDeflate", "HTTP1", "TLS", "Auth", "JSON", "SwitchboardClient",
             .product(name: "Histogram", package: "hdrhistogram-swift"),
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ], path: "loadtest/Sources/switchboard-load"),
@@ -93,7 +93,7 @@ let package = Package(
         .testTarget(name: "StorageTests", dependencies: ["Storage", "Gateway", "TestSupport"]),
         .testTarget(name: "AuthTests", dependencies: ["Auth", "JSON"]),
         .testTarget(name: "LoadTestTests", dependencies: [
-            "switchboard-load", "EventLoop", "WebSocketCodec", "WebSocketDeflate", "HTTP1", "Auth", "JSON",
+            "switchboard-load", "EventLoop", "WebSocketCodec", "WebSocketDeflate", "HTTP1", "Auth", "JSON", "SwitchboardClient", "TestSupport",
         ], path: "loadtest/Tests/LoadTestTests"),
         .testTarget(name: "PushTests", dependencies: ["Push", "Auth", "JSON", "TestSupport"], exclude: ["Fixtures"]),
         .testTarget(name: "ClientTests", dependencies: [

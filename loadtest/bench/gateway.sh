@@ -5,10 +5,12 @@
 # --json FILE like any run. With PERF_OUT=FILE the server is profiled with `perf record -g` for the whole run; with
 # PERF_STAT=FILE its CPU time, context switches and system calls are counted per thread (`perf stat --per-thread`).
 # EXTRA_TOML (text) is appended to the config, e.g. EXTRA_TOML=$'[websocket.compression]\nthreshold_bytes = 0'.
+# BIN=DIR runs the switchboard and switchboard-load binaries in DIR instead of this checkout's release build (e.g. a
+# copy of an earlier build, to compare two builds in one sitting).
 # Usage: loadtest/bench/gateway.sh SCENARIO [switchboard-load options, e.g. --connections 10000 --request-rate 2000]
 set -euo pipefail
 cd "$(dirname "$0")/../.."
-BIN="$(swift build -c release --show-bin-path)"
+BIN="${BIN:-$(swift build -c release --show-bin-path)}"
 scenario="$1"; shift
 DIR="$(mktemp -d)"
 PORT="${PORT:-19431}"

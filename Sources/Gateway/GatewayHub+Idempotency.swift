@@ -50,8 +50,20 @@ extension GatewayHub {
             case .success(let record?):
                 finish(.success(record))
             case .success(nil):
-                perform(requestHash) { result in
-                    finish(result.map { IdempotencyRecord(response: self.encode($0), requestHash: requestHash) })
+                perform(requestHash) { [self] result in
+                    let value: T
+                    switch result {
+                    case .success(let done): value = done
+                    case .failure(let error): return finish(.failure(error))
+                    }
+                    let record = IdempotencyRecord(response: encode(value), requestHash: requestHash)
+                    idempotencyMemory.remember(slot, record)
+                    // This caller (the first waiter) gets its own value rather than a decode of the bytes just encoded;
+                    // callers that joined while it ran get the record.
+                    guard var waiters = idempotencyWaiters.removeValue(forKey: slot), !waiters.isEmpty else { return }
+                    waiters.removeFirst()
+                    completion(.success(value))
+                    for waiter in waiters { waiter(.success(record)) }
                 }
             case .failure(let error):
                 finish(.failure(GatewayError(.storageFailed, "\(error)")))

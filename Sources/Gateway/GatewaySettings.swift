@@ -30,6 +30,9 @@ public struct GatewaySettings: Sendable, Equatable {
     /// times them out: approvals other nodes created, whose creator may be gone. 0 (the default, one node): off, the
     /// hub's own deadline timers cover every approval it knows.
     public var approvalSweepIntervalMs: Int64 = 0
+    /// Idempotency keys (with their answers) the node remembers, so a retry is answered without a store read; a key
+    /// not remembered is read from the store (which keeps every key). 0 remembers none. Not in the config file yet.
+    public var idempotencyMemoryKeys = 4_096
     /// Friend requests, connect codes, groups, invites and discovery.
     public var relationships = RelationshipSettings()
     public init() {}

@@ -12,10 +12,13 @@ public enum SwitchboardServe {
     /// Writes a minimal configuration (loopback `port`, one event loop, no drain wait, HS256 `secret`, one `apiKey`,
     /// the database `directory/gateway.db`) and starts `serve` with it. Does not wait: callers poll `/readyz`
     /// (only then are the signal handlers in place; a SIGTERM earlier kills outright).
-    public static func start(directory: String, port: UInt16, secret: String, apiKey: String) throws -> Process {
+    /// `trustedProxies` becomes `server.trusted_proxies`.
+    public static func start(directory: String, port: UInt16, secret: String, apiKey: String,
+                             trustedProxies: [String] = []) throws -> Process {
         let config = """
             [server]
             listen = "127.0.0.1:\(port)"
+            trusted_proxies = [\(trustedProxies.map { "\"\($0)\"" }.joined(separator: ", "))]
             event_loops = 1
             drain_timeout_ms = 0
             [log]

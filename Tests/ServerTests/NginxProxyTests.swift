@@ -40,7 +40,7 @@ import Testing
 
     @Test(.enabled(if: NginxFixture.available, "nginx is not installed at /usr/sbin/nginx (apt-get install nginx)"),
           .timeLimit(.minutes(2)))
-    func afterKill9OfANodeItsClientsReconnectToTheSurvivorWhichSeesTheirAddress() throws {
+    func afterKill9OfANodeItsClientsReconnectAndTheSurvivorServesLongPollsAndSeesClientAddresses() throws {
         let cluster = try NginxFixture()
         // Connect one at a time and see which node's count rises, so each client's node is known.
         var clients: [(client: GatewayTestClient, user: String, device: String, node: Int)] = []
@@ -79,6 +79,23 @@ import Testing
             return count == clients.count ? count : nil
         }
         #expect(survivorCount == clients.count)
+
+        // A long-poll held by the survivor passes through nginx and ends the moment a device (itself behind nginx)
+        // answers.
+        let owner = survivors[0]
+        let api = { (method: String, path: String, body: [String: Any]) in try GatewayHTTP.request(port: cluster.port, method, path, body) }
+        #expect(try api("POST", "/v1/sessions", ["userId": owner.user, "sessionId": "s1", "title": "Build"]).status == 201)
+        let created = try api("POST", "/v1/sessions/s1/approvals", ["toolName": "shell", "summary": "make", "timeoutSeconds": 60])
+        let id = try #require(GatewayJSON.string(created.json, "requestId"), "\(created)")
+        _ = try owner.client.next(timeout: 10) { $0["type"] as? String == "approval_request" }
+        let port = cluster.port
+        let poll = BackgroundCall { try? GatewayHTTP.request(port: port, "GET", "/v1/approvals/\(id)?wait=30", timeoutSeconds: 40) }
+        #expect(poll.wait(seconds: 0.3) == nil, "the long-poll ended before anything was decided")
+        let approved = try owner.client.command("approve", ["requestId": id], timeout: 10)
+        #expect(GatewayJSON.string(approved, "result", "state") == "approved", "\(approved)")
+        let answer = try #require(poll.wait(seconds: 20) ?? nil, "the long-poll did not return")
+        #expect(answer.status == 200)
+        #expect(GatewayJSON.string(answer.json, "state") == "approved")
 
         // X-Forwarded-For: a client at 127.0.0.2 uses up its registrations on the survivor; one at 127.0.0.3 is not
         // affected. Were the address lost on the way (nginx not appending it, the node not trusting nginx), both

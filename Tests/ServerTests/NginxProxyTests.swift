@@ -33,6 +33,7 @@ import Testing
         let tooLarge = try GatewayHTTP.request(port: cluster.port, "POST", "/v1/users", String(repeating: "x", count: 1_048_577))
         #expect(tooLarge.status == 413)
         #expect(tooLarge.errorCode == "body_too_large")
+        #expect(GatewayJSON.int(tooLarge.json, "error", "status") == 413)
         let atLimit = try GatewayHTTP.request(port: cluster.port, "POST", "/v1/users", String(repeating: "x", count: 1_048_576))
         #expect(atLimit.status == 400, "\(atLimit)")
         #expect(atLimit.errorCode != nil && atLimit.errorCode != "body_too_large")

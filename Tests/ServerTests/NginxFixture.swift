@@ -20,11 +20,15 @@ final class NginxFixture {
     /// nginx's listening port: what clients connect to.
     private(set) var port: UInt16 = 0
 
-    init() throws {
+    /// With `lingeringDrain`, a node told to stop (SIGTERM) keeps draining for up to a minute while a client does not
+    /// answer its close frame, instead of exiting at once: long enough to watch it refuse upgrades.
+    init(lingeringDrain: Bool = false) throws {
         directory = try TemporaryDirectory()
         nodeDirectories = [try TemporaryDirectory(), try TemporaryDirectory()]
         for nodeDirectory in nodeDirectories {
-            nodes.append(try GatewayProcess.launch(directory: nodeDirectory, trustedProxies: ["127.0.0.1"]))
+            nodes.append(try GatewayProcess.launch(directory: nodeDirectory, trustedProxies: ["127.0.0.1"],
+                                                   drainTimeoutMs: lingeringDrain ? 60_000 : 0,
+                                                   extraSections: lingeringDrain ? "[websocket]\nclose_timeout_ms = 60_000" : ""))
         }
         let committed = try String(contentsOfFile: Self.committedConfig, encoding: .utf8)
         // A port that was free a moment ago can be taken by a parallel test before nginx binds it: try a few.
@@ -48,6 +52,11 @@ final class NginxFixture {
         }
     }
 
+    /// SIGTERM to node `index` (it starts draining); returns at once.
+    func stopNode(_ index: Int) {
+        kill(nodes[index].process.processIdentifier, SIGTERM)
+    }
+
     /// `kill -9` of node `index`; returns once it is gone.
     func killNode(_ index: Int) {
         kill(nodes[index].process.processIdentifier, SIGKILL)
@@ -56,13 +65,20 @@ final class NginxFixture {
 
     /// `switchboard_gateway_connected_devices` of node `index`, read from the node itself (not through nginx).
     func connectedDevices(onNode index: Int) throws -> Int {
+        guard let value = try metric("switchboard_gateway_connected_devices", onNode: index) else {
+            throw TestFailure("no switchboard_gateway_connected_devices in /metrics")
+        }
+        return value
+    }
+
+    /// The value of the /metrics line that starts with `series` (name and labels) on node `index`; nil when the
+    /// series is absent (a labelled counter appears at its first increment).
+    func metric(_ series: String, onNode index: Int) throws -> Int? {
         let client = try RawClient(port: nodes[index].port)
         client.send("GET /metrics HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
         let text = String(decoding: try client.readResponse().body, as: UTF8.self)
-        let prefix = "switchboard_gateway_connected_devices "
-        guard let line = text.split(separator: "\n").first(where: { $0.hasPrefix(prefix) }),
-              let value = Int(line.dropFirst(prefix.count)) else { throw TestFailure("no \(prefix)in /metrics") }
-        return value
+        guard let line = text.split(separator: "\n").first(where: { $0.hasPrefix(series + " ") }) else { return nil }
+        return Int(line.dropFirst(series.count + 1))
     }
 
     /// A device connected through nginx (token in the query), its `welcome` already read.

@@ -123,6 +123,34 @@ import Testing
         #expect(other.status == 200, "\(other)")
     }
 
+    @Test(.enabled(if: NginxFixture.available, "nginx is not installed at /usr/sbin/nginx (apt-get install nginx)"),
+          .timeLimit(.minutes(2)))
+    func upgradesADrainingNodeRefusesGoToTheOtherNode() throws {
+        let cluster = try NginxFixture(lingeringDrain: true)
+        // Two sockets on each node; node 0's stay open while it drains (they never answer its close frame).
+        let clients = try (0..<4).map { try cluster.connect(user: "user\($0)", device: "device\($0)") }
+        #expect(try Self.eventually(seconds: 10) {
+            let counts = try (0..<2).map { try cluster.connectedDevices(onNode: $0) }
+            return counts.reduce(0, +) == clients.count ? counts : nil
+        } == [2, 2])
+
+        cluster.stopNode(0)
+        _ = try Self.eventually(seconds: 10) {
+            try? GatewayHTTP.request(port: cluster.nodes[0].port, "GET", "/readyz", key: nil).status == 503 ? true : nil
+        }
+        let status503 = "switchboard_http_responses_total{status=\"503\"}"
+        let refusedBefore = try cluster.metric(status503, onNode: 0) ?? 0   // the /readyz answers above
+        // least_conn offers node 0 the next sockets (it has fewer once node 1 takes one); its 503 makes nginx try
+        // node 1 (proxy_next_upstream http_503), so every upgrade succeeds, all on node 1.
+        let later = try (4..<8).map { try cluster.connect(user: "user\($0)", device: "device\($0)") }
+        #expect(try Self.eventually(seconds: 10) {
+            let count = try cluster.connectedDevices(onNode: 1)
+            return count == 2 + later.count ? count : nil
+        } == 2 + later.count)
+        let refused = try cluster.metric(status503, onNode: 0) ?? 0
+        #expect(refused > refusedBefore, "nginx never offered the draining node an upgrade, so the retry was not exercised")
+    }
+
     /// Calls `probe` every 20 ms until it returns a value, for at most `seconds`.
     static func eventually<T>(seconds: Double, _ probe: () throws -> T?) throws -> T {
         let deadline = Date().addingTimeInterval(seconds)

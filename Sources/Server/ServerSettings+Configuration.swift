@@ -16,6 +16,8 @@ extension ServerSettings {
         drainTimeoutMs = UInt64(server.drainTimeoutMs)
         maxConnections = server.maxConnections
         trustedProxies = server.trustedProxies
+        // Property observers do not run inside an initializer, so the parsed form is set here too.
+        trustedNetworks = TrustedProxies(trustedProxies)
 
         let http = config.http
         httpLimits = HTTPLimits(maxRequestLineBytes: http.maxRequestLineBytes, maxHeaderBytes: http.maxHeaderBytes,

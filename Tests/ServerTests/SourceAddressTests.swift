@@ -1,3 +1,4 @@
+import SwitchboardConfig
 import Testing
 @testable import Server
 
@@ -23,6 +24,15 @@ import Testing
         #expect(SourceAddress.resolve(peer: "127.0.0.1", forwardedFor: [], trusted: trusted) == "127.0.0.1")
         #expect(SourceAddress.resolve(peer: "127.0.0.1", forwardedFor: ["10.0.0.5, not-an-ip"], trusted: trusted) == "127.0.0.1")
         #expect(SourceAddress.resolve(peer: "127.0.0.1", forwardedFor: ["unknown, 10.0.0.5"], trusted: trusted) == "10.0.0.5")
+    }
+
+    @Test func trustedProxiesFromTheConfigurationFileAreApplied() {
+        var configuration = SwitchboardConfiguration()
+        configuration.server.trustedProxies = ["127.0.0.1", "10.0.0.0/8"]
+        let settings = ServerSettings(configuration)
+        #expect(settings.trustedNetworks.contains("127.0.0.1"))
+        #expect(settings.trustedNetworks.contains("10.1.2.3"))
+        #expect(!settings.trustedNetworks.contains("192.0.2.1"))
     }
 
     @Test func trustedNetworksMatchByPrefix() {

@@ -12,12 +12,16 @@ public enum SwitchboardServe {
     /// Writes a minimal configuration (loopback `port`, one event loop, no drain wait, HS256 `secret`, one `apiKey`,
     /// the database `directory/gateway.db`) and starts `serve` with it. Does not wait: callers poll `/readyz`
     /// (only then are the signal handlers in place; a SIGTERM earlier kills outright).
-    public static func start(directory: String, port: UInt16, secret: String, apiKey: String) throws -> Process {
+    /// `trustedProxies` becomes `server.trusted_proxies`, `drainTimeoutMs` `server.drain_timeout_ms`; `extraSections`
+    /// (whole TOML sections other than those above) is appended.
+    public static func start(directory: String, port: UInt16, secret: String, apiKey: String,
+                             trustedProxies: [String] = [], drainTimeoutMs: Int = 0, extraSections: String = "") throws -> Process {
         let config = """
             [server]
             listen = "127.0.0.1:\(port)"
+            trusted_proxies = [\(trustedProxies.map { "\"\($0)\"" }.joined(separator: ", "))]
             event_loops = 1
-            drain_timeout_ms = 0
+            drain_timeout_ms = \(drainTimeoutMs)
             [log]
             level = "critical"
             [auth]
@@ -25,6 +29,7 @@ public enum SwitchboardServe {
             api_keys = ["\(apiKey)"]
             [storage]
             path = "\(directory)/gateway.db"
+            \(extraSections)
             """
         let configPath = directory + "/switchboard-\(port).toml"
         try config.write(toFile: configPath, atomically: true, encoding: .utf8)

@@ -13,12 +13,13 @@ final class ClientState: @unchecked Sendable {
 
     init(client: GatewayClient) { self.client = client }
 
-    func deliver(offset: Int64, frame: [UInt8]) {
+    /// `committedAt`: when the event was known durable (`MetricsClock` µs), for the delivery-latency histogram.
+    func deliver(offset: Int64, frame: [UInt8], committedAt: Int) {
         if resuming {
             buffered.append((offset, frame))
         } else if offset > lastSentOffset {
             lastSentOffset = offset
-            client.send(frame)
+            client.sendEvent(frame, committedAt: committedAt)
         }
     }
 }

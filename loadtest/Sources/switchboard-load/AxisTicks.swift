@@ -5,9 +5,10 @@ struct AxisTicks: Equatable {
     let values: [Double]
     let step: Double
 
-    init(maximum: Double, target: Int = 5) {
+    /// `whole`: the values are counts (connections, errors), so no step below 1.
+    init(maximum: Double, target: Int = 5, whole: Bool = false) {
         let top = maximum.isFinite && maximum > 0 ? maximum : 1
-        let raw = top / Double(max(1, target))
+        let raw = whole ? max(1, top / Double(max(1, target))) : top / Double(max(1, target))
         let magnitude = Double.pow(10, (Double.log10(raw)).rounded(.down))
         let mantissa = [1, 2, 2.5, 5, 10].first { $0 * magnitude >= raw * (1 - 1e-9) } ?? 10
         let step = Self.scaled(mantissa, magnitude)

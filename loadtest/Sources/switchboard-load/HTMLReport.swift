@@ -83,11 +83,11 @@ struct HTMLReport {
     }
 
     private func connectionsChart() -> String {
-        timeChart(unit: "connections", series: [("open", report.samples.map { ($0.elapsedSeconds, Double($0.open)) })])
+        timeChart(unit: "connections", whole: true, series: [("open", report.samples.map { ($0.elapsedSeconds, Double($0.open)) })])
     }
 
     private func errorsChart() -> String {
-        timeChart(unit: "errors", series: [("errors so far", report.samples.map { ($0.elapsedSeconds, Double($0.errors)) })])
+        timeChart(unit: "errors", whole: true, series: [("errors so far", report.samples.map { ($0.elapsedSeconds, Double($0.errors)) })])
     }
 
     /// Server CPU (% of one core) and RSS (MiB), from `--server-pid`; the first sample has no CPU figure yet.
@@ -99,12 +99,12 @@ struct HTMLReport {
             + "\n<h3>Resident memory (MiB)</h3>\n" + timeChart(unit: "MiB", series: [("server RSS", rss)])
     }
 
-    /// A line chart over the run's seconds with round ticks on both axes (`AxisTicks`).
-    private func timeChart(unit: String, series: [(name: String, points: [(Double, Double)])]) -> String {
+    /// A line chart over the run's seconds with round ticks on both axes (`AxisTicks`); `whole` for counts.
+    private func timeChart(unit: String, whole: Bool = false, series: [(name: String, points: [(Double, Double)])]) -> String {
         let all = series.flatMap(\.points)
         guard !all.isEmpty else { return "<p>The run was shorter than one second: no samples.</p>" }
         let xTicks = AxisTicks(maximum: all.map(\.0).max()!)
-        let yTicks = AxisTicks(maximum: all.map(\.1).max()!)
+        let yTicks = AxisTicks(maximum: all.map(\.1).max()!, whole: whole)
         var svg = Self.frame(label: unit)
         for value in yTicks.values {
             let y = Self.y(value, max: yTicks.maximum)

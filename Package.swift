@@ -52,7 +52,7 @@ let package = Package(
         .target(name: "TLS", dependencies: ["COpenSSL"]),
         .target(name: "Auth", dependencies: ["COpenSSL", "JSON"]),
         // Push providers (APNs, FCM, webhook) over libcurl's HTTP/2 on one dedicated thread.
-        .target(name: "Push", dependencies: ["CCurl", "Auth", "COpenSSL", "JSON"]),
+        .target(name: "Push", dependencies: ["CCurl", "Auth", "COpenSSL", "JSON", "Metrics"]),
 
         // Composition root: listeners, upgrade, per-connection glue, HTTP endpoints, metrics.
         .target(name: "Server", dependencies: [

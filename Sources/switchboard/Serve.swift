@@ -72,7 +72,7 @@ struct Serve: ParsableCommand {
             let metrics = gateway.metricsText
             let buildMetric = build.metricText
             let server = try Server(settings: settings, application: application, httpApplication: gateway.httpApplication,
-                                    extraMetrics: { buildMetric + metrics() }, readyWhenStarted: false, logger: logger)
+                                    extraMetrics: { buildMetric + metrics() + push.metricsText() }, readyWhenStarted: false, logger: logger)
             try server.start()
             running.server = server
         } catch {

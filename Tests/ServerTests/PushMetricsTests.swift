@@ -45,3 +45,20 @@ import Testing
         #expect(try Self.scrape(f).value("switchboard_push_outbox_depth") == 2)
     }
 }
+
+/// The providers' HTTP request latency, through the real APNs adapter against the fake APNs (HTTP/2, TLS).
+@Suite struct PushRequestMetricsTests {
+    @Test func everyProviderRequestIsTimedAndTheDeliveryCountsUnderItsProvider() throws {
+        let g = try PushEndToEndGateway()
+        let token = PushEndToEndProviders.apnsToken("a500")   // answered 500 once, then 200
+        try PushEndToEndDeliveryTests.annOffline(g, token: token)
+        _ = try g.requestApproval(session: "s1")
+        #expect(g.eventually { g.job(1)?.state == "sent" })
+        let requests = MetricsScrape(text: try #require(g.transport).metricsText())
+        #expect(try requests.value("switchboard_push_request_seconds_count") == 2)   // the 500 and the 200
+        #expect(try requests.value("switchboard_push_request_seconds_bucket{le=\"10\"}") == 2)
+        let outbox = MetricsScrape(text: g.server.runtime.metricsText())
+        #expect(try outbox.value(#"switchboard_push_delivery_seconds_count{provider="apns"}"#) == 1)
+        #expect(try outbox.value(#"switchboard_push_attempts_total{provider="apns",outcome="retry"}"#) == 1)
+    }
+}

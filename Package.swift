@@ -94,6 +94,7 @@ let package = Package(
         .testTarget(name: "GatewayTests", dependencies: ["Gateway", "GatewayProtocol", "JSON"]),
         .testTarget(name: "StorageTests", dependencies: ["Storage", "Gateway", "TestSupport"]),
         .testTarget(name: "AuthTests", dependencies: ["Auth", "JSON"]),
+        .testTarget(name: "MetricsTests", dependencies: ["Metrics"]),
         .testTarget(name: "LoadTestTests", dependencies: [
             "switchboard-load", "EventLoop", "WebSocketCodec", "WebSocketDeflate", "HTTP1", "Auth", "JSON", "Metrics",
         ], path: "loadtest/Tests/LoadTestTests"),

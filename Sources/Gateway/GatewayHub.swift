@@ -194,7 +194,7 @@ public final class GatewayHub: @unchecked Sendable {
     }
 
     /// Sends a committed event to every connected device of its user (buffering for devices still replaying).
-    func deliver(_ event: StoredEvent, committedAt: Int) {
+    func deliver(_ event: StoredEvent, committedAt: Int? = nil) {
         guard let userClients = clients[event.userId] else { return }
         let frame = ServerFrames.event(type: event.type, offset: event.offset, timestamp: event.createdAt, data: event.payload)
         for (_, state) in userClients { state.deliver(offset: event.offset, frame: frame, committedAt: committedAt) }

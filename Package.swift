@@ -78,7 +78,7 @@ let package = Package(
 
         // The load generator: a network client of the server (never links Server), on the same event loop.
         .executableTarget(name: "switchboard-load", dependencies: [
-            "EventLoop", "WebSocketCodec", "WebSocketDeflate", "HTTP1", "TLS", "Auth", "JSON", "Metrics",
+            "EventLoop", "WebSocketCodec", "WebSocketDeflate", "HTTP1", "TLS", "Auth", "JSON", "SwitchboardClient", "Metrics",
             .product(name: "Histogram", package: "hdrhistogram-swift"),
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ], path: "loadtest/Sources/switchboard-load"),
@@ -96,7 +96,8 @@ let package = Package(
         .testTarget(name: "AuthTests", dependencies: ["Auth", "JSON"]),
         .testTarget(name: "MetricsTests", dependencies: ["Metrics"]),
         .testTarget(name: "LoadTestTests", dependencies: [
-            "switchboard-load", "EventLoop", "WebSocketCodec", "WebSocketDeflate", "HTTP1", "Auth", "JSON", "Metrics",
+            "switchboard-load", "EventLoop", "WebSocketCodec", "WebSocketDeflate", "HTTP1", "Auth", "JSON", "SwitchboardClient", "TestSupport",
+            "Metrics",
         ], path: "loadtest/Tests/LoadTestTests"),
         .testTarget(name: "PushTests", dependencies: ["Push", "Auth", "JSON", "TestSupport"], exclude: ["Fixtures"]),
         .testTarget(name: "ClientTests", dependencies: [

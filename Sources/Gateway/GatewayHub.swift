@@ -42,6 +42,8 @@ public final class GatewayHub: @unchecked Sendable {
     public var onPushJobsEnqueued: (() -> Void)?
     /// Friend requests, pauses, connect codes, groups, invites, phones (GatewayHub+FriendRequests etc.).
     var relations = RelationshipState()
+    /// Failed connect codes and new registrations per user, source address and node (GatewayHub+ConnectCodes).
+    var attemptLimits = AttemptLimiter.State()
 
     // Live state.
     var clients: [String: [ObjectIdentifier: ClientState]] = [:]
@@ -50,6 +52,10 @@ public final class GatewayHub: @unchecked Sendable {
     var approvalWaiters: [String: [(ApprovalRecord) -> Void]] = [:]
     /// Idempotency keys being looked up or committed, with the callers waiting for their result.
     var idempotencyWaiters: [String: [(Result<IdempotencyRecord, GatewayError>) -> Void]] = [:]
+    /// Keys answered recently, with their answers (a retry is answered from here).
+    var idempotencyMemory: IdempotencyMemory
+    /// Keys to look up in the store at the end of this round.
+    var idempotencyLookups: [IdempotencyLookup] = []
     /// Batches made since the store was last handed a job (see `queueWrite`).
     var queuedWrites: [QueuedWrite] = []
 
@@ -61,6 +67,7 @@ public final class GatewayHub: @unchecked Sendable {
         self.scheduler = scheduler
         self.clock = clock
         self.settings = settings
+        idempotencyMemory = IdempotencyMemory(capacity: settings.idempotencyMemoryKeys)
     }
 
     /// Loads durable state and re-arms approval deadlines (expired ones time out at once). Call once, on the hub thread.

@@ -15,6 +15,7 @@ extension ServerSettings {
         echo = server.echo
         drainTimeoutMs = UInt64(server.drainTimeoutMs)
         maxConnections = server.maxConnections
+        trustedProxies = server.trustedProxies
 
         let http = config.http
         httpLimits = HTTPLimits(maxRequestLineBytes: http.maxRequestLineBytes, maxHeaderBytes: http.maxHeaderBytes,

@@ -140,6 +140,19 @@ public final class SQLiteGatewayStore: GatewayStore, @unchecked Sendable {
         try read { reader throws(StorageError) in try reader.idempotentResponse(scope: scope, key: key) }
     }
 
+    /// Several keys under one hold of the read connection, in one read transaction (one WAL read lock, not one per key).
+    public func idempotentResponses(_ keys: [IdempotencyKey]) throws -> [IdempotencyRecord?] {
+        try read { reader throws(StorageError) in
+            guard keys.count > 1 else { return try keys.map { key throws(StorageError) in try reader.idempotentResponse(scope: key.scope, key: key.key) } }
+            try reader.db.run("BEGIN")
+            defer { try? reader.db.run("COMMIT") }
+            var records: [IdempotencyRecord?] = []
+            records.reserveCapacity(keys.count)
+            for key in keys { records.append(try reader.idempotentResponse(scope: key.scope, key: key.key)) }
+            return records
+        }
+    }
+
     /// Drops events created before `before` except each user's newest `keepLatest`; returns how many went.
     /// Runs on the writer thread in its own transaction, after every batch queued before it; blocks the caller.
     /// Scans the whole log (a periodic maintenance job, not a hot path); appends wait while it runs.

@@ -75,12 +75,13 @@ final class GatewayEndpoint: WebSocketApplication, @unchecked Sendable {
         if head.queryItem("offset") != nil && (offset == nil || offset! < 0) {
             return .reject(.jsonError(status: 400, code: "invalid_field", message: "offset must be a non-negative integer"))
         }
+        let source = head.sourceAddress.map(SourceAddress.group)
         guard let token = Self.token(in: head) else {
-            return .accept(GatewayConnection(endpoint: self, identity: nil, resumeAfter: offset))
+            return .accept(GatewayConnection(endpoint: self, identity: nil, resumeAfter: offset, sourceAddress: source))
         }
         switch authenticator.identify(token: token) {
         case .success(let identity):
-            return .accept(GatewayConnection(endpoint: self, identity: identity, resumeAfter: offset))
+            return .accept(GatewayConnection(endpoint: self, identity: identity, resumeAfter: offset, sourceAddress: source))
         case .failure(let error):
             return .reject(.jsonError(status: 401, code: "token_invalid", message: "\(error.code): \(error.message)",
                                       extraHeaders: HTTPHeaders([("WWW-Authenticate", "Bearer error=\"invalid_token\"")])))

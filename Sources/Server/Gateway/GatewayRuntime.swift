@@ -85,7 +85,7 @@ public final class GatewayRuntime: @unchecked Sendable {
         }
         if let url = options.inviteWebhookURL {
             guard let invites = InviteWebhook(url: url, logger: logger) else {
-                throw ServerError.configuration("gateway.invite_webhook_url: expected http://host[:port]/path, got \(url)")
+                throw ServerError.configuration("relationships.invite_webhook_url: expected http://host[:port]/path, got \(url)")
             }
             hub.inviteDeliverer = invites
         }

@@ -42,7 +42,7 @@ let package = Package(
         .target(name: "Metrics"),
 
         // The gateway domain: sessions, approvals, presence, messages; ports for storage and fan-out; time passed in.
-        .target(name: "Gateway", dependencies: ["GatewayProtocol", "Metrics"]),
+        .target(name: "Gateway", dependencies: ["GatewayProtocol", "Auth", "Metrics"]),
         // SQLite adapter of the domain's store port (WAL, migrations, one writer thread with group commit).
         .target(name: "Storage", dependencies: ["Gateway", "CSQLite", "Auth"]),
 
@@ -91,7 +91,7 @@ let package = Package(
         .testTarget(name: "WebSocketDeflateTests", dependencies: ["WebSocketDeflate", "WebSocketCodec", "TestSupport"]),
         .testTarget(name: "EventLoopTests", dependencies: ["EventLoop"]),
         .testTarget(name: "TLSTests", dependencies: ["TLS", "TestSupport"]),
-        .testTarget(name: "GatewayTests", dependencies: ["Gateway", "GatewayProtocol", "JSON"]),
+        .testTarget(name: "GatewayTests", dependencies: ["Gateway", "GatewayProtocol", "JSON", "Auth"]),
         .testTarget(name: "StorageTests", dependencies: ["Storage", "Gateway", "TestSupport"]),
         .testTarget(name: "AuthTests", dependencies: ["Auth", "JSON"]),
         .testTarget(name: "MetricsTests", dependencies: ["Metrics"]),

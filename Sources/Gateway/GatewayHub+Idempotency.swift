@@ -1,5 +1,6 @@
 import FoundationEssentials
 import GatewayProtocol
+import Auth
 
 /// Idempotent operations (approval requests, publishes, messages with a `clientMessageId`): a retry gets the first
 /// result and stores nothing — also when it overlaps the first call, which is still reading the store or
@@ -24,7 +25,7 @@ extension GatewayHub {
                                 perform: @escaping (_ requestHash: String, @escaping (Result<T, GatewayError>) -> Void) -> Void,
                                 completion: @escaping (Result<T, GatewayError>) -> Void) {
         let slot = scope + "\u{0}" + key
-        let requestHash = SHA256.hex(encode(request))
+        let requestHash = SecretDigest.sha256Hex(encode(request))
         let decoder = self.decoder
         let reused = GatewayError(.idempotencyKeyReused, "this idempotency key was already used for a different request")
         let waiter: (Result<IdempotencyRecord, GatewayError>) -> Void = { result in

@@ -1,4 +1,5 @@
 import GatewayProtocol
+import Metrics
 
 /// Devices coming and going, resume, and presence.
 extension GatewayHub {
@@ -106,6 +107,8 @@ extension GatewayHub {
                 recovered = false                       // pruned past the client's offset
             }
         }
+        metrics.resumes.increment()
+        if !recovered { metrics.resumesUnrecovered.increment() }
         let summary = ResumeData(recovered: recovered, requestedOffset: after,
                                  firstReplayed: events.first?.offset, lastReplayed: events.last?.offset)
         state.client.send(ServerFrames.event(type: "resume", offset: nil, timestamp: clock.now(), data: encode(summary)))

@@ -1,5 +1,6 @@
 import FoundationEssentials
 import GatewayProtocol
+import Metrics
 
 /// The gateway domain for one node: users, devices, contacts, presence, sessions, approvals and messages, and the
 /// per-user event logs. Every method runs on the hub's own thread (the scheduler's); connections, the HTTP API and
@@ -138,8 +139,11 @@ public final class GatewayHub: @unchecked Sendable {
         }
         let enqueuedPush = batch.contains { if case .enqueuePush = $0 { return true } else { return false } }
         metrics.commitsInFlight.add(1, ordering: .relaxed)
+        let queuedAt = MetricsClock.microseconds()
         queueWrite(batch) { [self] error in
             metrics.commitsInFlight.subtract(1, ordering: .relaxed)
+            let committedAt = MetricsClock.microseconds()
+            metrics.commitSeconds.observe(committedAt - queuedAt)
             if let error {
                 // Roll back offsets only if nothing was appended after them.
                 for event in storedEvents.reversed() where latestOffsets[event.userId] == event.offset {
@@ -159,7 +163,7 @@ public final class GatewayHub: @unchecked Sendable {
                 return
             }
             metrics.eventsCommitted.add(storedEvents.count, ordering: .relaxed)
-            for event in storedEvents { deliver(event) }
+            for event in storedEvents { deliver(event, committedAt: committedAt) }
             if enqueuedPush { onPushJobsEnqueued?() }
             completion(.success(storedEvents))
         }
@@ -197,10 +201,10 @@ public final class GatewayHub: @unchecked Sendable {
     }
 
     /// Sends a committed event to every connected device of its user (buffering for devices still replaying).
-    func deliver(_ event: StoredEvent) {
+    func deliver(_ event: StoredEvent, committedAt: Int? = nil) {
         guard let userClients = clients[event.userId] else { return }
         let frame = ServerFrames.event(type: event.type, offset: event.offset, timestamp: event.createdAt, data: event.payload)
-        for (_, state) in userClients { state.deliver(offset: event.offset, frame: frame) }
+        for (_, state) in userClients { state.deliver(offset: event.offset, frame: frame, committedAt: committedAt) }
     }
 
     /// Sends a frame that is not part of the log (presence) to every connected device of `userId`.

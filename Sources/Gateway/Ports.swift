@@ -31,6 +31,8 @@ public protocol GatewayClient: AnyObject, Sendable {
     /// `SourceAddress`), for the guessing limits; nil when unknown.
     var sourceAddress: String? { get }
     func send(_ frame: [UInt8])
+    /// A committed event; `committedAt` (`MetricsClock` µs) is when the hub learnt it was durable, for the latency metric.
+    func sendEvent(_ frame: [UInt8], committedAt: Int)
     /// A resume's missed events, in order. A socket paces them by its own draining (they may be far more than its
     /// outbound limit); live frames sent later go out after them.
     func sendReplay(_ frames: [[UInt8]])

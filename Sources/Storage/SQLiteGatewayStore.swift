@@ -16,7 +16,7 @@ import Gateway
 /// All methods may be called from any thread. After `close()` writes fail with a `StorageError` at once and
 /// reads throw.
 public final class SQLiteGatewayStore: GatewayStore, @unchecked Sendable {
-    private let path: String
+    let path: String
     private let writer: GroupCommitWriter
     private let readLock = ConditionLock()
     private var readConnection: SQLiteConnection?   // guarded by readLock; nil once closed
@@ -165,7 +165,7 @@ public final class SQLiteGatewayStore: GatewayStore, @unchecked Sendable {
         return try reply.wait().get()
     }
 
-    private func read<R>(_ body: (StoreReader) throws(StorageError) -> R) throws(StorageError) -> R {
+    func read<R>(_ body: (StoreReader) throws(StorageError) -> R) throws(StorageError) -> R {
         readLock.lock()
         defer { readLock.unlock() }
         guard let readConnection else { throw StorageError("\(path): store is closed") }

@@ -22,7 +22,7 @@ enum GatewayProcess {
                                                  drainTimeoutMs: drainTimeoutMs, extraSections: extraSections)
         let deadline = Date().addingTimeInterval(5)
         while Date() < deadline {
-            // /readyz, not /healthz: only then are the signal handlers in place (a SIGTERM earlier kills outright).
+            // /readyz, not /healthz: only then are the signal handlers in place (a SIGTERM earlier waits pending until they are).
             if let ready = try? GatewayHTTP.request(port: port, "GET", "/readyz", key: nil), ready.status == 200 { return (process, port) }
             guard process.isRunning else { throw TestFailure("switchboard exited with \(process.terminationStatus)") }
             usleep(20_000)

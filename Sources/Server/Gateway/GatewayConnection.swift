@@ -180,6 +180,8 @@ final class GatewayConnection: WebSocketHandler, GatewayClient, @unchecked Senda
 
     func send(_ frame: [UInt8]) { link?.toSocket(.frame(self, frame)) }
 
+    func sendEvent(_ frame: [UInt8], committedAt: Int) { link?.toSocket(.event(self, frame, committedAt: committedAt)) }
+
     func sendReplay(_ frames: [[UInt8]]) { link?.toSocket(.replay(self, frames)) }
 
     func close(code: UInt16, reason: String) { link?.toSocket(.close(self, code: code, reason: reason)) }

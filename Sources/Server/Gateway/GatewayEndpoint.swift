@@ -3,6 +3,7 @@ import Gateway
 import GatewayProtocol
 import EventLoop
 import HTTP1
+import Metrics
 import Synchronization
 
 /// The client endpoint `/v1/ws`: authenticates the upgrade and gives each socket a `GatewayConnection`.
@@ -49,6 +50,12 @@ final class GatewayEndpoint: WebSocketApplication, @unchecked Sendable {
             links[ObjectIdentifier(loop)] = link
             return link
         }
+    }
+
+    /// One delivery-latency histogram per I/O loop that has gateway sockets (an empty one before any has).
+    var deliveryHistograms: [Histogram] {
+        let perLoop = links.withLock { $0.values.map(\.deliverySeconds) }
+        return perLoop.isEmpty ? [Histogram(bounds: Histogram.latencyBounds, unitsPerSecond: 1_000_000)] : perLoop
     }
 
     /// Takes one more command unless the node is at its bound (then the caller refuses it with `overloaded`).

@@ -134,8 +134,9 @@ public final class GatewayRuntime: @unchecked Sendable {
         let metrics = hub.metrics
         let outbox = pushOutbox
         let store = self.store
+        let endpoint = self.endpoint
         return {
-            metrics.render() + (outbox?.metricsText() ?? "")
+            metrics.render() + (outbox?.metricsText() ?? "") + Self.storageAndDeliveryMetrics(store: store, endpoint: endpoint)
                 + "# HELP switchboard_store_commits_total SQLite write transactions committed.\n"
                 + "# TYPE switchboard_store_commits_total counter\nswitchboard_store_commits_total \(store.commitCount)\n"
         }

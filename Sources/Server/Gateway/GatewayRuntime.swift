@@ -77,7 +77,7 @@ public final class GatewayRuntime: @unchecked Sendable {
         hub = GatewayHub(store: store, scheduler: scheduler, clock: scheduler, settings: options.settings)
         if let url = options.approvalWebhookURL {
             guard let webhook = ApprovalWebhook(url: url, logger: logger) else {
-                throw ServerError.configuration("gateway.approval_webhook_url: expected http://host[:port]/path, got \(url)")
+                throw ServerError.configuration("gateway.approval_webhook_url: expected an http:// or https:// URL, got \(url)")
             }
             self.webhook = webhook
             hub.approvalObserver = webhook
@@ -86,7 +86,7 @@ public final class GatewayRuntime: @unchecked Sendable {
         }
         if let url = options.inviteWebhookURL {
             guard let invites = InviteWebhook(url: url, logger: logger) else {
-                throw ServerError.configuration("relationships.invite_webhook_url: expected http://host[:port]/path, got \(url)")
+                throw ServerError.configuration("relationships.invite_webhook_url: expected an http:// or https:// URL, got \(url)")
             }
             hub.inviteDeliverer = invites
         }

@@ -1,7 +1,7 @@
 // swift-tools-version: 6.0
 // Switchboard: a realtime WebSocket gateway on its own epoll event loop (no SwiftNIO).
 // Dependency direction (leaves first):
-//   CLinux, COpenSSL, CZlib, WebSocketCodec, HTTP1, SwitchboardConfig
+//   CLinux, COpenSSL, CZlib, Base64, JSON, WebSocketCodec, SwitchboardConfig <- HTTP1
 //   <- EventLoop, TLS, WebSocketDeflate
 //   <- Server <- switchboard (executable)
 import PackageDescription
@@ -33,7 +33,9 @@ let package = Package(
 
         // Pure protocol code: no I/O, no clocks; unit-testable and fuzzable.
         .target(name: "WebSocketCodec"),
-        .target(name: "HTTP1"),
+        // RFC 4648 base64, both alphabets, strict decoding: the one implementation (handshake, JWS, webhooks).
+        .target(name: "Base64"),
+        .target(name: "HTTP1", dependencies: ["Base64", "JSON"]),
         .target(name: "SwitchboardConfig"),
         // A strict JSON value (duplicate keys and trailing commas rejected), shared by tokens and the wire protocol.
         .target(name: "JSON"),
@@ -50,9 +52,9 @@ let package = Package(
         .target(name: "WebSocketDeflate", dependencies: ["WebSocketCodec", "CZlib"]),
         .target(name: "EventLoop", dependencies: ["CLinux"]),
         .target(name: "TLS", dependencies: ["COpenSSL"]),
-        .target(name: "Auth", dependencies: ["COpenSSL", "JSON"]),
+        .target(name: "Auth", dependencies: ["COpenSSL", "JSON", "Base64"]),
         // Push providers (APNs, FCM, webhook) over libcurl's HTTP/2 on one dedicated thread.
-        .target(name: "Push", dependencies: ["CCurl", "Auth", "COpenSSL", "JSON", "Metrics"]),
+        .target(name: "Push", dependencies: ["CCurl", "Auth", "COpenSSL", "JSON", "Base64", "Metrics"]),
 
         // Composition root: listeners, upgrade, per-connection glue, HTTP endpoints, metrics.
         .target(name: "Server", dependencies: [
@@ -86,7 +88,8 @@ let package = Package(
         // Helpers shared by the test targets (a seeded random generator).
         .target(name: "TestSupport", path: "Tests/TestSupport"),
         .testTarget(name: "WebSocketCodecTests", dependencies: ["WebSocketCodec", "TestSupport"]),
-        .testTarget(name: "HTTP1Tests", dependencies: ["HTTP1", "TestSupport"]),
+        .testTarget(name: "Base64Tests", dependencies: ["Base64", "TestSupport"]),
+        .testTarget(name: "HTTP1Tests", dependencies: ["HTTP1", "Base64", "TestSupport"]),
         .testTarget(name: "SwitchboardConfigTests", dependencies: ["SwitchboardConfig", "TestSupport"]),
         .testTarget(name: "WebSocketDeflateTests", dependencies: ["WebSocketDeflate", "WebSocketCodec", "TestSupport"]),
         .testTarget(name: "EventLoopTests", dependencies: ["EventLoop"]),

@@ -8,6 +8,7 @@ import COpenSSL
 /// own `EVP_MD_CTX`), which OpenSSL 3 documents as thread-safe. The `EVP_PKEY` is freed when the
 /// last copy of the key goes away.
 public struct JWTKey: @unchecked Sendable {
+    // @unchecked: holds an `EVP_PKEY` used read-only after init (see above).
     /// The one algorithm this key signs and verifies with.
     public let algorithm: JWTAlgorithm
     /// The `kid` this key answers to; nil keys are only tried for tokens without a `kid`.
@@ -83,6 +84,7 @@ public struct JWTKey: @unchecked Sendable {
 /// Owns one `EVP_PKEY` holding a P-256 key; frees it on deinit. Read-only after init, hence
 /// shareable between threads.
 final class ECKeyHandle: @unchecked Sendable {
+    // @unchecked: the `EVP_PKEY` is only read after init.
     let pointer: OpaquePointer
     let hasPrivateKey: Bool
 

@@ -1,5 +1,6 @@
 import FoundationEssentials
 import GatewayProtocol
+import JSON
 
 /// Direct messages between contacts: validation, idempotent send, history, unread counts, read marks.
 extension GatewayHub {
@@ -115,9 +116,9 @@ struct MessageRequest: Encodable, JSONWritable {
 
     func writeJSON(to out: inout [UInt8]) {
         out += Array(#"{"text":"#.utf8)
-        ServerFrames.writeString(text, to: &out)
+        JSONString.write(text, to: &out)
         out += Array(#","to":"#.utf8)
-        ServerFrames.writeString(to, to: &out)
+        JSONString.write(to, to: &out)
         out.append(UInt8(ascii: "}"))
     }
 }

@@ -222,6 +222,7 @@ extension StoreConflict {
 
 /// Carries a hub-thread closure through the store's Sendable completion; it is only called back on the hub thread.
 struct UncheckedBox<T>: @unchecked Sendable {
+    // @unchecked: the value is only used back on the hub thread it came from.
     let value: T
     init(_ value: T) { self.value = value }
 }

@@ -1,3 +1,5 @@
+import JSON
+
 /// A response to serialize (server side). Value type, `Sendable`; build it on any thread,
 /// serialize it on the connection's thread.
 public struct HTTPResponse: Sendable, Equatable {

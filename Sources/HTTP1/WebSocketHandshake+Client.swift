@@ -1,3 +1,5 @@
+import Base64
+
 /// RFC 6455 §4.1 client side of the opening handshake, for the load-test harness and tests.
 extension WebSocketHandshake {
     /// The upgrade request bytes: GET `path` HTTP/1.1 with Host, Upgrade, Connection,

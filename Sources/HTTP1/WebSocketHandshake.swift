@@ -1,3 +1,5 @@
+import Base64
+
 /// RFC 6455 §4 opening handshake, server side (this file) and client side
 /// (`WebSocketHandshake+Client.swift`). Pure functions, safe from any thread.
 public enum WebSocketHandshake {

@@ -6,7 +6,7 @@ enum JSONSerializer {
     static func write(_ value: JSONValue, to output: inout [UInt8]) throws(JSONParseError) {
         switch value {
         case .string(let string):
-            writeString(string, to: &output)
+            JSONString.write(string, to: &output)
         case .number(let number):
             guard number.isFinite else {
                 throw JSONParseError(offset: 0, reason: "non-finite number cannot be written as JSON")
@@ -37,34 +37,11 @@ enum JSONSerializer {
             let names = members.keys.sorted { $0.utf8.lexicographicallyPrecedes($1.utf8) }
             for (position, name) in names.enumerated() {
                 if position > 0 { output.append(UInt8(ascii: ",")) }
-                writeString(name, to: &output)
+                JSONString.write(name, to: &output)
                 output.append(UInt8(ascii: ":"))
                 try write(members[name]!, to: &output)
             }
             output.append(UInt8(ascii: "}"))
         }
-    }
-
-    private static let hexDigits = Array("0123456789abcdef".utf8)
-
-    // RFC 8259 §7: quotation mark, reverse solidus and U+0000–U+001F must be escaped.
-    private static func writeString(_ string: String, to output: inout [UInt8]) {
-        output.append(UInt8(ascii: "\""))
-        for byte in string.utf8 {
-            switch byte {
-            case UInt8(ascii: "\""): output.append(contentsOf: #"\""#.utf8)
-            case UInt8(ascii: "\\"): output.append(contentsOf: #"\\"#.utf8)
-            case 0x0A: output.append(contentsOf: #"\n"#.utf8)
-            case 0x0D: output.append(contentsOf: #"\r"#.utf8)
-            case 0x09: output.append(contentsOf: #"\t"#.utf8)
-            case 0x00..<0x20:
-                output.append(contentsOf: #"\u00"#.utf8)
-                output.append(hexDigits[Int(byte >> 4)])
-                output.append(hexDigits[Int(byte & 0x0F)])
-            default:
-                output.append(byte)
-            }
-        }
-        output.append(UInt8(ascii: "\""))
     }
 }

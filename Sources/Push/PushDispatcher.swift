@@ -15,6 +15,7 @@ import Synchronization
 /// ``shutdown()`` fails queued and running transfers with `.failure("dispatcher stopped")`, then
 /// joins the thread. Deinit without shutdown leaks the thread, so always call it.
 public final class PushDispatcher: @unchecked Sendable {
+    // @unchecked: shared state is in Mutex/Atomic; `active` is touched only by the dispatcher thread; curl_multi_wakeup is thread-safe.
     /// Response bodies are cut at this size; provider replies are a few hundred bytes.
     public static let maximumResponseBytes = 64 * 1024
 

@@ -8,6 +8,7 @@ import JSON
 /// Immutable after init; each signature uses its own `EVP_MD_CTX`, so one signer may be shared
 /// between threads (OpenSSL 3 allows concurrent read-only use of an `EVP_PKEY`).
 final class RS256Signer: @unchecked Sendable {
+    // @unchecked: holds an `EVP_PKEY` used read-only after init (see above).
     private let key: OpaquePointer
 
     /// Loads an unencrypted PKCS#8 (`BEGIN PRIVATE KEY`) or PKCS#1 RSA private key PEM.

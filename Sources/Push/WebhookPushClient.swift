@@ -1,3 +1,4 @@
+import Base64
 import COpenSSL
 
 /// POSTs JSON to a webhook signed per Standard Webhooks: headers `webhook-id`,

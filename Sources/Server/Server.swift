@@ -197,11 +197,11 @@ public final class Server: @unchecked Sendable {
         let result = ResultBox()
         let task = UncheckedTask(body)
         loop.execute {
-            do { try task.body() } catch { result.error = error }
+            do { try task.body() } catch { result.error.withLock { $0 = error } }
             semaphore.signal()
         }
         semaphore.wait()
-        if let error = result.error { throw error }
+        if let error = result.error.withLock({ $0 }) { throw error }
     }
 }
 
@@ -218,11 +218,12 @@ public enum ServerError: Error, CustomStringConvertible {
 
 /// Carries a closure that captures loop-owned objects to their own loop; the semaphore orders the hand-over.
 private struct UncheckedTask: @unchecked Sendable {
+    // @unchecked: the closure runs only on the loop that owns what it captures; the semaphore orders the hand-over.
     let body: () throws -> Void
     init(_ body: @escaping () throws -> Void) { self.body = body }
 }
 
-private final class ResultBox: @unchecked Sendable {
-    // Written on the loop before the semaphore signals, read after the wait.
-    var error: Error?
+/// The error a loop task threw, handed back to the thread waiting for it.
+private final class ResultBox: Sendable {
+    let error = Mutex<Error?>(nil)
 }

@@ -195,6 +195,7 @@ extension ServerConnection {
 
 /// Carries a loop-confined connection to its own loop in a Sendable closure.
 struct UncheckedConnection: @unchecked Sendable {
+    // @unchecked: the connection is loop-confined; this box only carries it to its own loop.
     let value: ServerConnection
     init(_ value: ServerConnection) { self.value = value }
 }

@@ -27,8 +27,7 @@ public protocol HTTPApplication: AnyObject, Sendable {
 }
 
 /// Routes upgrades by exact path, with an optional fallback for every other path (the echo endpoint).
-public final class WebSocketRouter: WebSocketApplication, @unchecked Sendable {
-    // @unchecked: immutable after init.
+public final class WebSocketRouter: WebSocketApplication, Sendable {
     private let routes: [String: WebSocketApplication]
     private let fallback: WebSocketApplication?
 
@@ -60,8 +59,7 @@ extension WebSocketHandler {
 
 /// Echoes every message back as it came (text as text, binary as binary). What conformance runs and benchmarks use.
 /// Stateless: one instance serves every connection.
-public final class EchoApplication: WebSocketApplication, WebSocketHandler, @unchecked Sendable {
-    // @unchecked: no stored state at all.
+public final class EchoApplication: WebSocketApplication, WebSocketHandler, Sendable {
     public init() {}
 
     public func upgrade(_ head: HTTPRequestHead) -> UpgradeDecision { .accept(self) }

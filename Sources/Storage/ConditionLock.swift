@@ -5,6 +5,7 @@ import Glibc
 ///
 /// The pthread objects live in their own allocations because they must never move in memory.
 final class ConditionLock: @unchecked Sendable {
+    // @unchecked: owns pthread objects, which are made for sharing between threads.
     private let mutex: UnsafeMutablePointer<pthread_mutex_t>
     private let condition: UnsafeMutablePointer<pthread_cond_t>
 
@@ -41,6 +42,7 @@ final class ConditionLock: @unchecked Sendable {
 
 /// A one-shot value handed from the writer thread to a caller blocked in `wait()`.
 final class BlockingReply<Value: Sendable>: @unchecked Sendable {
+    // @unchecked: `value` is guarded by `lock`.
     private let lock = ConditionLock()
     private var value: Value?   // guarded by `lock`
 

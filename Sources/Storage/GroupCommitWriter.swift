@@ -16,6 +16,7 @@ import Synchronization
 ///
 /// The queue is unbounded: back-pressure is the caller's business (completions tell it how far behind we are).
 final class GroupCommitWriter: @unchecked Sendable {
+    // @unchecked: the queue state is guarded by `queueLock` (a condition variable, which Mutex lacks); the rest is writer-thread only.
     enum Job {
         /// Batches in order and the completion that gets their results (nil = committed), after the commit.
         case batches([[StoreWrite]], @Sendable ([StorageError?]) -> Void)

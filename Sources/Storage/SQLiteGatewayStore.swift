@@ -16,6 +16,7 @@ import Gateway
 /// All methods may be called from any thread. After `close()` writes fail with a `StorageError` at once and
 /// reads throw.
 public final class SQLiteGatewayStore: GatewayStore, @unchecked Sendable {
+    // @unchecked: the read connection is guarded by `readLock`; writes go through the thread-safe writer queue.
     let path: String
     private let writer: GroupCommitWriter
     private let readLock = ConditionLock()

@@ -7,6 +7,7 @@ import COpenSSL
 /// checking keys is slow. Both sides refuse renegotiation (a CPU-exhaustion vector) and use
 /// `SSL_MODE_RELEASE_BUFFERS` so idle connections hold no record buffers.
 public final class TLSContext: @unchecked Sendable {
+    // @unchecked: wraps an `SSL_CTX *` that is configured in init and only read afterwards (thread-safe in OpenSSL).
     /// The `SSL_CTX *`, owned by this object and freed in `deinit`.
     let pointer: OpaquePointer
     /// Whether engines made from this context take the server role.

@@ -29,6 +29,6 @@ struct JSONLogHandler: LogHandler {
     }
 
     private func quote(_ s: String) -> String {
-        String(decoding: (try? JSONValue.string(s).serialized()) ?? Array("\"\"".utf8), as: UTF8.self)
+        JSONString.quoted(s)
     }
 }

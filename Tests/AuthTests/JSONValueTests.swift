@@ -64,6 +64,21 @@ import Testing
         #expect(throws: JSONParseError.self) { try JSONValue.array([.number(.infinity)]).serialized() }
     }
 
+    /// The serializer and every hand-written JSON writer share `JSONString`, which must escape as Foundation's encoder
+    /// does (`\b` and `\f` short forms, `/` and DEL unescaped).
+    @Test func stringsAreEscapedAsFoundationsEncoderEscapesThem() throws {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.withoutEscapingSlashes]
+        let texts = (0..<128).map { "a\(UnicodeScalar(UInt8($0)))b" } + ["", "é", "🙂", "\u{2028}\u{2029}", "\u{FEFF}"]
+        for text in texts {
+            let foundation = Array(try encoder.encode(text))
+            #expect(try JSONValue.string(text).serialized() == foundation, "\(Array(text.unicodeScalars.map(\.value)))")
+            #expect(JSONString.bytes(text) == foundation)
+            #expect(JSONString.quoted(text) == String(decoding: foundation, as: UTF8.self))
+        }
+        #expect(JSONString.quoted("\u{8}\u{C}\u{7F}/") == "\"\\b\\f\u{7F}/\"")
+    }
+
     @Test func randomValuesRoundTripThroughTextAndFoundationsDecoder() throws {
         var generator = SystemRandomNumberGenerator()
         func randomValue(depth: Int) -> JSONValue {

@@ -1,6 +1,7 @@
 import FoundationEssentials
 @testable import Gateway
 import GatewayProtocol
+import JSON
 import Testing
 
 /// The hand-written JSON of the types every direct message encodes must be byte for byte what Foundation's encoder
@@ -18,7 +19,7 @@ import Testing
 
     @Test func stringsAreEscapedAsFoundationDoes() {
         for text in Self.texts {
-            #expect(ServerFrames.jsonString(text) == Self.foundation(text), "\(Array(text.unicodeScalars.map(\.value)))")
+            #expect(JSONString.bytes(text) == Self.foundation(text), "\(Array(text.unicodeScalars.map(\.value)))")
         }
     }
 }

@@ -1,3 +1,4 @@
+import Base64
 import Testing
 @testable import HTTP1
 

@@ -93,4 +93,21 @@ extension WebhookPushClient {
         #expect(throws: PushError.self) { try WebhookConfiguration(url: "http://x", secret: "whsec_!!!") }
         #expect(throws: PushError.self) { try WebhookConfiguration(url: "http://x", secret: "whsec_c2hvcnQ=") }
     }
+
+    /// Secrets are canonical padded base64, as the Standard Webhooks libraries generate and decode them: a secret the
+    /// receiver's library would refuse (or read as other bytes) fails at start-up instead of signing unverifiably.
+    @Test(arguments: [
+        "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSwAQ",  // unpadded (25 bytes)
+        "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSwAR==",  // non-zero pad bits
+        "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2La=aSw",  // `=` inside
+        "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw\n",  // trailing whitespace
+        "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLa-w",  // URL alphabet
+    ])
+    func secretsMustBeCanonicalPaddedBase64(secret: String) {
+        #expect(throws: PushError.self) { try WebhookConfiguration(url: "http://x", secret: secret) }
+    }
+
+    @Test func aSecretEndingInPaddingIsAccepted() {
+        #expect(throws: Never.self) { try WebhookConfiguration(url: "http://x", secret: "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSwAQ==") }
+    }
 }

@@ -106,15 +106,16 @@ import Testing
     }
 }
 
-/// A one-shot HTTP endpoint on loopback that records the first request body and answers 200.
+/// An HTTP endpoint on loopback that answers one request per connection with the next of `statuses` (then stops
+/// accepting) and records each request's body.
 final class WebhookReceiver: @unchecked Sendable {
-    // @unchecked: `body` is guarded by the mutex; the socket is used by the accept thread only.
+    // @unchecked: `bodies` is guarded by the mutex; the socket is used by the accept thread only.
     let port: UInt16
     private let fd: Int32
-    private let body = Mutex<String?>(nil)
+    private let bodies = Mutex<[String]>([])
     private let arrived = DispatchSemaphore(value: 0)
 
-    init() throws {
+    init(statuses: [Int] = [200]) throws {
         let listener = Glibc.socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         var addr = sockaddr_in()
         addr.sin_family = sa_family_t(AF_INET)
@@ -129,12 +130,14 @@ final class WebhookReceiver: @unchecked Sendable {
         }
         fd = listener
         port = UInt16(bigEndian: addr.sin_port)
-        DispatchQueue.global().async { [self] in serve() }
+        DispatchQueue.global().async { [self] in
+            for status in statuses { serve(status: status) }
+        }
     }
 
     deinit { Glibc.close(fd) }
 
-    private func serve() {
+    private func serve(status: Int) {
         let client = accept(fd, nil, nil)
         guard client >= 0 else { return }
         defer { Glibc.close(client) }
@@ -149,18 +152,23 @@ final class WebhookReceiver: @unchecked Sendable {
                let lengthLine = text[..<split.lowerBound].split(separator: "\r\n").first(where: { $0.lowercased().hasPrefix("content-length:") }),
                let length = Int(lengthLine.split(separator: ":")[1].trimmingCharacters(in: .whitespaces)),
                text.utf8.count - text[..<split.upperBound].utf8.count >= length {
-                body.withLock { $0 = String(text[split.upperBound...]) }
+                bodies.withLock { $0.append(String(text[split.upperBound...])) }
                 break
             }
         }
-        let response = "HTTP/1.1 200 OK\r\nContent-Length: 0\r\nConnection: close\r\n\r\n"
+        let response = "HTTP/1.1 \(status) X\r\nContent-Length: 0\r\nConnection: close\r\n\r\n"
         _ = response.withCString { send(client, $0, strlen($0), Int32(MSG_NOSIGNAL)) }
         arrived.signal()
     }
 
-    /// The body of the first request, or nil after 5 s.
+    /// The bodies of the first `count` requests, or fewer when they did not all arrive within 10 s.
+    func waitForBodies(_ count: Int) -> [String] {
+        for _ in 0..<count where arrived.wait(timeout: .now() + 10) == .timedOut { break }
+        return bodies.withLock { $0 }
+    }
+
+    /// The body of the first request, or nil after 10 s.
     func waitForBody() -> String? {
-        _ = arrived.wait(timeout: .now() + 5)
-        return body.withLock { $0 }
+        waitForBodies(1).first
     }
 }

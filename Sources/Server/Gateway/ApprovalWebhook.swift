@@ -5,11 +5,10 @@ import Logging
 /// POSTs every finished approval (decided or timed out) to `gateway.approval_webhook_url` as
 /// `{"type":"approval_<state>","userId":…,"approval":{…}}`. Best effort (three attempts): the backend can always read
 /// the outcome with `GET /v1/approvals/{id}`.
-final class ApprovalWebhook: ApprovalObserver, @unchecked Sendable {
-    // @unchecked: immutable after init.
+final class ApprovalWebhook: ApprovalObserver, Sendable {
     private let poster: WebhookPoster
 
-    /// nil when `url` is not an `http://host[:port]/path` URL.
+    /// nil when `url` is not an `http://` or `https://` URL.
     init?(url: String, logger: Logger) {
         guard let poster = WebhookPoster(url: url, label: "switchboard.approval-webhook", logger: logger) else { return nil }
         self.poster = poster

@@ -11,8 +11,7 @@ import Synchronization
 /// The token may come as `Authorization: Bearer <jwt>`, as `?token=<jwt>` (browsers cannot set headers), or as a
 /// `bearer.<jwt>` entry in `Sec-WebSocket-Protocol` next to `switchboard.v1`. Without one the socket opens
 /// unauthenticated and must send an `auth` command within `auth.timeout_ms`. `?offset=N` asks for a resume.
-final class GatewayEndpoint: WebSocketApplication, @unchecked Sendable {
-    // @unchecked: immutable after init; the hub is reached only through its scheduler.
+final class GatewayEndpoint: WebSocketApplication, Sendable {
     static let path = "/v1/ws"
     static let subprotocol = "switchboard.v1"
 

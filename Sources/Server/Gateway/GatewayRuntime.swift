@@ -4,6 +4,7 @@ import Gateway
 import Glibc
 import Logging
 import Storage
+import Synchronization
 
 /// Everything the gateway needs besides the socket server: the SQLite store, the hub on its own event loop, the
 /// authenticator, the client endpoint and the server API. Built once by the executable (or a test), then handed to
@@ -76,7 +77,7 @@ public final class GatewayRuntime: @unchecked Sendable {
         hub = GatewayHub(store: store, scheduler: scheduler, clock: scheduler, settings: options.settings)
         if let url = options.approvalWebhookURL {
             guard let webhook = ApprovalWebhook(url: url, logger: logger) else {
-                throw ServerError.configuration("gateway.approval_webhook_url: expected http://host[:port]/path, got \(url)")
+                throw ServerError.configuration("gateway.approval_webhook_url: expected an http:// or https:// URL, got \(url)")
             }
             self.webhook = webhook
             hub.approvalObserver = webhook
@@ -85,7 +86,7 @@ public final class GatewayRuntime: @unchecked Sendable {
         }
         if let url = options.inviteWebhookURL {
             guard let invites = InviteWebhook(url: url, logger: logger) else {
-                throw ServerError.configuration("relationships.invite_webhook_url: expected http://host[:port]/path, got \(url)")
+                throw ServerError.configuration("relationships.invite_webhook_url: expected an http:// or https:// URL, got \(url)")
             }
             hub.inviteDeliverer = invites
         }
@@ -109,15 +110,15 @@ public final class GatewayRuntime: @unchecked Sendable {
         let retentionMs = Int64(options.retentionHours) * 3_600_000
         let keep = options.keepLatestEvents
         let scheduler = self.scheduler
-        let outbox = pushOutbox.map(UncheckedOutbox.init)
+        let outbox = pushOutbox
         hubLoop.execute {
-            do { try hub.start() } catch { failure.error = error }
-            outbox?.value.start()
+            do { try hub.start() } catch { failure.error.withLock { $0 = error } }
+            outbox?.start()
             Self.schedulePruning(scheduler: scheduler, store: store, retentionMs: retentionMs, keepLatest: keep, logger: logger)
             started.signal()
         }
         started.wait()
-        if let error = failure.error { throw ServerError.configuration("storage: cannot load \(options.databasePath): \(error)") }
+        if let error = failure.error.withLock({ $0 }) { throw ServerError.configuration("storage: cannot load \(options.databasePath): \(error)") }
         if !authenticator.serverAPIEnabled { logger.notice("server API off: set auth.api_keys to enable /v1/ backend routes") }
     }
 
@@ -202,14 +203,9 @@ public final class GatewayRuntime: @unchecked Sendable {
     }
 }
 
-private struct UncheckedOutbox: @unchecked Sendable {
-    // Hands the outbox to the hub loop once, before anything else runs there.
-    let value: PushOutbox
-}
-
-private final class ErrorBox: @unchecked Sendable {
-    // Written on the hub loop before the semaphore signals; read after the wait.
-    var error: Error?
+/// The error the hub's start threw on its loop, handed back to the thread waiting for it.
+private final class ErrorBox: Sendable {
+    let error = Mutex<Error?>(nil)
 }
 
 extension String {

@@ -5,8 +5,8 @@ import Glibc
 
 /// Runs the gateway hub on its own event loop: timers on the loop's heap, blocking store reads on a Dispatch queue,
 /// wall-clock time from CLOCK_REALTIME (deadlines are stored as Unix milliseconds so they survive restarts).
-final class HubScheduler: GatewayScheduler, GatewayClock, @unchecked Sendable {
-    // @unchecked: `loop` is thread-safe for execute; schedule/cancel are only called on the loop's thread.
+final class HubScheduler: GatewayScheduler, GatewayClock, Sendable {
+    // `loop` is thread-safe for execute; schedule/cancel are only called on the loop's thread.
     let loop: EventLoop
     // Serial on purpose: an idempotent command reads the store before it commits, and two such commands from one
     // device must commit in the order they arrived — a concurrent queue could finish the second read first.

@@ -4,13 +4,12 @@ import Logging
 
 /// Hands invite texts to the app's SMS/e-mail service: POSTs each `InviteDelivery` as
 /// `{"type":"invite","delivery":{channel,to,text,code,groupId,groupName,inviterId,inviterName,expiresAt}}` to the
-/// configured URL from a serial Dispatch queue (never the hub loop, never the request path). Plain `http://` only;
+/// configured URL through a ``WebhookPoster`` (libcurl, never the hub loop, never the request path): http or https,
 /// three attempts with backoff, then logged and dropped — the invite itself is stored and the inviter has the code.
-final class InviteWebhook: InviteDeliverer, @unchecked Sendable {
-    // @unchecked: immutable after init.
+final class InviteWebhook: InviteDeliverer, Sendable {
     private let poster: WebhookPoster
 
-    /// nil when `url` is not an `http://host[:port]/path` URL.
+    /// nil when `url` is not an `http://` or `https://` URL.
     init?(url: String, logger: Logger) {
         guard let poster = WebhookPoster(url: url, label: "switchboard.invite-webhook", logger: logger) else { return nil }
         self.poster = poster

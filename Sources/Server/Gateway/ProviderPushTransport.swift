@@ -8,8 +8,7 @@ import Push
 /// (applying lock-screen privacy), sends it through the `Push` adapters (libcurl HTTP/2 on their own thread) and maps
 /// the provider's answer to an outbox outcome. A provider that is not configured rejects its jobs (dead letters with
 /// the reason), so misconfiguration is visible in `/metrics` and never silent.
-public final class ProviderPushTransport: PushTransport, @unchecked Sendable {
-    // @unchecked: immutable after init; the clients are thread-safe.
+public final class ProviderPushTransport: PushTransport, Sendable {
     public struct Settings: Sendable {
         public var apnsTeamID = "", apnsKeyID = "", apnsKeyFile = "", apnsBundleID = ""
         /// Overrides the APNs base URL (tests and staging); empty = Apple's, chosen per token environment.

@@ -7,8 +7,7 @@ import HTTP1
 /// The HTTP JSON API under `/v1/`: the server API for app backends (API key) and the standalone endpoints for
 /// devices. Requests are parsed on the connection's loop and run on the hub loop; the response goes back through
 /// `respond`. Documented with curl examples in docs/PROTOCOL.md.
-final class ServerAPI: HTTPApplication, @unchecked Sendable {
-    // @unchecked: immutable after init; the hub is reached only through its scheduler.
+final class ServerAPI: HTTPApplication, Sendable {
     let hub: GatewayHub
     let scheduler: HubScheduler
     let authenticator: GatewayAuthenticator

@@ -11,8 +11,7 @@ import HTTP1
 /// - `POST /demo/api/approvals` `{"summary"?, "toolName"?, "timeoutSeconds"?}` → `201 {session, approval}`: creates the
 ///   caller's demo session `demo-<userId>` if needed and posts an approval request to it, as a backend would.
 /// - `GET /demo/api/stats` → the node's gauges and counters (the numbers `/metrics` shows) for the live view.
-final class DemoAPI: @unchecked Sendable {
-    // @unchecked: immutable after init; the hub is reached only through its scheduler.
+final class DemoAPI: Sendable {
     static let prefix = "/demo/api/"
 
     private let api: ServerAPI

@@ -2,8 +2,7 @@ import HTTP1
 
 /// The gateway's web files in front of the JSON API: the JavaScript client at `GET /v1/client.js` (always), and when
 /// the demo is enabled the page at `/demo` and its endpoints under `/demo/api/`. Everything else goes to `next`.
-final class WebRoutes: HTTPApplication, @unchecked Sendable {
-    // @unchecked: immutable after init.
+final class WebRoutes: HTTPApplication, Sendable {
     static let clientPath = "/v1/client.js"
     static let demoPath = "/demo"
 

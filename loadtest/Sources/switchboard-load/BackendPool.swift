@@ -8,6 +8,7 @@ import Synchronization
 /// Thread-safety: `submit` and `runAll` from any thread; completions run on a backend thread (hop to a loop with
 /// `EventLoop.execute` before touching loop state). `shutdown` stops the threads after the queued calls.
 final class BackendPool: @unchecked Sendable {
+    // @unchecked: the queue and counters are guarded by `condition` (NSCondition, a wait Mutex lacks).
     /// One server-API call. `body` is built on the backend thread just before sending, from the send time (monotonic
     /// ns), so latencies measured from a timestamp inside the body start when the request really leaves.
     struct Job: Sendable {

@@ -2,6 +2,7 @@ import ArgumentParser
 import EventLoop
 import Foundation
 import Glibc
+import Synchronization
 
 /// `clients`: the Swift client library (`SwitchboardClient`) under load, with connections cut on purpose.
 struct ClientsCommand: ParsableCommand {
@@ -87,11 +88,12 @@ struct ClientsCommand: ParsableCommand {
         let done = DispatchSemaphore(value: 0)
         let box = ResultBox<T>()
         Task {
-            box.value = await work()
+            let value = await work()
+            box.value.withLock { $0 = value }
             done.signal()
         }
         done.wait()
-        return box.value!
+        return box.value.withLock { $0! }
     }
 
     static func summary(_ r: ClientsLoad.Result) -> String {
@@ -108,7 +110,6 @@ struct ClientsCommand: ParsableCommand {
 }
 
 /// Carries the result out of the task to the waiting thread.
-/// `@unchecked Sendable`: written once before the semaphore is signalled, read once after it.
-private final class ResultBox<T>: @unchecked Sendable {
-    var value: T?
+private final class ResultBox<T: Sendable>: Sendable {
+    let value = Mutex<T?>(nil)
 }

@@ -4,6 +4,7 @@ import JSON
 
 /// What a workload gets from its coordinator. Loop-confined.
 struct GatewayContext: @unchecked Sendable {
+    // @unchecked: loop-confined; Sendable only so completions can carry it back to its loop.
     let driver: LoopDriver
     let backend: BackendPool
     let environment: GatewayEnvironment
@@ -42,6 +43,7 @@ struct GatewayContext: @unchecked Sendable {
 
 /// Moves a loop-confined value into a `@Sendable` closure that only runs it back on the same loop.
 struct UnsafeTransfer<T>: @unchecked Sendable {
+    // @unchecked: the value is only used back on the loop it came from.
     let value: T
     init(_ value: T) { self.value = value }
 }

@@ -110,8 +110,6 @@ final class GatewayDevice: ConnectionSession {
 }
 
 extension String {
-    /// The string as a JSON string literal (RFC 8259 §7), quotes included — the project's JSON serializer.
-    var jsonQuoted: String {
-        String(decoding: (try? JSONValue.string(self).serialized()) ?? Array("\"\"".utf8), as: UTF8.self)
-    }
+    /// The string as a JSON string literal (RFC 8259 §7), quotes included — the project's JSON string escaper.
+    var jsonQuoted: String { JSONString.quoted(self) }
 }

@@ -1,45 +1,6 @@
 import Auth
 import Testing
 
-@Suite struct Base64URLTests {
-    // RFC 4648 §10 vectors, with the padding removed as JWS requires (RFC 7515 §2).
-    @Test(arguments: [("", ""), ("f", "Zg"), ("fo", "Zm8"), ("foo", "Zm9v"), ("foob", "Zm9vYg"),
-                      ("fooba", "Zm9vYmE"), ("foobar", "Zm9vYmFy")])
-    func rfc4648Vectors(plain: String, encoded: String) {
-        #expect(Base64URL.encode(Array(plain.utf8)) == encoded)
-        #expect(Base64URL.decode(encoded) == Array(plain.utf8))
-    }
-
-    @Test func usesTheURLSafeAlphabet() {
-        // 0xFB 0xFF 0xBF → "+/+/" in standard base64, "-_-_" in base64url.
-        #expect(Base64URL.encode([0xFB, 0xFF, 0xBF]) == "-_-_")
-        #expect(Base64URL.decode("-_-_") == [0xFB, 0xFF, 0xBF])
-        #expect(Base64URL.decode("+/+/") == nil)
-    }
-
-    @Test func roundTripsRandomBytesOfEveryLengthUpTo100() {
-        var generator = SystemRandomNumberGenerator()
-        for length in 0...100 {
-            let bytes = (0..<length).map { _ in UInt8.random(in: .min ... .max, using: &generator) }
-            let encoded = Base64URL.encode(bytes)
-            #expect(!encoded.contains("="))
-            #expect(Base64URL.decode(encoded) == bytes)
-        }
-    }
-
-    @Test(arguments: ["Zg==", "Zm8=", "Z", "Zm9vY", "Zm9v\n", " Zm9v", "Zm 9v", "Zm9v.", "Zé9v"])
-    func rejectsPaddingBadLengthsAndForeignCharacters(input: String) {
-        #expect(Base64URL.decode(input) == nil)
-    }
-
-    @Test func rejectsNonCanonicalTrailingBits() {
-        // "Zg" is the only encoding of "f"; "Zh" decodes to the same byte with a stray low bit.
-        #expect(Base64URL.decode("Zh") == nil)
-        #expect(Base64URL.decode("Zm9") == nil)  // canonical form of "fo" is "Zm8"
-        #expect(Base64URL.decode("Zm8") == Array("fo".utf8))
-    }
-}
-
 @Suite struct ConstantTimeTests {
     /// Counts how many elements were read, to prove the comparison does not stop early.
     final class CountingBytes: Collection {

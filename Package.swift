@@ -63,7 +63,7 @@ let package = Package(
             .product(name: "Logging", package: "swift-log"),
         ], exclude: ["Web/assets"]),  // embedded by scripts/embed-web into Web/WebAssets.swift
         .executableTarget(name: "switchboard", dependencies: [
-            "Server", "SwitchboardConfig", "JSON", "Auth", "Storage", "EventLoop", "COperations",
+            "Server", "SwitchboardConfig", "JSON", "Auth", "Storage", "EventLoop", "COperations", "GatewayProtocol",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
             .product(name: "Logging", package: "swift-log"),
         ]),

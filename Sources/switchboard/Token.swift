@@ -1,5 +1,6 @@
 import ArgumentParser
 import Auth
+import GatewayProtocol
 import Glibc
 import SwitchboardConfig
 
@@ -26,7 +27,10 @@ struct Token: ParsableCommand {
         var es256PrivateKey: String?
 
         func validate() throws {
-            guard !user.isEmpty, !device.isEmpty else { throw ValidationError("--user and --device must not be empty") }
+            // The server refuses a token whose ids break the id grammar (invalid_claim); refuse to mint one.
+            for (flag, id) in [("--user", user), ("--device", device)] where !Identifier.isValid(id) {
+                throw ValidationError("\(flag): \"\(id)\" is not a valid id: ids are \(Identifier.rule)")
+            }
             guard ["ios", "android", "desktop", "web"].contains(clientType) else {
                 throw ValidationError("--client-type: expected ios, android, desktop or web, got \"\(clientType)\"")
             }

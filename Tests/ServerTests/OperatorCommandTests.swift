@@ -62,6 +62,10 @@ import Testing
         #expect(missing.status == 1)
         #expect(missing.output.contains("no signing secret"))
         #expect(try runCommand(Self.switchboard, ["token", "mint", "--user", "u", "--device", "d", "--ttl", "0"]).status == 2)
+        let badId = try runCommand(Self.switchboard, ["token", "mint", "--user", "a b", "--device", "d"])
+        #expect(badId.status == 2)
+        #expect(badId.output.contains("--user: \"a b\" is not a valid id"))
+        #expect(try runCommand(Self.switchboard, ["token", "mint", "--user", "u", "--device", ""]).status == 2)
         #expect(try runCommand(Self.switchboard, ["keygen", "rsa"]).status == 2)
     }
 

@@ -30,6 +30,7 @@ let package = Package(
         .target(name: "COperations", linkerSettings: [.linkedLibrary("ssl"), .linkedLibrary("crypto"), .linkedLibrary("z"),
                                                      .linkedLibrary("sqlite3"), .linkedLibrary("curl")]),
         .systemLibrary(name: "CCurl", pkgConfig: "libcurl", providers: [.apt(["libcurl4-openssl-dev"])]),
+        .systemLibrary(name: "CPostgres", pkgConfig: "libpq", providers: [.apt(["libpq-dev"])]),
 
         // Pure protocol code: no I/O, no clocks; unit-testable and fuzzable.
         .target(name: "WebSocketCodec"),
@@ -41,8 +42,11 @@ let package = Package(
 
         // The gateway domain: sessions, approvals, presence, messages; ports for storage and fan-out; time passed in.
         .target(name: "Gateway", dependencies: ["GatewayProtocol"]),
-        // SQLite adapter of the domain's store port (WAL, migrations, one writer thread with group commit).
-        .target(name: "Storage", dependencies: ["Gateway", "CSQLite", "Auth"]),
+        // A blocking libpq client (parameterised queries, transactions, SQLSTATE errors) for a thread of its own.
+        .target(name: "Postgres", dependencies: ["CPostgres"]),
+        // Adapters of the domain's store port: SQLite (WAL, migrations, one writer thread with group commit) and
+        // PostgreSQL (several nodes sharing one database), both behind the same group-commit writer.
+        .target(name: "Storage", dependencies: ["Gateway", "CSQLite", "Postgres", "Auth"]),
 
         // Adapters over the C libraries.
         .target(name: "WebSocketDeflate", dependencies: ["WebSocketCodec", "CZlib"]),
@@ -83,6 +87,7 @@ let package = Package(
 
         // Helpers shared by the test targets (a seeded random generator).
         .target(name: "TestSupport", path: "Tests/TestSupport"),
+        .testTarget(name: "PostgresTests", dependencies: ["Postgres", "TestSupport"]),
         .testTarget(name: "WebSocketCodecTests", dependencies: ["WebSocketCodec", "TestSupport"]),
         .testTarget(name: "HTTP1Tests", dependencies: ["HTTP1", "TestSupport"]),
         .testTarget(name: "SwitchboardConfigTests", dependencies: ["SwitchboardConfig", "TestSupport"]),

@@ -1,7 +1,8 @@
 import CPostgres
 
 /// A value bound to a `$n` parameter. Text, integers and booleans go in libpq's text format; bytes go in binary
-/// format (no escaping, any byte value). nil binds SQL NULL.
+/// format (no escaping, any byte value). nil binds SQL NULL. Text with a NUL character is refused (SQLSTATE 22021):
+/// store such values as bytes.
 public enum PostgresValue: Sendable, Equatable {
     case text(String)
     case int(Int64)
@@ -87,6 +88,13 @@ public final class PostgresConnection {
         guard let conn else { throw PostgresError("the connection is closed") }
         let name = try statementName(sql, conn)
         let values = parameters.map { $0?.postgresValue }
+        for (index, value) in values.enumerated() {
+            // A C string ends at a NUL, so the text would be cut silently; PostgreSQL text cannot hold one anyway.
+            if case .text(let text) = value, text.utf8.contains(0) {
+                throw PostgresError("parameter $\(index + 1) contains a NUL character, which PostgreSQL text cannot store",
+                                    sqlstate: "22021")   // character_not_in_repertoire
+            }
+        }
         let buffers: [[CChar]?] = values.map { value in
             switch value {
             case nil: return nil

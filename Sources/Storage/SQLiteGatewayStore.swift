@@ -17,7 +17,7 @@ import Gateway
 /// reads throw.
 public final class SQLiteGatewayStore: GatewayStore, @unchecked Sendable {
     private let path: String
-    private let writer: GroupCommitWriter
+    private let writer: GroupCommitWriter<SQLiteWriteBackend>
     private let readLock = ConditionLock()
     private var readConnection: SQLiteConnection?   // guarded by readLock; nil once closed
 
@@ -43,7 +43,7 @@ public final class SQLiteGatewayStore: GatewayStore, @unchecked Sendable {
             writeConnection.close()
             throw error
         }
-        writer = GroupCommitWriter(connection: writeConnection, maxBatchWrites: options.maxBatchWrites)
+        writer = GroupCommitWriter(connection: SQLiteWriteBackend(connection: writeConnection), maxBatchWrites: options.maxBatchWrites)
         do {
             try writer.start()
         } catch {
@@ -145,8 +145,8 @@ public final class SQLiteGatewayStore: GatewayStore, @unchecked Sendable {
     /// Scans the whole log (a periodic maintenance job, not a hot path); appends wait while it runs.
     public func pruneEvents(before: Int64, keepLatest: Int) throws -> Int {
         let reply = BlockingReply<Result<Int, StorageError>>()
-        let job = GroupCommitWriter.Job.maintenance({ applier throws(StorageError) in
-            try applier.pruneEvents(before: before, keepLatest: keepLatest)
+        let job = GroupCommitWriter<SQLiteWriteBackend>.Job.maintenance({ backend throws(StorageError) in
+            try backend.applier.pruneEvents(before: before, keepLatest: keepLatest)
         }, reply)
         guard writer.submit(job) else { throw StorageError("\(path): store is closed") }
         return try reply.wait().get()
@@ -158,4 +158,17 @@ public final class SQLiteGatewayStore: GatewayStore, @unchecked Sendable {
         guard let readConnection else { throw StorageError("\(path): store is closed") }
         return try body(StoreReader(db: readConnection))
     }
+}
+
+/// The SQLite write connection as the group-commit writer drives it.
+struct SQLiteWriteBackend: GroupCommitBackend {
+    let connection: SQLiteConnection
+    var applier: StoreWriteApplier { StoreWriteApplier(db: connection) }
+    var name: String { connection.path }
+    var isAutocommit: Bool { connection.isAutocommit }
+    /// IMMEDIATE takes the write lock at once, so a second process waits here rather than failing at COMMIT.
+    func begin() throws(StorageError) { try connection.run("BEGIN IMMEDIATE") }
+    func run(_ sql: String) throws(StorageError) { try connection.run(sql) }
+    func apply(_ write: StoreWrite) throws(StorageError) { try applier.apply(write) }
+    func close() { connection.close() }
 }

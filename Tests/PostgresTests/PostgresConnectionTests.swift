@@ -29,6 +29,12 @@ import TestSupport
         #expect(rows[1].optionalBytes(3) == [])
     }
 
+    @Test func textWithANulCharacterIsRefusedNotCut() throws {
+        let error = #expect(throws: PostgresError.self) { try connection.query("SELECT $1::text", ["a\u{0}b"]) }
+        #expect(error?.sqlstate == "22021")
+        #expect(try connection.query("SELECT $1::bytea", [Array("a\u{0}b".utf8)])[0].bytes(0) == [97, 0, 98])
+    }
+
     @Test func aServerErrorCarriesItsSqlstateAndTheConnectionStaysUsable() throws {
         try connection.execute("CREATE TABLE k (id TEXT PRIMARY KEY)")
         try connection.query("INSERT INTO k VALUES ($1)", ["a"])

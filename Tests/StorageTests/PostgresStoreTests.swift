@@ -1,0 +1,107 @@
+import Foundation
+import Gateway
+import Testing
+@testable import Storage
+
+/// The PostgreSQL store on a real server (a database of its own per test): the scripted conformance against the
+/// in-memory reference, migrations by nodes starting together, reopening, and what errors name.
+@Suite struct PostgresStoreTests {
+    func openPostgres(url: String? = nil, maxBatchWrites: Int = 5000) throws -> PostgresGatewayStore {
+        var options = PostgresStoreOptions(url: try url ?? PostgresCluster.shared().createDatabase())
+        options.maxBatchWrites = maxBatchWrites
+        return try PostgresGatewayStore(options: options)
+    }
+
+    @Test func postgresMatchesInMemoryWithOneWritePerBatch() throws {
+        let store = try openPostgres()
+        defer { store.close() }
+        let single: ([StoreWrite]) -> [[StoreWrite]] = { $0.map { [$0] } }
+        expectSame(try StoreScript.run(store, split: single), try StoreScript.run(InMemoryGatewayStore(), split: single))
+    }
+
+    @Test(arguments: [1, 2, 3, 42] as [UInt64])
+    func postgresMatchesInMemoryWithRandomBatches(seed: UInt64) throws {
+        // A tiny group limit too, so transactions end inside runs of queued batches.
+        let store = try openPostgres(maxBatchWrites: Int(seed % 7) + 3)
+        defer { store.close() }
+        var rng = SeededGenerator(state: seed)
+        let split: ([StoreWrite]) -> [[StoreWrite]] = { randomSplit($0, max: 12, using: &rng) }
+        expectSame(try StoreScript.run(store, split: split), try StoreScript.run(InMemoryGatewayStore(), split: { [$0] }), "seed \(seed)")
+    }
+
+    @Test func reopeningTheDatabaseKeepsEverythingAndPrunedLogsKeepTheirOffsets() throws {
+        let url = try PostgresCluster.shared().createDatabase()
+        let reference = InMemoryGatewayStore()
+        _ = try StoreScript.run(reference, split: { [$0] })
+        do {
+            let store = try openPostgres(url: url)
+            _ = try StoreScript.run(store, split: { [$0] })
+            store.close()
+        }
+        let reopened = try openPostgres(url: url)
+        defer { reopened.close() }
+        expectSame(try StoreScript.observe(reopened), try StoreScript.observe(reference))
+        #expect(try reopened.loadSnapshot().latestOffsets == ["u1": 31, "u2": 5, "u3": 1])
+    }
+
+    @Test func nodesStartingTogetherMigrateOnceAndAgreeOnTheVersion() throws {
+        let url = try PostgresCluster.shared().createDatabase()
+        let results = Recorder<String?>()
+        for _ in 0..<4 {
+            Thread.detachNewThread {
+                do {
+                    let store = try openPostgres(url: url)
+                    store.close()
+                    results.record(nil)
+                } catch {
+                    results.record("\(error)")
+                }
+            }
+        }
+        #expect(results.wait(for: 4) == [nil, nil, nil, nil])
+        let db = try PostgresDatabase(options: PostgresStoreOptions(url: url))
+        defer { db.close() }
+        #expect(try db.int64("SELECT version FROM schema_version") == Int64(PostgresGatewayStore.latestSchemaVersion))
+        #expect(try db.int64("SELECT count(*) FROM schema_version") == 1)
+    }
+
+    @Test func theSchemaMirrorsSQLitesVersions() {
+        #expect(PostgresSchema.migrations.map(\.version) == SchemaMigrations.all.map(\.version))
+    }
+
+    @Test func aDatabaseFromANewerBuildIsRefused() throws {
+        let url = try PostgresCluster.shared().createDatabase()
+        try openPostgres(url: url).close()
+        let db = try PostgresDatabase(options: PostgresStoreOptions(url: url))
+        try db.execute("UPDATE schema_version SET version = 99")
+        db.close()
+        let error = #expect(throws: StorageError.self) { try openPostgres(url: url) }
+        #expect(error?.message.contains("schema version 99 is newer than this build supports") == true)
+    }
+
+    @Test func errorsNeverShowThePassword() throws {
+        let cluster = try PostgresCluster.shared()
+        var options = PostgresStoreOptions(url: "postgresql://app:s3cret@localhost:1/none?host=\(cluster.directory)/missing")
+        options.connectTimeoutSeconds = 2
+        let error = #expect(throws: StorageError.self) { try PostgresGatewayStore(options: options) }
+        #expect(error?.message.contains("s3cret") == false)
+        #expect(error?.message.contains("app:***@localhost") == true)
+        #expect(error?.isRetryable == true)
+        #expect(PostgresStoreOptions(url: "host=db password=abc user=x").redactedURL == "host=db password=*** user=x")
+    }
+
+    @Test func writesQueuedBeforeCloseAreCommittedAndLaterOnesFail() throws {
+        let url = try PostgresCluster.shared().createDatabase()
+        let store = try openPostgres(url: url)
+        let recorder = Recorder<String?>()
+        for offset in Int64(1)...200 { store.write([event("u", offset)]) { recorder.record($0.map { "\($0)" }) } }
+        store.close()
+        #expect(recorder.wait(for: 200).allSatisfy { $0 == nil })
+        store.write([event("u", 201)]) { recorder.record($0.map { "\($0)" }) }
+        #expect((recorder.wait(for: 201).last ?? nil)?.contains("closed") == true)
+        #expect(throws: StorageError.self) { try store.events(userId: "u", after: 0, limit: 1) }
+        let reopened = try openPostgres(url: url)
+        defer { reopened.close() }
+        #expect(try reopened.events(userId: "u", after: 0, limit: 1_000).map(\.offset) == Array(1...200))
+    }
+}

@@ -1,5 +1,13 @@
 import Gateway
 
+/// A production store (SQLite or PostgreSQL): the port plus what the runtime needs to run and stop it.
+public protocol DurableGatewayStore: GatewayStore {
+    /// Transactions committed so far (the metrics' `switchboard_store_commits_total`).
+    var commitCount: Int { get }
+    /// Commits everything queued, stops the writer and closes the connections. Idempotent.
+    func close()
+}
+
 /// The production `GatewayStore`: one SQLite file in WAL mode.
 ///
 /// Writes: `write` only queues; one dedicated writer thread owning the write connection group-commits everything
@@ -15,7 +23,7 @@ import Gateway
 ///
 /// All methods may be called from any thread. After `close()` writes fail with a `StorageError` at once and
 /// reads throw.
-public final class SQLiteGatewayStore: GatewayStore, @unchecked Sendable {
+public final class SQLiteGatewayStore: DurableGatewayStore, @unchecked Sendable {
     private let path: String
     private let writer: GroupCommitWriter<SQLiteWriteBackend>
     private let readLock = ConditionLock()

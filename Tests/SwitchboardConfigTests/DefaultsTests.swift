@@ -63,7 +63,7 @@ import Testing
 
     @Test func knownKeysListsEverySchemaKeyOnce() {
         let keys = SwitchboardConfiguration.knownKeys
-        #expect(keys.count == 75)
+        #expect(keys.count == 81)
         #expect(Set(keys).count == keys.count)
         #expect(keys.contains("websocket.compression.server_no_context_takeover"))
     }

@@ -10,7 +10,7 @@ import Gateway
 /// writes of a group that was in flight when it broke fail with a retryable `StorageError` and none of them is kept.
 ///
 /// All methods may be called from any thread. After `close()` writes fail with a `StorageError` at once and reads throw.
-public final class PostgresGatewayStore: GatewayStore, @unchecked Sendable {   // readDatabase is guarded by readLock
+public final class PostgresGatewayStore: DurableGatewayStore, @unchecked Sendable {   // readDatabase is guarded by readLock
     private let name: String
     private let writer: GroupCommitWriter<PostgresWriteBackend>
     private let readLock = ConditionLock()

@@ -18,7 +18,7 @@ public struct PostgresStoreOptions: Sendable {
 
     /// The URL without a password, for messages and logs: `postgresql://user:secret@host/db` →
     /// `postgresql://user:***@host/db`, and any `password=…` parameter → `password=***`.
-    var redactedURL: String {
+    public var redactedURL: String {
         var text = Substring(url)
         var out = ""
         if let scheme = text.firstRange(of: "://") {

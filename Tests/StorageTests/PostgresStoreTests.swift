@@ -44,6 +44,19 @@ import Testing
         #expect(try reopened.loadSnapshot().latestOffsets == ["u1": 31, "u2": 5, "u3": 1])
     }
 
+    @Test func anOffsetBelowTheHeadOfAnEmptiedLogIsTaken() throws {
+        let store = try openPostgres()
+        defer { store.close() }
+        #expect(commit(store, [[event("u", 1, createdAt: 1), event("u", 2, createdAt: 1)]]) == [nil])
+        #expect(try store.pruneEvents(before: 10, keepLatest: 0) == 2)
+        // A node that still believes the log is empty tries offset 1 again: the store answers with the head.
+        let errors = Recorder<Error?>()
+        store.write([event("u", 1)]) { errors.record($0) }
+        #expect(errors.wait(for: 1).first.flatMap { $0 as? StoreConflict } == .offsetTaken(userId: "u", latest: 2))
+        #expect(commit(store, [[event("u", 3)]]) == [nil])
+        #expect(try store.events(userId: "u", after: 0, limit: 10).map(\.offset) == [3])
+    }
+
     @Test func nodesStartingTogetherMigrateOnceAndAgreeOnTheVersion() throws {
         let url = try PostgresCluster.shared().createDatabase()
         let results = Recorder<String?>()

@@ -28,12 +28,20 @@ struct PostgresWriteApplier {
     private func run(_ write: StoreWrite) throws(StorageError) {
         switch write {
         case .appendEvent(let e):
+            // The offset is taken when its row exists, or when pruning emptied the log past it (the head kept in
+            // `event_log_heads`): a node whose memory is behind an emptied log collides too, and offsets never
+            // restart. Both checks are in the one statement, so concurrent appends cannot slip between them.
             let inserted = try db.query("""
-                INSERT INTO events (user_id, "offset", type, payload, created_at) VALUES ($1, $2, $3, $4, $5)
+                INSERT INTO events (user_id, "offset", type, payload, created_at)
+                SELECT $1, $2, $3, $4, $5
+                WHERE NOT EXISTS (SELECT 1 FROM event_log_heads WHERE user_id = $1 AND latest_offset >= $2)
                 ON CONFLICT (user_id, "offset") DO NOTHING
                 """, [e.userId, e.offset, e.type, e.payload, e.createdAt]).affected
             if inserted == 0 {
-                let latest = try db.int64("SELECT MAX(\"offset\") FROM events WHERE user_id = $1", [e.userId])
+                let latest = try db.int64("""
+                    SELECT GREATEST((SELECT MAX("offset") FROM events WHERE user_id = $1),
+                                    (SELECT latest_offset FROM event_log_heads WHERE user_id = $1))
+                    """, [e.userId])
                 throw StorageError(conflict: .offsetTaken(userId: e.userId, latest: latest ?? e.offset))
             }
         case .decideApproval(let a):

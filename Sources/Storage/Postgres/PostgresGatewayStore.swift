@@ -132,3 +132,14 @@ public final class PostgresGatewayStore: DurableGatewayStore, @unchecked Sendabl
         return try body(PostgresReader(db: readDatabase))
     }
 }
+
+extension PostgresGatewayStore {
+    /// The schema version recorded in the database, read without changing anything: nil when it has no schema yet.
+    /// Throws when the database cannot be reached.
+    public static func schemaVersion(options: PostgresStoreOptions) throws(StorageError) -> Int? {
+        let db = try PostgresDatabase(options: options)
+        defer { db.close() }
+        guard try db.query("SELECT to_regclass('schema_version') IS NOT NULL").first?.bool(0) == true else { return nil }
+        return try db.int64("SELECT version FROM schema_version LIMIT 1").map { Int($0) }
+    }
+}

@@ -22,7 +22,6 @@ struct Migrate: ParsableCommand {
         let config = try common.load()
         if config.cluster.usesPostgres { return try migratePostgres(config) }
         let path = config.storage.path
-        let latest = SchemaStatus.latestVersion
         let lock: InstanceLock
         do {
             lock = try InstanceLock(database: path)
@@ -31,48 +30,38 @@ struct Migrate: ParsableCommand {
             throw ExitStatus.runtimeFailure
         }
         defer { withExtendedLifetime(lock) {} }
-        let current: Int?
-        do {
-            current = access(path, F_OK) == 0 ? try SchemaStatus.currentVersion(path: path) : nil
-        } catch {
-            printError("switchboard: \(error)")
-            throw ExitStatus.runtimeFailure
-        }
-        let from = current ?? 0
-        print("\(path): schema version \(current.map(String.init) ?? "none (new database)"), this build's is \(latest)")
-        if from > latest {
-            printError("switchboard: the database is newer than this build; use a newer switchboard")
-            throw ExitStatus.runtimeFailure
-        }
-        if from == latest { return print("nothing to do") }
-        let pending = (from + 1...latest).map(String.init).joined(separator: ", ")
-        if dryRun { return print("would apply migration(s) \(pending)") }
-        do {
-            let store = try SQLiteGatewayStore(options: SQLiteStoreOptions(path: path))
-            store.close()
-        } catch {
-            printError("switchboard: migration failed: \(error)")
-            throw ExitStatus.runtimeFailure
-        }
-        print("applied migration(s) \(pending); schema version is now \(latest)")
+        try migrate(name: path, latest: SchemaStatus.latestVersion,
+                    current: { () throws(StorageError) in access(path, F_OK) == 0 ? try SchemaStatus.currentVersion(path: path) : nil },
+                    apply: { () throws(StorageError) in try SQLiteGatewayStore(options: SQLiteStoreOptions(path: path)).close() })
     }
 
     /// The same steps on the shared PostgreSQL database (no instance lock: other nodes may keep serving).
     private func migratePostgres(_ config: SwitchboardConfiguration) throws {
         var options = GatewayRuntime.Options(config)
-        let latest = PostgresGatewayStore.latestSchemaVersion
-        let current: Int?
-        let postgres: PostgresStoreOptions
         do {
             try options.loadPostgresPassword(config.cluster, environmentPassword: getenv("SWITCHBOARD_POSTGRES_PASSWORD").map { String(cString: $0) })
-            postgres = options.postgres!
-            current = try PostgresGatewayStore.schemaVersion(options: postgres)
+        } catch {
+            printError("switchboard: \(error)")
+            throw ExitStatus.runtimeFailure
+        }
+        let postgres = options.postgres!
+        try migrate(name: postgres.redactedURL, latest: PostgresGatewayStore.latestSchemaVersion,
+                    current: { () throws(StorageError) in try PostgresGatewayStore.schemaVersion(options: postgres) },
+                    apply: { () throws(StorageError) in try PostgresGatewayStore(options: postgres).close() })
+    }
+
+    /// Reports the database's version against this build's and applies the pending steps (opening the store runs them).
+    private func migrate(name: String, latest: Int, current readCurrent: () throws(StorageError) -> Int?,
+                         apply: () throws(StorageError) -> Void) throws {
+        let current: Int?
+        do {
+            current = try readCurrent()
         } catch {
             printError("switchboard: \(error)")
             throw ExitStatus.runtimeFailure
         }
         let from = current ?? 0
-        print("\(postgres.redactedURL): schema version \(current.map(String.init) ?? "none (new database)"), this build's is \(latest)")
+        print("\(name): schema version \(current.map(String.init) ?? "none (new database)"), this build's is \(latest)")
         if from > latest {
             printError("switchboard: the database is newer than this build; use a newer switchboard")
             throw ExitStatus.runtimeFailure
@@ -81,7 +70,7 @@ struct Migrate: ParsableCommand {
         let pending = (from + 1...latest).map(String.init).joined(separator: ", ")
         if dryRun { return print("would apply migration(s) \(pending)") }
         do {
-            try PostgresGatewayStore(options: postgres).close()
+            try apply()
         } catch {
             printError("switchboard: migration failed: \(error)")
             throw ExitStatus.runtimeFailure

@@ -31,6 +31,7 @@ let package = Package(
                                                      .linkedLibrary("sqlite3"), .linkedLibrary("curl")]),
         .systemLibrary(name: "CCurl", pkgConfig: "libcurl", providers: [.apt(["libcurl4-openssl-dev"])]),
         .systemLibrary(name: "CPostgres", pkgConfig: "libpq", providers: [.apt(["libpq-dev"])]),
+        .systemLibrary(name: "CHiredis", pkgConfig: "hiredis", providers: [.apt(["libhiredis-dev"])]),
 
         // Pure protocol code: no I/O, no clocks; unit-testable and fuzzable.
         .target(name: "WebSocketCodec"),
@@ -44,6 +45,9 @@ let package = Package(
         .target(name: "Gateway", dependencies: ["GatewayProtocol"]),
         // A blocking libpq client (parameterised queries, transactions, SQLSTATE errors) for a thread of its own.
         .target(name: "Postgres", dependencies: ["CPostgres"]),
+        // A blocking hiredis client (commands, publish, subscribe) for a thread of its own; cross-node delivery will
+        // use it (docs/CLUSTER.md). Nothing links it yet but its tests.
+        .target(name: "Redis", dependencies: ["CHiredis"]),
         // Adapters of the domain's store port: SQLite (WAL, migrations, one writer thread with group commit) and
         // PostgreSQL (several nodes sharing one database), both behind the same group-commit writer.
         .target(name: "Storage", dependencies: ["Gateway", "CSQLite", "Postgres", "Auth"]),
@@ -88,6 +92,7 @@ let package = Package(
         // Helpers shared by the test targets (a seeded random generator).
         .target(name: "TestSupport", path: "Tests/TestSupport"),
         .testTarget(name: "PostgresTests", dependencies: ["Postgres", "TestSupport"]),
+        .testTarget(name: "RedisTests", dependencies: ["Redis", "TestSupport"]),
         .testTarget(name: "WebSocketCodecTests", dependencies: ["WebSocketCodec", "TestSupport"]),
         .testTarget(name: "HTTP1Tests", dependencies: ["HTTP1", "TestSupport"]),
         .testTarget(name: "SwitchboardConfigTests", dependencies: ["SwitchboardConfig", "TestSupport"]),

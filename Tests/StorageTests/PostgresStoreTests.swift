@@ -57,6 +57,36 @@ import Testing
         #expect(try store.events(userId: "u", after: 0, limit: 10).map(\.offset) == [3])
     }
 
+    @Test func twoNodesRacingOnTheSameDecisionsGetExactlyOneWinnerEachTime() throws {
+        let url = try PostgresCluster.shared().createDatabase()
+        let (a, b) = (try openPostgres(url: url), try openPostgres(url: url))
+        defer { a.close(); b.close() }
+        let rounds = 40
+        var pending = StoreDecisionContractTests.pending
+        #expect(commit(a, (1...rounds).map { n in pending.id = "apr_\(n)"; return [.createApproval(pending)] }).allSatisfy { $0 == nil })
+        // Each round both nodes submit at once: the same approval answered twice, the same offset appended twice.
+        let results = Recorder<(Int, String, Bool)>()
+        for n in 1...rounds {
+            for (node, store) in [("a", a), ("b", b)] {
+                var answer = StoreDecisionContractTests.decided(node == "a" ? .approved : .denied, by: node, at: 5_000)
+                answer.id = "apr_\(n)"
+                store.write([.decideApproval(answer), event("u", Int64(n), payload: Array(node.utf8))]) { error in
+                    results.record((n, node, error == nil))
+                }
+            }
+        }
+        let outcomes = results.wait(for: rounds * 2)
+        #expect(outcomes.count == rounds * 2)
+        for n in 1...rounds {
+            let winners = outcomes.filter { $0.0 == n && $0.2 }.map(\.1)
+            #expect(winners.count == 1, "round \(n): \(winners)")
+            // The store's row and the log agree with the one winner (its whole batch, nothing of the loser's).
+            let approval = try a.approval(id: "apr_\(n)")
+            #expect(approval?.decidedByDeviceId == winners.first)
+            #expect(try a.events(userId: "u", after: Int64(n - 1), limit: 1).first.map { String(decoding: $0.payload, as: UTF8.self) } == winners.first)
+        }
+    }
+
     @Test func nodesStartingTogetherMigrateOnceAndAgreeOnTheVersion() throws {
         let url = try PostgresCluster.shared().createDatabase()
         let results = Recorder<String?>()

@@ -27,7 +27,7 @@ public final class PostgresCluster: @unchecked Sendable {   // immutable after i
 
     private static let sharedCluster: Result<PostgresCluster, Error> = {
         let result = Result { try PostgresCluster() }
-        if case .success = result { atexit { try? PostgresCluster.sharedCluster.get().stop() } }
+        if case .success = result { atexit { try? PostgresCluster.sharedCluster.get().stopDetached() } }
         return result
     }()
 
@@ -55,6 +55,24 @@ public final class PostgresCluster: @unchecked Sendable {   // immutable after i
         guard first else { return }
         try? Self.runAsPostgres(Self.binaries + "/pg_ctl", ["-D", dataDirectory, "-m", "fast", "-w", "stop"], log: nil)
         try? FileManager.default.removeItem(atPath: directory)
+    }
+
+    /// At process exit: hands the stop and the clean-up to a detached shell and returns at once. Waiting here (with
+    /// Foundation's `Process`) crashed the exiting process while other threads were being torn down.
+    func stopDetached() {
+        let first = lock.withLock { () -> Bool in defer { stopped = true }; return !stopped }
+        guard first else { return }
+        let asPostgres = Self.isRoot ? "/usr/sbin/runuser -u postgres -- " : ""
+        let script = "(\(asPostgres)\(Self.binaries)/pg_ctl -D '\(dataDirectory)' -m immediate -w stop; rm -rf '\(directory)') >/dev/null 2>&1"
+        var attributes = posix_spawnattr_t()
+        posix_spawnattr_init(&attributes)
+        defer { posix_spawnattr_destroy(&attributes) }
+        posix_spawnattr_setflags(&attributes, 0x80)   // POSIX_SPAWN_SETSID (glibc): outlives the test process's group
+        let words: [String] = ["/bin/sh", "-c", script]
+        let argv = words.map { strdup($0) } + [nil]
+        defer { argv.forEach { free($0) } }
+        var pid = pid_t()
+        _ = posix_spawn(&pid, "/bin/sh", nil, &attributes, argv, environ)
     }
 
     /// A libpq URL for `database` on this cluster, as the superuser `postgres`.

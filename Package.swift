@@ -1,7 +1,8 @@
 // swift-tools-version: 6.0
 // Switchboard: a realtime WebSocket gateway on its own epoll event loop (no SwiftNIO).
 // Dependency direction (leaves first):
-//   CLinux, COpenSSL, CZlib, WebSocketCodec, HTTP1, SwitchboardConfig
+//   CLinux, COpenSSL, CZlib, CPostgres, CHiredis, WebSocketCodec, HTTP1, SwitchboardConfig
+//   <- Postgres, Redis (blocking clients) ; Postgres <- Storage
 //   <- EventLoop, TLS, WebSocketDeflate
 //   <- Server <- switchboard (executable)
 import PackageDescription

@@ -10,6 +10,8 @@ struct PostgresReader {
     func loadSnapshot() throws(StorageError) -> GatewaySnapshot {
         try db.execute("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY")
         defer { try? db.execute("COMMIT") }
+        // Reading a whole large database may take longer than one command's statement timeout.
+        try db.execute("SET LOCAL statement_timeout = 0")
         var s = GatewaySnapshot()
         s.users = try db.query("SELECT id, hex_code, display_name, created_at FROM users ORDER BY row_order").map {
             UserRecord(id: $0.string(0), hexCode: $0.string(1), displayName: $0.optionalString(2), createdAt: $0.int64(3))

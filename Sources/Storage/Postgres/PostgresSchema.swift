@@ -50,6 +50,8 @@ enum PostgresSchema {
                                             _ body: () throws(StorageError) -> Void) throws(StorageError) {
         try db.execute("BEGIN")
         do {
+            // Waiting for another node's migration, or migrating a large table, is not bound by the statement timeout.
+            try db.execute("SET LOCAL statement_timeout = 0")
             try db.query("SELECT pg_advisory_xact_lock($1)", [migrationLock])
             try body()
             try db.execute("COMMIT")

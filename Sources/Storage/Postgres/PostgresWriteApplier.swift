@@ -253,6 +253,7 @@ struct PostgresWriteApplier {
     /// Drops events created before `before` except each user's newest `keepLatest`; when a log may become empty
     /// its highest offset is first saved to `event_log_heads` (offsets never restart). Returns how many went.
     func pruneEvents(before: Int64, keepLatest: Int) throws(StorageError) -> Int {
+        try db.execute("SET LOCAL statement_timeout = 0")   // a scan of the whole log (its own transaction)
         if keepLatest <= 0 {
             try db.query("""
                 INSERT INTO event_log_heads (user_id, latest_offset)

@@ -32,7 +32,8 @@ let package = Package(
                                                      .linkedLibrary("sqlite3"), .linkedLibrary("curl")]),
         .systemLibrary(name: "CCurl", pkgConfig: "libcurl", providers: [.apt(["libcurl4-openssl-dev"])]),
         .systemLibrary(name: "CPostgres", pkgConfig: "libpq", providers: [.apt(["libpq-dev"])]),
-        .systemLibrary(name: "CHiredis", pkgConfig: "hiredis", providers: [.apt(["libhiredis-dev"])]),
+        // No pkgConfig: hiredis.pc adds -D_FILE_OFFSET_BITS=64, which SwiftPM refuses; the header is on the default path.
+        .systemLibrary(name: "CHiredis", providers: [.apt(["libhiredis-dev"])]),
 
         // Pure protocol code: no I/O, no clocks; unit-testable and fuzzable.
         .target(name: "WebSocketCodec"),

@@ -87,6 +87,21 @@ import Testing
         }
     }
 
+    @Test func aRestartedServerIsReconnectedToWithoutLosingACommittedWrite() throws {
+        let cluster = try PostgresCluster()   // its own: restarted below
+        defer { cluster.stop() }
+        let url = try cluster.createDatabase()
+        let store = try openPostgres(url: url)
+        defer { store.close() }
+        #expect(commit(store, [[event("u", 1)], [event("u", 2)]]) == [nil, nil])
+        try cluster.restart()
+        // Both connections are now dead but idle: the next write and the next read reconnect by themselves.
+        #expect(commit(store, [[event("u", 3)]]) == [nil])
+        #expect(try store.events(userId: "u", after: 0, limit: 10).map(\.offset) == [1, 2, 3])
+        #expect(commit(store, [[event("u", 4)]]) == [nil])
+        #expect(try store.loadSnapshot().latestOffsets == ["u": 4])
+    }
+
     @Test func nodesStartingTogetherMigrateOnceAndAgreeOnTheVersion() throws {
         let url = try PostgresCluster.shared().createDatabase()
         let results = Recorder<String?>()

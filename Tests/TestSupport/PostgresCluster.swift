@@ -75,6 +75,13 @@ public final class PostgresCluster: @unchecked Sendable {   // immutable after i
         _ = posix_spawn(&pid, "/bin/sh", nil, &attributes, argv, environ)
     }
 
+    /// Restarts the server (fast shutdown: every open connection is dropped) and returns once it accepts connections
+    /// again. For tests that own their cluster (`PostgresCluster()`), never on `shared()`.
+    public func restart() throws {
+        try Self.runAsPostgres(Self.binaries + "/pg_ctl", ["-D", dataDirectory, "-m", "fast", "-w", "-t", "60", "restart"],
+                               log: directory + "/setup.log")
+    }
+
     /// A libpq URL for `database` on this cluster, as the superuser `postgres`.
     public func url(database: String) -> String {
         "postgresql:///\(database)?host=\(socketDirectory)&port=\(port)&user=postgres"
@@ -108,7 +115,7 @@ public final class PostgresCluster: @unchecked Sendable {   // immutable after i
     /// pipe: the server started by `pg_ctl` inherits the descriptors, so a pipe would never reach end-of-file.
     private static func run(_ tool: String, _ arguments: [String], log: String?) throws {
         let outputPath = FileManager.default.temporaryDirectory.appendingPathComponent("pg-out-\(UUID().uuidString)").path
-        FileManager.default.createFile(atPath: outputPath, contents: nil)
+        _ = FileManager.default.createFile(atPath: outputPath, contents: nil)
         defer { try? FileManager.default.removeItem(atPath: outputPath) }
         let output = try FileHandle(forWritingTo: URL(fileURLWithPath: outputPath))
         let process = Process()
@@ -123,7 +130,7 @@ public final class PostgresCluster: @unchecked Sendable {   // immutable after i
         let data = FileManager.default.contents(atPath: outputPath) ?? Data()
         if let log {
             let previous = FileManager.default.contents(atPath: log) ?? Data()
-            FileManager.default.createFile(atPath: log, contents: previous + data)
+            _ = FileManager.default.createFile(atPath: log, contents: previous + data)
         }
         guard process.terminationStatus == 0 else {
             let text = String(decoding: data, as: UTF8.self).split(separator: "\n").suffix(4).joined(separator: " | ")

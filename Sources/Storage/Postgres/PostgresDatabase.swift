@@ -49,14 +49,28 @@ final class PostgresDatabase {
     }
 
     func execute(_ sql: String) throws(StorageError) {
-        let connection = try live()
-        do { try connection.execute(sql) } catch { throw storageError(error) }
+        try onLiveConnection { connection throws(PostgresError) in try connection.execute(sql) }
     }
 
     @discardableResult
     func query(_ sql: String, _ parameters: [(any PostgresBindable)?] = []) throws(StorageError) -> PostgresRows {
+        try onLiveConnection { connection throws(PostgresError) in try connection.query(sql, parameters) }
+    }
+
+    /// Runs `body`; when it fails because a connection that was idle (no transaction open) turns out broken — the
+    /// server restarted, or a proxy dropped it — reconnects and runs it once more. Safe because outside a transaction
+    /// this store sends only BEGIN and reads; inside one the caller sees the error (its transaction is gone).
+    private func onLiveConnection<R>(_ body: (PostgresConnection) throws(PostgresError) -> R) throws(StorageError) -> R {
         let connection = try live()
-        do { return try connection.query(sql, parameters) } catch { throw storageError(error) }
+        let wasIdle = connection.transactionStatus == .idle
+        do {
+            return try body(connection)
+        } catch where wasIdle && !connection.isConnected {
+            let fresh = try live()
+            do { return try body(fresh) } catch { throw storageError(error) }
+        } catch {
+            throw storageError(error)
+        }
     }
 
     /// The first row's first column as an integer (nil for no row or NULL).

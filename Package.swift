@@ -42,9 +42,11 @@ let package = Package(
         // A strict JSON value (duplicate keys and trailing commas rejected), shared by tokens and the wire protocol.
         .target(name: "JSON"),
         .target(name: "GatewayProtocol", dependencies: ["JSON"]),
+        // Histograms and counters cheap enough for hot paths, Prometheus text, and /proc readings of a process.
+        .target(name: "Metrics"),
 
         // The gateway domain: sessions, approvals, presence, messages; ports for storage and fan-out; time passed in.
-        .target(name: "Gateway", dependencies: ["GatewayProtocol"]),
+        .target(name: "Gateway", dependencies: ["GatewayProtocol", "Auth", "Metrics"]),
         // A blocking libpq client (parameterised queries, transactions, SQLSTATE errors) for a thread of its own.
         .target(name: "Postgres", dependencies: ["CPostgres"]),
         // A blocking hiredis client (commands, publish, subscribe) for a thread of its own; cross-node delivery will
@@ -60,12 +62,12 @@ let package = Package(
         .target(name: "TLS", dependencies: ["COpenSSL"]),
         .target(name: "Auth", dependencies: ["COpenSSL", "JSON"]),
         // Push providers (APNs, FCM, webhook) over libcurl's HTTP/2 on one dedicated thread.
-        .target(name: "Push", dependencies: ["CCurl", "Auth", "COpenSSL", "JSON"]),
+        .target(name: "Push", dependencies: ["CCurl", "Auth", "COpenSSL", "JSON", "Metrics"]),
 
         // Composition root: listeners, upgrade, per-connection glue, HTTP endpoints, metrics.
         .target(name: "Server", dependencies: [
             "EventLoop", "TLS", "HTTP1", "WebSocketCodec", "WebSocketDeflate", "SwitchboardConfig",
-            "Gateway", "GatewayProtocol", "Storage", "Auth", "Push", "JSON",
+            "Gateway", "GatewayProtocol", "Storage", "Auth", "Push", "JSON", "Metrics",
             .product(name: "Logging", package: "swift-log"),
         ], exclude: ["Web/assets"]),  // embedded by scripts/embed-web into Web/WebAssets.swift
         .executableTarget(name: "switchboard", dependencies: [
@@ -86,7 +88,7 @@ let package = Package(
 
         // The load generator: a network client of the server (never links Server), on the same event loop.
         .executableTarget(name: "switchboard-load", dependencies: [
-            "EventLoop", "WebSocketCodec", "WebSocketDeflate", "HTTP1", "TLS", "Auth", "JSON",
+            "EventLoop", "WebSocketCodec", "WebSocketDeflate", "HTTP1", "TLS", "Auth", "JSON", "SwitchboardClient", "Metrics",
             .product(name: "Histogram", package: "hdrhistogram-swift"),
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ], path: "loadtest/Sources/switchboard-load"),
@@ -101,11 +103,13 @@ let package = Package(
         .testTarget(name: "WebSocketDeflateTests", dependencies: ["WebSocketDeflate", "WebSocketCodec", "TestSupport"]),
         .testTarget(name: "EventLoopTests", dependencies: ["EventLoop"]),
         .testTarget(name: "TLSTests", dependencies: ["TLS", "TestSupport"]),
-        .testTarget(name: "GatewayTests", dependencies: ["Gateway", "GatewayProtocol", "JSON"]),
+        .testTarget(name: "GatewayTests", dependencies: ["Gateway", "GatewayProtocol", "JSON", "Auth"]),
         .testTarget(name: "StorageTests", dependencies: ["Storage", "Gateway", "TestSupport"]),
         .testTarget(name: "AuthTests", dependencies: ["Auth", "JSON"]),
+        .testTarget(name: "MetricsTests", dependencies: ["Metrics"]),
         .testTarget(name: "LoadTestTests", dependencies: [
-            "switchboard-load", "EventLoop", "WebSocketCodec", "WebSocketDeflate", "HTTP1", "Auth", "JSON",
+            "switchboard-load", "EventLoop", "WebSocketCodec", "WebSocketDeflate", "HTTP1", "Auth", "JSON", "SwitchboardClient", "TestSupport",
+            "Metrics",
         ], path: "loadtest/Tests/LoadTestTests"),
         .testTarget(name: "PushTests", dependencies: ["Push", "Auth", "JSON", "TestSupport"], exclude: ["Fixtures"]),
         .testTarget(name: "ClientTests", dependencies: [

@@ -178,6 +178,22 @@
       if (Object.keys(request).includes('remainingMs')) throw new Error('remainingMs leaks into the data');
       client.close();
     },
+    async 'an offset ahead of a restored server moves back to its latestOffset'() {
+      const store = m.memoryOffsetStore();
+      store.set(6);
+      const { client, sockets, live } = harness({ offsetStore: store });
+      const seen = [];
+      client.on('custom', (c) => { seen.push(c.payload.n); });
+      client.connect();
+      await live(0, 2);
+      if (sockets[0].sent[0].offset !== 6) throw new Error(`resumed from ${sockets[0].sent[0].offset}`);
+      sockets[0].frame({ type: 'resume', ts: 1, data: { recovered: false, requestedOffset: 6 } });
+      if (store.get() !== 2) throw new Error(`stored offset ${store.get()} after the resync`);
+      // The restored log's next event has offset 3: below the old offset, yet new.
+      sockets[0].frame({ type: 'custom', offset: 3, ts: 1, data: { name: 'tick', payload: { n: 7 } } });
+      await until(() => seen.length === 1 && store.get() === 3, "the restored log's event");
+      client.close();
+    },
   };
 
   const results = [];

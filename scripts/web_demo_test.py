@@ -419,10 +419,11 @@ async def flows(run, server, browser, args, directory):
         assert len(colors) > 50 and share < 0.9, f"{len(colors)} colors, the commonest covers {share:.0%}"
 
     async def documented_example_runs():
-        # docs/CLIENT-JS.md's example, as written, in a page of the gateway's origin.
-        with open(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "docs", "CLIENT-JS.md")) as f:
+        # docs/CLIENTS.md's web example (the html block with the log element), as written, in a page of the gateway's origin.
+        with open(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "docs", "CLIENTS.md")) as f:
             doc = f.read()
-        block = re.search(r"```html\n(.*?)```", doc, re.S).group(1).replace("https://gateway.example.com", server.url(""))
+        block = next(b for b in re.findall(r"```html\n(.*?)```", doc, re.S) if 'id="log"' in b)
+        block = block.replace("https://gateway.example.com", server.url(""))
         markup, script = re.fullmatch(r"(.*?)<script type=\"module\">\n(.*)</script>\n", block, re.S).groups()
         await b.js(f"document.body.innerHTML = {json.dumps(markup)}; true")
         source = base64.b64encode(script.encode()).decode()
@@ -450,7 +451,7 @@ async def flows(run, server, browser, args, directory):
     await run.check("live view of the node", live_view_shows_the_node)
     await run.check("reconnect after kill -9 and restart: no loss, no duplicates", client_resumes_after_server_restart)
     await run.check("approval after the restart; screenshot not blank", approval_after_restart_and_screenshot)
-    await run.check("the example in docs/CLIENT-JS.md runs", documented_example_runs)
+    await run.check("the example in docs/CLIENTS.md runs", documented_example_runs)
 
 
 if __name__ == "__main__":

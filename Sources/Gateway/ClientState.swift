@@ -13,12 +13,14 @@ final class ClientState: @unchecked Sendable {
 
     init(client: GatewayClient) { self.client = client }
 
-    func deliver(offset: Int64, frame: [UInt8]) {
+    /// `committedAt`: when the event was known durable (`MetricsClock` µs), for the delivery-latency histogram; nil
+    /// sends it unmeasured.
+    func deliver(offset: Int64, frame: [UInt8], committedAt: Int? = nil) {
         if resuming {
             buffered.append((offset, frame))
         } else if offset > lastSentOffset {
             lastSentOffset = offset
-            client.send(frame)
+            if let committedAt { client.sendEvent(frame, committedAt: committedAt) } else { client.send(frame) }
         }
     }
 }

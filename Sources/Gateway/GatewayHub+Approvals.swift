@@ -1,5 +1,6 @@
 import FoundationEssentials
 import GatewayProtocol
+import Metrics
 
 /// Approval requests: the backend asks "may the agent run this?"; the first answer from any device wins, every
 /// device learns the outcome, and unanswered requests time out (60 s by default) — also across restarts.
@@ -177,6 +178,7 @@ extension GatewayHub {
                     metrics.approvalsTimedOut.add(1, ordering: .relaxed)
                 } else {
                     metrics.approvalsResolved.add(1, ordering: .relaxed)
+                    metrics.approvalAnswerSeconds.observe(Int(clock.now() - decided.createdAt))
                 }
                 reply?.ok(data)
                 step(decided, .committed)

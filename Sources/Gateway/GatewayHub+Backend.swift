@@ -124,8 +124,6 @@ extension GatewayHub {
 
     // MARK: Standalone mode
 
-    static let nodeRegistrationKey = "register:\u{0}node"
-
     public struct Registration: Sendable, Equatable {
         public var userId: String
         public var hexCode: String
@@ -136,7 +134,8 @@ extension GatewayHub {
     /// Standalone devices (no app backend): a new device secret creates a user and a device; a known one returns them.
     /// Only the secret's digest (`deviceTokenDigest`, SHA-256 hex, computed by the server) is seen and stored here: a
     /// copy of the database does not reveal secrets. Looking a digest up leaks nothing usable about the secret.
-    public func registerDevice(deviceTokenDigest deviceToken: String, platform: String,
+    /// `source` is the caller's address group (see `connect`).
+    public func registerDevice(deviceTokenDigest deviceToken: String, platform: String, source: String? = nil,
                                completion: @escaping (Result<Registration, GatewayError>) -> Void) {
         guard ["ios", "android", "desktop", "web"].contains(platform) else {
             return completion(.failure(GatewayError(.invalidField, "platform must be ios, android, desktop or web")))
@@ -144,11 +143,13 @@ extension GatewayHub {
         if let key = devicesByToken[deviceToken], let device = devices[key], let user = users[device.userId] {
             return completion(.success(Registration(userId: user.id, hexCode: user.hexCode, deviceId: device.id, clientType: device.clientType)))
         }
-        // New identities are limited per node: each one would otherwise bring its own per-user allowances.
-        let window: Int64 = 3_600_000
-        guard takeRate(Self.nodeRegistrationKey, entries: 1, limit: settings.registrationsPerNodePerHour, windowMs: window) else {
-            return completion(.failure(rateLimitedError("too many new registrations on this server", key: Self.nodeRegistrationKey, windowMs: window)))
+        // New identities are limited per source address and per node: each one would otherwise bring its own
+        // per-user allowances.
+        var counters = [AttemptLimiter.Counter(key: "register-node", limit: settings.registrationsPerNodePerHour)]
+        if let source {
+            counters.append(AttemptLimiter.Counter(key: "register-address:" + source, limit: settings.registrationsPerAddressPerHour))
         }
+        if let refused = limitAttempt(.count(counters), "too many new registrations") { return completion(.failure(refused)) }
         let user = createUser(id: "usr_" + randomToken(), displayName: nil)
         let device = DeviceRecord(id: "dev_" + randomToken(), userId: user.id, clientType: platform, deviceToken: deviceToken, createdAt: clock.now())
         devices[device.key] = device

@@ -36,6 +36,8 @@ extension GatewayHub {
 
     private func dispatch(_ type: String, data: JSONValue, state: ClientState, reply: Reply) throws {
         let client = state.client
+        // Every field naming a user, session or group follows the one id grammar, in every command.
+        try Identifier.checkFields(of: data)
         switch type {
         case "ack":
             let command = try decoder.decode(AckCommand.self, from: data)

@@ -6,11 +6,16 @@ import GatewayProtocol
 extension GatewayHub {
     /// Failed `connect` attempts a user may make per hour before `rate_limited`.
     static let connectFailuresPerHour = 20
-    static let nodeConnectKey = "connect:\u{0}node"
+    /// Guessing limits count over a sliding hour.
+    static let attemptLimiter = AttemptLimiter(windowMs: 3_600_000)
 
-    /// `rate_limited` with the seconds until the oldest counted attempt leaves the window.
-    func rateLimitedError(_ what: String, key: String, windowMs: Int64) -> GatewayError {
-        let seconds = max(1, (rateResetsAt(key, windowMs: windowMs) - clock.now() + 999) / 1000)
+    /// Feeds one attempt to the guessing limits; `rate_limited` with the seconds until the attempt could go ahead,
+    /// or nil when it may.
+    func limitAttempt(_ attempt: AttemptLimiter.Attempt, _ what: String) -> GatewayError? {
+        let (state, decision) = Self.attemptLimiter.decide(attemptLimits, attempt, now: clock.now())
+        attemptLimits = state
+        guard case .refused(_, let waitMs) = decision else { return nil }
+        let seconds = (waitMs + 999) / 1000
         return GatewayError(.rateLimited, "\(what); retry after \(seconds) s", retryAfterMs: Int(seconds) * 1000)
     }
 
@@ -72,22 +77,24 @@ extension GatewayHub {
     /// `connect_code_expired` (replaced or past its lifetime), `self_request`, `already_friends`, `rate_limited`
     /// (too many failed attempts). A previously removed connection is reactivated with its original creation time.
     /// Answers with the new contact.
-    public func connect(userId: String, code rawCode: String, completion: @escaping (Result<UserRef, GatewayError>) -> Void) {
-        // Failures are limited per user and for the whole node: without the node limit, fresh identities (free in
-        // standalone mode) would each bring 20 new tries.
-        let limits = [("connect:" + userId, Self.connectFailuresPerHour), (Self.nodeConnectKey, settings.connectFailuresPerNodePerHour)]
-        let window: Int64 = 3_600_000
+    /// `source` is the caller's address group (`SourceAddress` in the server: an IPv4 address or an IPv6 /64), nil
+    /// for calls that do not come from a device (the server API).
+    public func connect(userId: String, code rawCode: String, source: String? = nil,
+                        completion: @escaping (Result<UserRef, GatewayError>) -> Void) {
+        // Failures are limited per user, per source address and for the whole node: without the last two, fresh
+        // identities (free in standalone mode) would each bring 20 new tries.
+        var counters = [AttemptLimiter.Counter(key: "connect-user:" + userId, limit: Self.connectFailuresPerHour),
+                        AttemptLimiter.Counter(key: "connect-node", limit: settings.connectFailuresPerNodePerHour)]
+        if let source {
+            counters.append(AttemptLimiter.Counter(key: "connect-address:" + source, limit: settings.connectFailuresPerAddressPerHour))
+        }
+        let what = "too many failed connect attempts"
         func failAttempt(_ error: GatewayError) {
-            for (key, limit) in limits where !takeRate(key, entries: 1, limit: limit, windowMs: window) {
-                return completion(.failure(rateLimitedError("too many failed connect attempts", key: key, windowMs: window)))
-            }
-            completion(.failure(error))
+            completion(.failure(limitAttempt(.count(counters), what) ?? error))
         }
         guard users[userId] != nil else { return completion(.failure(GatewayError(.userNotFound, "no user \"\(userId)\""))) }
         // Only failures count, but once over a limit the attempt is refused before the code is even looked at.
-        for (key, limit) in limits where (relations.discoveryLog[key] ?? []).filter({ $0.at > clock.now() - window }).count >= limit {
-            return completion(.failure(rateLimitedError("too many failed connect attempts", key: key, windowMs: window)))
-        }
+        if let refused = limitAttempt(.ask(counters), what) { return completion(.failure(refused)) }
         let code = rawCode.filter { $0 != " " && $0 != "-" }
         guard code.count == 6, code.allSatisfy({ $0.isASCII && $0.isNumber }), let record = relations.connectCodes[code] else {
             return failAttempt(GatewayError(.connectCodeInvalid, "no connect code \"\(rawCode)\""))

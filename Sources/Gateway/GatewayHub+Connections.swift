@@ -1,15 +1,18 @@
 import GatewayProtocol
+import Metrics
 
 /// Devices coming and going, resume, and presence.
 extension GatewayHub {
     /// Registers an authenticated device. Creates the user and device records on first sight (identity comes from the
     /// app backend's token), sends `welcome`, then — when `resumeAfter` is given — replays every event after that
-    /// offset before live traffic.
+    /// offset before live traffic. An offset ahead of the log (the store was restored from an older backup, or the
+    /// device's offset belongs to another server) continues from the log's latest offset with `recovered: false`:
+    /// waiting for the log to reach the device's offset would withhold every event until then.
     public func connect(_ client: GatewayClient, resumeAfter: Int64?) {
         ensureUserAndDevice(userId: client.userId, deviceId: client.deviceId, clientType: client.clientType)
         let state = ClientState(client: client)
         let latest = latestOffsets[client.userId] ?? 0
-        state.lastSentOffset = resumeAfter ?? latest
+        state.lastSentOffset = min(resumeAfter ?? latest, latest)
         if clients[client.userId] == nil { metrics.onlineUsers.add(1, ordering: .relaxed) }
         clients[client.userId, default: [:]][ObjectIdentifier(client)] = state
         metrics.connectedDevices.add(1, ordering: .relaxed)
@@ -76,8 +79,9 @@ extension GatewayHub {
         let userId = state.client.userId
         let limit = settings.maxReplayEvents
         let store = self.store
+        let from = min(after, latest)  // ahead of the log: what is committed meanwhile comes from `latest` on
         scheduler.runBlocking { [self] in
-            let read = Result { (try store.events(userId: userId, after: after, limit: limit), try store.oldestOffset(userId: userId)) }
+            let read = Result { (try store.events(userId: userId, after: from, limit: limit), try store.oldestOffset(userId: userId)) }
             scheduler.execute { [self] in
                 finishResume(state, after: after, latest: latest, read: read)
             }
@@ -103,12 +107,15 @@ extension GatewayHub {
                 recovered = false                       // pruned past the client's offset
             }
         }
+        metrics.resumes.increment()
+        if !recovered { metrics.resumesUnrecovered.increment() }
         let summary = ResumeData(recovered: recovered, requestedOffset: after,
                                  firstReplayed: events.first?.offset, lastReplayed: events.last?.offset)
         state.client.send(ServerFrames.event(type: "resume", offset: nil, timestamp: clock.now(), data: encode(summary)))
-        // The replay and the live events buffered meanwhile leave as one batch, so the socket can pace it.
+        // The replay and the live events buffered meanwhile leave as one batch, so the socket can pace it. A device
+        // ahead of the log continues from `latest` (what its welcome said), so the next event of the log reaches it.
         var replay: [[UInt8]] = []
-        var lastSent = after
+        var lastSent = min(after, latest)
         for event in events where event.offset > lastSent {
             lastSent = event.offset
             replay.append(ServerFrames.event(type: event.type, offset: event.offset, timestamp: event.createdAt, data: event.payload))

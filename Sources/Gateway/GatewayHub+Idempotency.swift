@@ -1,9 +1,14 @@
 import FoundationEssentials
 import GatewayProtocol
+import Auth
 
 /// Idempotent operations (approval requests, publishes, messages with a `clientMessageId`): a retry gets the first
 /// result and stores nothing — also when it overlaps the first call, which is still reading the store or
 /// committing. While a key is in flight, later callers wait for its result instead of starting their own.
+///
+/// Answered keys are remembered (`IdempotencyMemory`, `GatewaySettings.idempotencyMemoryKeys`), so a retry is
+/// answered without touching the store; a key not remembered is looked up in the store, and the look-ups of one hub
+/// round go to the store-read queue together (one hand-off and one read lock for all of them, in arrival order).
 ///
 /// A key belongs to a scope that names what it creates and for whom (`approval:<user>␟<session>`,
 /// `publish:<user>`, `message:<user>`), so one caller's key can never return another's result; and a key reused
@@ -20,7 +25,7 @@ extension GatewayHub {
                                 perform: @escaping (_ requestHash: String, @escaping (Result<T, GatewayError>) -> Void) -> Void,
                                 completion: @escaping (Result<T, GatewayError>) -> Void) {
         let slot = scope + "\u{0}" + key
-        let requestHash = SHA256.hex(encode(request))
+        let requestHash = SecretDigest.sha256Hex(encode(request))
         let decoder = self.decoder
         let reused = GatewayError(.idempotencyKeyReused, "this idempotency key was already used for a different request")
         let waiter: (Result<IdempotencyRecord, GatewayError>) -> Void = { result in
@@ -36,24 +41,60 @@ extension GatewayHub {
             idempotencyWaiters[slot]!.append(waiter)
             return
         }
+        if let remembered = idempotencyMemory.record(slot) {
+            return waiter(.success(remembered))
+        }
         idempotencyWaiters[slot] = [waiter]
         let finish: (Result<IdempotencyRecord, GatewayError>) -> Void = { [self] result in settle(slot, result) }
-        let store = self.store
-        let box = UncheckedBox(finish)
-        let performBox = UncheckedBox(perform)
-        scheduler.runBlocking { [self] in
-            let stored = Result { try store.idempotentResponse(scope: scope, key: key) }
-            scheduler.execute { [self] in
-                switch stored {
-                case .success(let record?):
-                    box.value(.success(record))
-                case .success(nil):
-                    performBox.value(requestHash) { result in
-                        box.value(result.map { IdempotencyRecord(response: self.encode($0), requestHash: requestHash) })
+        lookUpIdempotency(IdempotencyKey(scope: scope, key: key)) { [self] stored in
+            switch stored {
+            case .success(let record?):
+                finish(.success(record))
+            case .success(nil):
+                perform(requestHash) { [self] result in
+                    let value: T
+                    switch result {
+                    case .success(let done): value = done
+                    case .failure(let error): return finish(.failure(error))
                     }
-                case .failure(let error):
-                    box.value(.failure(GatewayError(.storageFailed, "\(error)")))
+                    let record = IdempotencyRecord(response: encode(value), requestHash: requestHash)
+                    idempotencyMemory.remember(slot, record)
+                    // This caller (the first waiter) gets its own value rather than a decode of the bytes just encoded;
+                    // callers that joined while it ran get the record.
+                    guard var waiters = idempotencyWaiters.removeValue(forKey: slot), !waiters.isEmpty else { return }
+                    waiters.removeFirst()
+                    completion(.success(value))
+                    for waiter in waiters { waiter(.success(record)) }
                 }
+            case .failure(let error):
+                finish(.failure(GatewayError(.storageFailed, "\(error)")))
+            }
+        }
+    }
+
+    /// A key not remembered, looked up in the store with the others of this hub round.
+    struct IdempotencyLookup {
+        var key: IdempotencyKey
+        var completion: (Result<IdempotencyRecord?, Error>) -> Void
+    }
+
+    private func lookUpIdempotency(_ key: IdempotencyKey, completion: @escaping (Result<IdempotencyRecord?, Error>) -> Void) {
+        idempotencyLookups.append(IdempotencyLookup(key: key, completion: completion))
+        // First in this round: read when the hub next takes up its tasks (after the rest of this iteration).
+        if idempotencyLookups.count == 1 { scheduler.execute { [self] in flushIdempotencyLookups() } }
+    }
+
+    /// Reads every queued key in one store-read task; the answers come back as one hub task, in order (the read queue
+    /// is serial, so idempotent commands still commit in arrival order).
+    private func flushIdempotencyLookups() {
+        guard !idempotencyLookups.isEmpty else { return }
+        let lookups = UncheckedBox(idempotencyLookups)
+        idempotencyLookups = []
+        let (store, keys) = (self.store, lookups.value.map(\.key))
+        scheduler.runBlocking { [self] in
+            let stored = Result { try store.idempotentResponses(keys) }
+            scheduler.execute {
+                for (index, lookup) in lookups.value.enumerated() { lookup.completion(stored.map { $0[index] }) }
             }
         }
     }
@@ -61,6 +102,8 @@ extension GatewayHub {
     /// Answers everyone waiting on a key, once; false when nobody was.
     @discardableResult
     private func settle(_ slot: String, _ result: Result<IdempotencyRecord, GatewayError>) -> Bool {
+        // Only an answer the store holds is remembered (a stored response, or one just committed with its claim).
+        if case .success(let record) = result { idempotencyMemory.remember(slot, record) }
         guard let waiters = idempotencyWaiters.removeValue(forKey: slot) else { return false }
         for waiter in waiters { waiter(result) }
         return true

@@ -44,7 +44,7 @@ extension GatewayHub {
             }
         }
         guard let key = command.clientMessageId else { return send("", attempt: 1, done: answer) }
-        idempotent(scope: scope, key: key, request: ["to": command.to, "text": text], perform: { send($0, attempt: 1, done: $1) },
+        idempotent(scope: scope, key: key, request: MessageRequest(to: command.to, text: text), perform: { send($0, attempt: 1, done: $1) },
                    completion: answer)
     }
 
@@ -98,9 +98,28 @@ extension GatewayHub {
     }
 }
 
-struct SentMessage: Codable, Equatable {
+struct SentMessage: Codable, Equatable, JSONWritable {
     var messageId: Int64
     var sentAt: Int64
+
+    func writeJSON(to out: inout [UInt8]) {
+        out += Array(#"{"messageId":\#(messageId),"sentAt":\#(sentAt)}"#.utf8)
+    }
+}
+
+/// What a direct message with a `clientMessageId` asked for, as its digest is taken: the same bytes as the
+/// `{"text":…,"to":…}` dictionary that earlier versions encoded (stored digests stay valid).
+struct MessageRequest: Encodable, JSONWritable {
+    var to: String
+    var text: String
+
+    func writeJSON(to out: inout [UInt8]) {
+        out += Array(#"{"text":"#.utf8)
+        ServerFrames.writeString(text, to: &out)
+        out += Array(#","to":"#.utf8)
+        ServerFrames.writeString(to, to: &out)
+        out.append(UInt8(ascii: "}"))
+    }
 }
 
 struct HistoryPage: Encodable {

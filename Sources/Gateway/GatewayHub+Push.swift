@@ -12,6 +12,16 @@ extension GatewayHub {
     /// Push jobs for an event about to be committed. A user with a connected device gets none (the socket carries
     /// it), except a handoff, which goes to the previous device when that one is not connected.
     func pushJobs(for event: PendingEvent, offset: Int64, ignoringConnections: Bool = false) -> [PushJobRecord] {
+        // Decided before the event's JSON is parsed: most events are of a kind never pushed, or a message for a
+        // user with a connected device (every direct message is two such events, one per log).
+        switch event.type {
+        case "message", "group_message", "contact_added", "contact_removed", "friend_request", "friend_request_accepted":
+            if !ignoringConnections, let userClients = clients[event.userId], !userClients.isEmpty { return [] }
+        case "approval_request", "approval_resolved", "approval_timeout", "session_handoff":
+            break
+        default:
+            return []
+        }
         let settings = notificationSettings[event.userId] ?? NotificationSettings()
         let data = (try? JSONValue.parse(event.data)) ?? .null
         func field(_ name: String) -> String? {

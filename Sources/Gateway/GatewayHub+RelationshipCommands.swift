@@ -28,7 +28,7 @@ extension GatewayHub {
             connectCode(for: me, regenerate: command.regenerate ?? false, completion: reply.complete)
         case "connect":
             let command = try decoder.decode(ConnectCommand.self, from: data)
-            connect(userId: me, code: command.code, completion: reply.complete)
+            connect(userId: me, code: command.code, source: client.sourceAddress, completion: reply.complete)
         case "contacts":
             reply.ok(["contacts": contactList(of: me)])
         case "contact_pause":

@@ -1,5 +1,6 @@
 import FoundationEssentials
 import GatewayProtocol
+import Metrics
 
 /// The gateway domain for one node: users, devices, contacts, presence, sessions, approvals and messages, and the
 /// per-user event logs. Every method runs on the hub's own thread (the scheduler's); connections, the HTTP API and
@@ -41,6 +42,8 @@ public final class GatewayHub: @unchecked Sendable {
     public var onPushJobsEnqueued: (() -> Void)?
     /// Friend requests, pauses, connect codes, groups, invites, phones (GatewayHub+FriendRequests etc.).
     var relations = RelationshipState()
+    /// Failed connect codes and new registrations per user, source address and node (GatewayHub+ConnectCodes).
+    var attemptLimits = AttemptLimiter.State()
 
     // Live state.
     var clients: [String: [ObjectIdentifier: ClientState]] = [:]
@@ -49,6 +52,10 @@ public final class GatewayHub: @unchecked Sendable {
     var approvalWaiters: [String: [(ApprovalRecord) -> Void]] = [:]
     /// Idempotency keys being looked up or committed, with the callers waiting for their result.
     var idempotencyWaiters: [String: [(Result<IdempotencyRecord, GatewayError>) -> Void]] = [:]
+    /// Keys answered recently, with their answers (a retry is answered from here).
+    var idempotencyMemory: IdempotencyMemory
+    /// Keys to look up in the store at the end of this round.
+    var idempotencyLookups: [IdempotencyLookup] = []
     /// Batches made since the store was last handed a job (see `queueWrite`).
     var queuedWrites: [QueuedWrite] = []
 
@@ -60,6 +67,7 @@ public final class GatewayHub: @unchecked Sendable {
         self.scheduler = scheduler
         self.clock = clock
         self.settings = settings
+        idempotencyMemory = IdempotencyMemory(capacity: settings.idempotencyMemoryKeys)
     }
 
     /// Loads durable state and re-arms approval deadlines (expired ones time out at once). Call once, on the hub thread.
@@ -131,8 +139,11 @@ public final class GatewayHub: @unchecked Sendable {
         }
         let enqueuedPush = batch.contains { if case .enqueuePush = $0 { return true } else { return false } }
         metrics.commitsInFlight.add(1, ordering: .relaxed)
+        let queuedAt = MetricsClock.microseconds()
         queueWrite(batch) { [self] error in
             metrics.commitsInFlight.subtract(1, ordering: .relaxed)
+            let committedAt = MetricsClock.microseconds()
+            metrics.commitSeconds.observe(committedAt - queuedAt)
             if let error {
                 // Roll back offsets only if nothing was appended after them.
                 for event in storedEvents.reversed() where latestOffsets[event.userId] == event.offset {
@@ -152,7 +163,7 @@ public final class GatewayHub: @unchecked Sendable {
                 return
             }
             metrics.eventsCommitted.add(storedEvents.count, ordering: .relaxed)
-            for event in storedEvents { deliver(event) }
+            for event in storedEvents { deliver(event, committedAt: committedAt) }
             if enqueuedPush { onPushJobsEnqueued?() }
             completion(.success(storedEvents))
         }
@@ -190,10 +201,10 @@ public final class GatewayHub: @unchecked Sendable {
     }
 
     /// Sends a committed event to every connected device of its user (buffering for devices still replaying).
-    func deliver(_ event: StoredEvent) {
+    func deliver(_ event: StoredEvent, committedAt: Int? = nil) {
         guard let userClients = clients[event.userId] else { return }
         let frame = ServerFrames.event(type: event.type, offset: event.offset, timestamp: event.createdAt, data: event.payload)
-        for (_, state) in userClients { state.deliver(offset: event.offset, frame: frame) }
+        for (_, state) in userClients { state.deliver(offset: event.offset, frame: frame, committedAt: committedAt) }
     }
 
     /// Sends a frame that is not part of the log (presence) to every connected device of `userId`.

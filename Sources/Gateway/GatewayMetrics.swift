@@ -1,3 +1,4 @@
+import Metrics
 import Synchronization
 
 /// Counters of the hub, written on the hub thread (relaxed atomics) and read by `/metrics` from any thread.
@@ -18,6 +19,13 @@ public final class GatewayMetrics: Sendable {
     public let commandsInFlight = Atomic<Int>(0)
     /// Commands refused with `overloaded` before reaching the hub.
     public let commandsRefused = Atomic<Int>(0)
+    /// A batch handed to the store until the hub learns it is durable (µs): batching wait, the transaction, the hop back.
+    public let commitSeconds = Histogram(bounds: Histogram.latencyBounds, unitsPerSecond: 1_000_000)
+    /// An approval's creation until a device's answer is stored (ms, the hub's clock); timeouts are not in it.
+    public let approvalAnswerSeconds = Histogram(bounds: [0.5, 1, 2.5, 5, 10, 15, 30, 60, 120, 300, 600], unitsPerSecond: 1_000)
+    /// Resumes answered (`resume` events sent), and those of them that said `recovered: false`.
+    public let resumes = Counter()
+    public let resumesUnrecovered = Counter()
 
     public init() {}
 
@@ -30,7 +38,7 @@ public final class GatewayMetrics: Sendable {
             ("switchboard_gateway_online_users", "gauge", "Users with at least one connected device.", onlineUsers.load(ordering: .relaxed)),
             ("switchboard_gateway_pending_approvals", "gauge", "Approval requests waiting for an answer.", pendingApprovals.load(ordering: .relaxed)),
             ("switchboard_gateway_approvals_resolved_total", "counter", "Approval requests answered by a device.", approvalsResolved.load(ordering: .relaxed)),
-            ("switchboard_gateway_approvals_timed_out_total", "counter", "Approval requests that timed out.", approvalsTimedOut.load(ordering: .relaxed)),
+            ("switchboard_gateway_approvals_timed_out_total", "counter", "Approval requests that timed out without an answer (missed approvals).", approvalsTimedOut.load(ordering: .relaxed)),
             ("switchboard_gateway_messages_sent_total", "counter", "Direct messages stored and delivered.", messagesSent.load(ordering: .relaxed)),
             ("switchboard_gateway_commands_total", "counter", "Client commands handled.", commands.load(ordering: .relaxed)),
             ("switchboard_gateway_command_errors_total", "counter", "Client commands answered with an error.", commandErrors.load(ordering: .relaxed)),
@@ -38,6 +46,16 @@ public final class GatewayMetrics: Sendable {
             ("switchboard_gateway_commands_in_flight", "gauge", "Commands started by the hub and not yet answered.", commandsInFlight.load(ordering: .relaxed)),
             ("switchboard_gateway_commands_refused_total", "counter", "Commands refused with overloaded (the node was at its queue bound).", commandsRefused.load(ordering: .relaxed)),
         ]
-        return rows.map { "# HELP \($0.0) \($0.2)\n# TYPE \($0.0) \($0.1)\n\($0.0) \($0.3)\n" }.joined()
+        var out = PrometheusText()
+        for row in rows { out.single(row.0, row.1, row.2, row.3) }
+        out.single("switchboard_gateway_resumes_total", "counter", "Resumes answered (a resume event sent to a reconnecting device).",
+                   resumes.value)
+        out.single("switchboard_gateway_resumes_unrecovered_total", "counter",
+                   "Resumes that answered recovered:false (missed events no longer all available); recovery rate = 1 - this / resumes.",
+                   resumesUnrecovered.value)
+        out.histogram("switchboard_gateway_commit_seconds", "Store batches, from queued by the hub to reported durable to it.", commitSeconds)
+        out.histogram("switchboard_gateway_approval_answer_seconds", "Approval requests, from created to a device's answer stored.",
+                      approvalAnswerSeconds)
+        return out.text
     }
 }

@@ -16,15 +16,23 @@ public struct GatewaySettings: Sendable, Equatable {
     public var approvalPushDelayMs: Int64 = 5_000
     /// Presence pushes (for users who opted in) are coalesced to at most one per this interval per user.
     public var presencePushIntervalMs: Int64 = 60_000
-    /// Failed connect-code attempts the whole node accepts per hour (all users together), on top of each user's 20:
-    /// fresh identities cannot buy fresh tries. docs/PROTOCOL.md has what it means for guessing.
+    /// Failed connect-code attempts the whole node accepts per hour (all users and addresses together), on top of each
+    /// user's 20 and each address's limit: fresh identities and fresh addresses cannot buy fresh tries. docs/PROTOCOL.md has what it means for guessing.
     public var connectFailuresPerNodePerHour = 600
+    /// Failed connect-code attempts one source address (an IPv4 address, an IPv6 /64) may make per hour, all its
+    /// users together.
+    public var connectFailuresPerAddressPerHour = 60
     /// New standalone registrations (`POST /v1/devices/register` with an unknown secret) the node accepts per hour.
     public var registrationsPerNodePerHour = 600
+    /// New standalone registrations one source address may make per hour.
+    public var registrationsPerAddressPerHour = 120
     /// How often the hub asks the store for pending approvals past their deadline (`pendingApprovals(dueBy:)`) and
     /// times them out: approvals other nodes created, whose creator may be gone. 0 (the default, one node): off, the
     /// hub's own deadline timers cover every approval it knows.
     public var approvalSweepIntervalMs: Int64 = 0
+    /// Idempotency keys (with their answers) the node remembers, so a retry is answered without a store read; a key
+    /// not remembered is read from the store (which keeps every key). 0 remembers none. Not in the config file yet.
+    public var idempotencyMemoryKeys = 4_096
     /// Friend requests, connect codes, groups, invites and discovery.
     public var relationships = RelationshipSettings()
     public init() {}

@@ -27,7 +27,12 @@ public protocol GatewayClient: AnyObject, Sendable {
     var userId: String { get }
     var deviceId: String { get }
     var clientType: String { get }
+    /// The address group the client connects from (an IPv4 address or an IPv6 /64, see the server's
+    /// `SourceAddress`), for the guessing limits; nil when unknown.
+    var sourceAddress: String? { get }
     func send(_ frame: [UInt8])
+    /// A committed event; `committedAt` (`MetricsClock` µs) is when the hub learnt it was durable, for the latency metric.
+    func sendEvent(_ frame: [UInt8], committedAt: Int)
     /// A resume's missed events, in order. A socket paces them by its own draining (they may be far more than its
     /// outbound limit); live frames sent later go out after them.
     func sendReplay(_ frames: [[UInt8]])
@@ -35,6 +40,7 @@ public protocol GatewayClient: AnyObject, Sendable {
 }
 
 extension GatewayClient {
+    public var sourceAddress: String? { nil }
     /// Clients without an outbound limit (tests, in-memory adapters) take a replay as plain sends.
     public func sendReplay(_ frames: [[UInt8]]) { for frame in frames { send(frame) } }
 }

@@ -5,6 +5,8 @@ public enum GatewayErrorCode: String, Sendable, Codable {
     case unknownType = "unknown_type"
     case missingField = "missing_field"
     case invalidField = "invalid_field"
+    /// A user, device, session or group id outside the id grammar (`Identifier`).
+    case invalidID = "invalid_id"
     case messageTooLarge = "message_too_large"
     // Identity
     case unauthenticated = "unauthenticated"

@@ -15,6 +15,10 @@ public struct HTTPRequestHead: Sendable, Equatable {
     public var versionMinor: Int
     /// Header fields in arrival order.
     public var headers: HTTPHeaders
+    /// The client's address (IPv4 or IPv6 text) as the server determined it — the TCP peer, or the client a trusted
+    /// proxy names in `X-Forwarded-For` — for per-address limits. Never read from the request bytes: nil until the
+    /// server sets it.
+    public var sourceAddress: String? = nil
 
     /// Creates a head, splitting `target` into `path` and `query` at the first '?'.
     public init(method: String, target: String, versionMinor: Int = 1, headers: HTTPHeaders = .init()) {
@@ -38,6 +42,18 @@ public struct HTTPRequestHead: Sendable, Equatable {
             return !headers.containsToken("close", in: "Connection")
         }
         return headers.containsToken("keep-alive", in: "Connection")
+    }
+
+    /// The path's segments between '/'s (empty ones dropped), each percent-decoded; nil when a segment has a
+    /// malformed escape (`%` not followed by two hex digits) or decodes to bytes that are not UTF-8. Routing on
+    /// decoded segments makes `/v1/users/o%27neil` and `/v1/users/o'neil` the same resource.
+    public func pathSegments() -> [String]? {
+        var segments: [String] = []
+        for raw in path.utf8.split(separator: UInt8(ascii: "/")) {
+            guard let segment = PercentDecoding.decodeStrictly(raw) else { return nil }
+            segments.append(segment)
+        }
+        return segments
     }
 
     /// The first value of query parameter `name`, percent-decoded (and '+' read as a space,
@@ -68,16 +84,28 @@ public struct HTTPRequest: Sendable, Equatable {
     }
 }
 
-/// RFC 3986 §2.1 percent-decoding for query components.
+/// RFC 3986 §2.1 percent-decoding, for query components (lenient) and path segments (strict).
 enum PercentDecoding {
+    /// A query component: '+' is a space; malformed escapes are kept literally and invalid UTF-8 becomes U+FFFD
+    /// (the caller just sees an odd value).
     static func decode(_ bytes: some Collection<UInt8>) -> String {
+        String(decoding: decode(bytes, plusIsSpace: true, strict: false)!, as: UTF8.self)
+    }
+
+    /// A path segment: '+' is itself; nil for a '%' not followed by two hex digits or a result that is not UTF-8.
+    static func decodeStrictly(_ bytes: some Collection<UInt8>) -> String? {
+        guard let output = decode(bytes, plusIsSpace: false, strict: true) else { return nil }
+        return String(validating: output, as: UTF8.self)
+    }
+
+    private static func decode(_ bytes: some Collection<UInt8>, plusIsSpace: Bool, strict: Bool) -> [UInt8]? {
         var output: [UInt8] = []
         output.reserveCapacity(bytes.count)
         var index = bytes.startIndex
         while index != bytes.endIndex {
             let byte = bytes[index]
             index = bytes.index(after: index)
-            if byte == UInt8(ascii: "+") {
+            if byte == UInt8(ascii: "+"), plusIsSpace {
                 output.append(UInt8(ascii: " "))
             } else if byte == UInt8(ascii: "%"), index != bytes.endIndex,
                       bytes.index(after: index) != bytes.endIndex,
@@ -85,11 +113,12 @@ enum PercentDecoding {
                       let low = ASCII.hexValue(bytes[bytes.index(after: index)]) {
                 output.append(high << 4 | low)
                 index = bytes.index(index, offsetBy: 2)
+            } else if byte == UInt8(ascii: "%"), strict {
+                return nil
             } else {
                 output.append(byte)
             }
         }
-        // Invalid UTF-8 becomes U+FFFD rather than failing: the caller just sees an odd value.
-        return String(decoding: output, as: UTF8.self)
+        return output
     }
 }

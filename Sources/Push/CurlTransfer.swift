@@ -1,4 +1,5 @@
 import CCurl
+import Metrics
 
 /// One libcurl easy handle with its request headers and response buffers.
 ///
@@ -8,6 +9,8 @@ import CCurl
 final class CurlTransfer {
     let easy: UnsafeMutableRawPointer
     let completion: @Sendable (PushTransportResult) -> Void
+    /// When the transfer was made (just before libcurl starts it), `MetricsClock` µs: for the request-latency histogram.
+    let startedAt = MetricsClock.microseconds()
     private var headerList: UnsafeMutablePointer<curl_slist>?
     private var responseHeaders: [(name: String, value: String)] = []
     private var body: [UInt8] = []

@@ -1,5 +1,6 @@
 import CCurl
 import Glibc
+import Metrics
 import Synchronization
 
 /// Runs HTTP requests for the push clients on ONE dedicated thread driving a libcurl multi handle:
@@ -35,6 +36,8 @@ public final class PushDispatcher: @unchecked Sendable {
     // Touched only by the dispatcher thread.
     private var active: [UnsafeMutableRawPointer: CurlTransfer] = [:]
     private let completedCount = Atomic<Int>(0)
+    /// HTTP requests to the providers, from started to answered (or failed), whatever the answer.
+    public let requestSeconds = Histogram(bounds: Histogram.latencyBounds, unitsPerSecond: 1_000_000)
 
     private static let globalInit: Bool = curl_global_init(CCURL_GLOBAL_DEFAULT) == CURLE_OK
 
@@ -152,6 +155,7 @@ public final class PushDispatcher: @unchecked Sendable {
             transfer.release()
             finished += 1
             completedCount.add(1, ordering: .relaxed)
+            requestSeconds.observe(MetricsClock.microseconds() - transfer.startedAt)
             transfer.completion(result)
         }
         return finished

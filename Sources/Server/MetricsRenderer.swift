@@ -1,4 +1,5 @@
 import EventLoop
+import Metrics
 
 /// Prometheus text exposition (format 0.0.4) of every loop's counters, summed.
 struct MetricsRenderer {
@@ -66,6 +67,8 @@ struct MetricsRenderer {
         for (loop, _) in loops { out += "switchboard_loop_iterations_total{loop=\"\(loop.index)\"} \(loop.iterations)\n" }
         out += "# HELP switchboard_timers_pending Timers scheduled on each loop.\n# TYPE switchboard_timers_pending gauge\n"
         for (loop, _) in loops { out += "switchboard_timers_pending{loop=\"\(loop.index)\"} \(loop.pendingTimers)\n" }
-        return out
+        var process = PrometheusText()
+        ProcessStats.render(into: &process)
+        return out + process.text
     }
 }

@@ -8,6 +8,8 @@ extension ServerConnection {
     func handle(_ request: HTTPRequest) {
         metrics.add(metrics.httpRequests)
         requestsServed += 1
+        var request = request
+        request.head.sourceAddress = sourceAddress(of: request.head)
         let head = request.head
         requestID = RequestID.forRequest(head.headers["X-Request-Id"])
         if WebSocketHandshake.isUpgradeAttempt(head) {
@@ -35,6 +37,12 @@ extension ServerConnection {
             awaitingResponse = false
         }
         respond(fallbackRoute(head), keepAlive: keepAlive)
+    }
+
+    /// The client's address for limits: the peer, or what a trusted proxy says in `X-Forwarded-For`.
+    private func sourceAddress(of head: HTTPRequestHead) -> String? {
+        guard let peer = peerHost else { return nil }
+        return SourceAddress.resolve(peer: peer, forwardedFor: head.headers.values("X-Forwarded-For"), trusted: settings.trustedNetworks)
     }
 
     /// Completes a response produced by the HTTP application, then resumes reading pipelined requests.

@@ -43,6 +43,8 @@ final class ServerConnection: SocketConnectionDelegate {
     /// An HTTP application is producing the response to the current request; input waits in `stashedInput`.
     var awaitingResponse = false
     var stashedInput: [UInt8] = []
+    /// The TCP peer's address (no port), looked up on the first request that needs it.
+    lazy var peerHost: String? = SocketAddress.peer(of: socket.fd)?.host
 
     init(socket: SocketConnection, state: LoopState, tls: TLSEngine?) {
         self.socket = socket

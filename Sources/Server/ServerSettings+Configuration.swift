@@ -17,6 +17,9 @@ extension ServerSettings {
         echo = server.echo
         drainTimeoutMs = UInt64(server.drainTimeoutMs)
         maxConnections = server.maxConnections
+        trustedProxies = server.trustedProxies
+        // Property observers do not run inside an initializer, so the parsed form is set here too.
+        trustedNetworks = TrustedProxies(trustedProxies)
 
         let http = config.http
         httpLimits = HTTPLimits(maxRequestLineBytes: http.maxRequestLineBytes, maxHeaderBytes: http.maxHeaderBytes,

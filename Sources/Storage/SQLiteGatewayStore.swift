@@ -6,6 +6,10 @@ public protocol DurableGatewayStore: GatewayStore {
     var commitCount: Int { get }
     /// Commits everything queued, stops the writer and closes the connections. Idempotent.
     func close()
+    /// Push jobs waiting to be sent (state `pending`), for `/metrics`.
+    func pendingPushJobs() throws -> Int
+    /// The database's size in bytes, for `/metrics` (0 when it cannot be read).
+    func databaseBytes() -> Int
 }
 
 /// The production `GatewayStore`: one SQLite file in WAL mode.
@@ -24,7 +28,7 @@ public protocol DurableGatewayStore: GatewayStore {
 /// All methods may be called from any thread. After `close()` writes fail with a `StorageError` at once and
 /// reads throw.
 public final class SQLiteGatewayStore: DurableGatewayStore, @unchecked Sendable {
-    private let path: String
+    let path: String
     private let writer: GroupCommitWriter<SQLiteWriteBackend>
     private let readLock = ConditionLock()
     private var readConnection: SQLiteConnection?   // guarded by readLock; nil once closed
@@ -148,6 +152,19 @@ public final class SQLiteGatewayStore: DurableGatewayStore, @unchecked Sendable 
         try read { reader throws(StorageError) in try reader.idempotentResponse(scope: scope, key: key) }
     }
 
+    /// Several keys under one hold of the read connection, in one read transaction (one WAL read lock, not one per key).
+    public func idempotentResponses(_ keys: [IdempotencyKey]) throws -> [IdempotencyRecord?] {
+        try read { reader throws(StorageError) in
+            guard keys.count > 1 else { return try keys.map { key throws(StorageError) in try reader.idempotentResponse(scope: key.scope, key: key.key) } }
+            try reader.db.run("BEGIN")
+            defer { try? reader.db.run("COMMIT") }
+            var records: [IdempotencyRecord?] = []
+            records.reserveCapacity(keys.count)
+            for key in keys { records.append(try reader.idempotentResponse(scope: key.scope, key: key.key)) }
+            return records
+        }
+    }
+
     /// Drops events created before `before` except each user's newest `keepLatest`; returns how many went.
     /// Runs on the writer thread in its own transaction, after every batch queued before it; blocks the caller.
     /// Scans the whole log (a periodic maintenance job, not a hot path); appends wait while it runs.
@@ -160,7 +177,7 @@ public final class SQLiteGatewayStore: DurableGatewayStore, @unchecked Sendable 
         return try reply.wait().get()
     }
 
-    private func read<R>(_ body: (StoreReader) throws(StorageError) -> R) throws(StorageError) -> R {
+    func read<R>(_ body: (StoreReader) throws(StorageError) -> R) throws(StorageError) -> R {
         readLock.lock()
         defer { readLock.unlock() }
         guard let readConnection else { throw StorageError("\(path): store is closed") }

@@ -75,9 +75,16 @@ struct StoreReader {
     }
 
     func messages(between a: String, and b: String, before: Int64?, limit: Int) throws(StorageError) -> [MessageRecord] {
+        // The two directions are two ranges of the primary key, each read newest first and merged (one range
+        // when a user writes to themself).
         try db.query("""
-            SELECT id, from_user, to_user, text, sent_at FROM messages
-            WHERE pair_low = min(?1, ?2) AND pair_high = max(?1, ?2) AND id < ?3 ORDER BY id DESC LIMIT ?4
+            SELECT id, from_user, to_user, text, sent_at FROM (
+                SELECT * FROM (SELECT id, from_user, to_user, text, sent_at FROM messages
+                    WHERE to_user = ?1 AND from_user = ?2 AND id < ?3 ORDER BY id DESC LIMIT ?4)
+                UNION
+                SELECT * FROM (SELECT id, from_user, to_user, text, sent_at FROM messages
+                    WHERE to_user = ?2 AND from_user = ?1 AND id < ?3 ORDER BY id DESC LIMIT ?4))
+            ORDER BY id DESC LIMIT ?4
             """) { $0.bind(1, a); $0.bind(2, b); $0.bind(3, before ?? Int64.max); $0.bind(4, max(0, limit)) } row: {
             MessageRecord(id: $0.int64(0), from: $0.string(1), to: $0.string(2), text: $0.string(3), sentAt: $0.int64(4))
         }

@@ -116,8 +116,7 @@ struct StoreWriteApplier {
         case .insertMessage(let m):
             do {
                 try db.run("""
-                    INSERT INTO messages (id, from_user, to_user, text, sent_at, pair_low, pair_high)
-                    VALUES (?1, ?2, ?3, ?4, ?5, min(?2, ?3), max(?2, ?3))
+                    INSERT INTO messages (to_user, from_user, id, text, sent_at) VALUES (?3, ?2, ?1, ?4, ?5)
                     """) { $0.bind(1, m.id); $0.bind(2, m.from); $0.bind(3, m.to); $0.bind(4, m.text); $0.bind(5, m.sentAt) }
             } catch where error.sqliteCode == Self.primaryKeyViolation || error.sqliteCode == Self.uniqueViolation {
                 let latest = try db.queryFirst("SELECT COALESCE(MAX(id), 0) FROM messages") { $0.int64(0) } ?? m.id

@@ -7,7 +7,8 @@ import Foundation
 public protocol OffsetStore: Sendable {
     /// The stored offset, or nil when this device never handled an event (it then starts live).
     func load() -> Int64?
-    /// Records that every event up to `offset` is handled. Called with increasing offsets.
+    /// Records that every event up to `offset` is handled. Called with increasing offsets, except once after a
+    /// resume finds the stored offset ahead of the server's log: then with the server's latest offset.
     func save(_ offset: Int64)
 }
 

@@ -89,6 +89,8 @@ public actor SwitchboardClient {
     /// The highest offset received (buffered or handled): replays at or below it are dropped, so nothing is seen twice.
     private var highestReceived: Int64?
     private var expectingResume = false
+    /// The server's `latestOffset` from this connection's welcome.
+    private var serverLatest: Int64 = 0
 
     /// Creates a client; nothing happens until ``connect()``.
     public init(_ configuration: Configuration) {
@@ -115,6 +117,9 @@ public actor SwitchboardClient {
     }
 
     // MARK: Commands
+
+    /// Commands waiting for a connection (queued, not yet sent), e.g. for a "3 actions waiting to send" hint.
+    public var queuedCommandCount: Int { queue.count { waiters[$0.id] != nil } }
 
     /// Sends a command (`type` plus `fields`) and returns its `result`; throws ``ClientError/server(code:message:)``
     /// when the gateway refuses it. Queued while disconnected and sent after the resume; a command that was sent
@@ -281,10 +286,20 @@ public actor SwitchboardClient {
             }
         case "welcome":
             guard let welcome: WelcomeData = data.decoded() else { return }
+            serverLatest = welcome.latestOffset
+            if highestReceived == nil {
+                // A first connection starts at the live end: that is the resume point from now on, so an event lost
+                // with this connection is replayed by the next one instead of skipped by another fresh start.
+                highestReceived = welcome.latestOffset
+                configuration.offsetStore.save(welcome.latestOffset)
+            }
             emit(.connection(.connected(userId: welcome.userId, deviceId: welcome.deviceId, latestOffset: welcome.latestOffset)))
             if !expectingResume { goLive() }
         case "resume":
-            if let resume: ResumeData = data.decoded(), !resume.recovered { emit(.resync(resume)) }
+            if let resume: ResumeData = data.decoded(), !resume.recovered {
+                if resume.requestedOffset > serverLatest { moveBack(to: serverLatest) }
+                emit(.resync(resume))
+            }
             goLive()
         default:
             let offset = frame["offset"]?.int64Value
@@ -293,6 +308,19 @@ public actor SwitchboardClient {
                 highestReceived = offset
             }
             emit(ClientEvent(type: type, data: data), offset: offset)
+        }
+    }
+
+    /// Our offset is ahead of the server's log (its store was restored from an older backup, or ours came from
+    /// another server): the server continues after `latest`, so we do too. Offsets above it belong to the old log
+    /// and are neither acknowledged nor used to drop the new log's events as replays.
+    private func moveBack(to latest: Int64) {
+        highestReceived = latest
+        configuration.offsetStore.save(latest)
+        if let offset = handling, offset > latest { handling = nil }
+        buffered = buffered.map { entry in
+            guard let offset = entry.offset, offset > latest else { return entry }
+            return (entry.event, nil)
         }
     }
 

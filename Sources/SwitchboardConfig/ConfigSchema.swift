@@ -21,6 +21,8 @@ enum ConfigSchema {
             .boolean("server.echo", \.server.echo),
             .integer("server.drain_timeout_ms", \.server.drainTimeoutMs, 0...60_000),
             .integer("server.max_connections", \.server.maxConnections, 1...10_000_000),
+            .strings("server.trusted_proxies", \.server.trustedProxies,
+                     itemRule: "an IP address or CIDR network such as \"10.0.0.0/8\" or \"fd00::/8\"", isValid: isNetwork),
             .choice("server.demo", \.server.demo),
 
             .integer("http.max_request_line_bytes", \.http.maxRequestLineBytes, 64...1_048_576),
@@ -122,6 +124,17 @@ enum ConfigSchema {
                 return "!#$%&'*+-.^_`|~".utf8.contains(byte)
             }
         }
+    }
+
+    /// An IPv4 or IPv6 address (no zone), optionally with a CIDR prefix length (/0–32, /0–128).
+    static func isNetwork(_ text: String) -> Bool {
+        let parts = text.split(separator: "/", maxSplits: 1, omittingEmptySubsequences: false)
+        let address = parts[0]
+        let isV4 = ListenAddress.isIPv4Literal(address)
+        guard isV4 || (!address.contains("%") && ListenAddress.isIPv6Literal(address)) else { return false }
+        guard parts.count == 2 else { return true }
+        guard let bits = Int(parts[1]), parts[1].allSatisfy({ $0.isASCII && $0.isNumber }) else { return false }
+        return (0...(isV4 ? 32 : 128)).contains(bits)
     }
 
     /// API keys are secrets: short ones are guessable.

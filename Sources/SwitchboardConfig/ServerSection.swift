@@ -19,6 +19,9 @@ public struct ServerSection: Sendable, Equatable {
     public var drainTimeoutMs: Int = 5000
     /// `server.max_connections`: accepted connections above this are closed at once (1...10000000).
     public var maxConnections: Int = 20000
+    /// `server.trusted_proxies`: peers (IP addresses or CIDR networks) whose `X-Forwarded-For` names the client for
+    /// per-address limits; empty (default): the TCP peer is the client.
+    public var trustedProxies: [String] = []
     /// `server.demo`: serve the `/demo` page (see ``SwitchboardConfiguration/demoEnabled``).
     public var demo: DemoModeName = .auto
 

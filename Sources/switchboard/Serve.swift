@@ -32,6 +32,7 @@ struct Serve: ParsableCommand {
     var echo = false
 
     func run() throws {
+        Self.blockHandledSignals()
         var configuration = try loadConfiguration()
         // Echo runs (conformance, benchmarks) must not leave a database and key file in the working directory.
         let scratch = configuration.server.echo && !configuration.explicitlySetKeys.contains("storage.path")
@@ -83,7 +84,7 @@ struct Serve: ParsableCommand {
             let metrics = gateway.metricsText
             let buildMetric = build.metricText
             let server = try Server(settings: settings, application: application, httpApplication: gateway.httpApplication,
-                                    extraMetrics: { buildMetric + metrics() }, readyWhenStarted: false, logger: logger)
+                                    extraMetrics: { buildMetric + metrics() + push.metricsText() }, readyWhenStarted: false, logger: logger)
             try server.start()
             running.server = server
         } catch {
@@ -92,7 +93,8 @@ struct Serve: ParsableCommand {
             throw ExitStatus.runtimeFailure
         }
         // Installed once everything runs (installing them before the threads exist made the process die with SIGILL
-        // under descriptor exhaustion); the line below tells supervisors and tests that signals are handled now.
+        // under descriptor exhaustion) and returned only once registered; the line below tells supervisors and tests
+        // that signals are handled now (one sent earlier has been waiting, blocked, and is handled at this point).
         let sources = Self.installSignalHandlers(running: running, settings: settings, scratch: scratch, logger: logger)
         running.server?.markReady()
         logger.info("ready: SIGTERM/SIGINT drain, SIGHUP reloads TLS")
@@ -101,20 +103,27 @@ struct Serve: ParsableCommand {
 
     /// What the signal handlers act on, filled in as start-up proceeds.
     private final class Running: @unchecked Sendable {
-        // @unchecked: written on the main thread before dispatchMain(); the handlers read it on the main queue after.
+        // @unchecked: written on the main thread before the handlers are registered; they read it after.
         var server: Server?
         var gateway: GatewayRuntime?
         var push: ProviderPushTransport?
     }
 
-    /// SIGINT/SIGTERM drain and exit 0; SIGHUP reloads the TLS pair. Handled on the main Dispatch queue, never inside
+    /// SIGINT/SIGTERM drain and exit 0; SIGHUP reloads the TLS pair. Handled on a serial Dispatch queue, never inside
     /// a signal handler.
     private static func installSignalHandlers(running: Running, settings: ServerSettings, scratch: ScratchDirectory?,
                                               logger: Logger) -> [DispatchSourceSignal] {
         var sources: [DispatchSourceSignal] = []
+        // Their own queue, not the main one: the main queue runs only after dispatchMain(), and the registrations
+        // must be complete before it — dispatchMain() unblocks the signals on the main thread, and a pending one
+        // meeting the default disposition there would kill the process.
+        let queue = DispatchQueue(label: "switchboard.signals")
+        let registered = DispatchSemaphore(value: 0)
+        // No SIG_IGN here: the signals are blocked since `blockHandledSignals()`, and ignoring a pending signal
+        // would discard it (POSIX) — a SIGTERM sent during start-up would be lost.
         for sig in [SIGINT, SIGTERM] {
-            signal(sig, SIG_IGN)
-            let source = DispatchSource.makeSignalSource(signal: sig, queue: .main)
+            let source = DispatchSource.makeSignalSource(signal: sig, queue: queue)
+            source.setRegistrationHandler { registered.signal() }
             source.setEventHandler {
                 logger.info("signal \(sig): draining connections (up to \(settings.drainTimeoutMs) ms)")
                 running.server?.shutdown()
@@ -126,8 +135,8 @@ struct Serve: ParsableCommand {
             source.resume()
             sources.append(source)
         }
-        signal(SIGHUP, SIG_IGN)
-        let hangup = DispatchSource.makeSignalSource(signal: SIGHUP, queue: .main)
+        let hangup = DispatchSource.makeSignalSource(signal: SIGHUP, queue: queue)
+        hangup.setRegistrationHandler { registered.signal() }
         hangup.setEventHandler {
             guard settings.tlsListen != nil, let server = running.server else {
                 return logger.notice("SIGHUP: no TLS listener, nothing to reload")
@@ -141,7 +150,19 @@ struct Serve: ParsableCommand {
         }
         hangup.resume()
         sources.append(hangup)
+        for _ in sources { registered.wait() }
         return sources
+    }
+
+    /// Blocks SIGINT, SIGTERM and SIGHUP in this thread before any other exists, so every thread inherits the mask.
+    /// The dispatch sources read them with signalfd, which needs them blocked everywhere: a thread that did not block
+    /// them would take delivery and, with the ignore disposition, drop the signal (a SIGTERM lost under load). Until
+    /// the sources exist, a signal waits pending instead of killing a half-started process.
+    private static func blockHandledSignals() {
+        var set = sigset_t()
+        sigemptyset(&set)
+        for sig in [SIGINT, SIGTERM, SIGHUP] { sigaddset(&set, sig) }
+        pthread_sigmask(SIG_BLOCK, &set, nil)
     }
 
     private static func pushProviders(_ push: PushSection) -> [String] {

@@ -73,3 +73,42 @@ import Testing
         }
     }
 }
+
+/// Commands issued while the server is down wait in the client's queue and go out, in order, after the resume.
+@Suite struct ClientQueueAcrossRestartTests {
+    @Test(.timeLimit(.minutes(1))) func sendsIssuedWhileTheServerIsDownAreSentInOrderAfterTheResume() async throws {
+        try #require(FileManager.default.isExecutableFile(atPath: GatewayProcess.executable), "build the switchboard executable first")
+        let directory = try TemporaryDirectory()
+        var (process, port) = try GatewayProcess.launch(directory: directory)
+        defer { if process.isRunning { kill(process.processIdentifier, SIGKILL); process.waitUntilExit() } }
+        for id in ["ari", "bea"] { #expect(try GatewayHTTP.request(port: port, "POST", "/v1/users", ["userId": id]).status == 200) }
+        #expect(try GatewayHTTP.request(port: port, "POST", "/v1/contacts", ["userA": "ari", "userB": "bea"]).status == 200)
+        let fixedPort = port
+        let ari = TestDevice(port: { fixedPort }, user: "ari", device: "ari-phone")
+        let bea = TestDevice(port: { fixedPort }, user: "bea", device: "bea-phone")
+        for device in [ari, bea] { await device.start() }
+        for device in [ari, bea] { try await device.waitConnected() }
+        let before = try await ari.client.send(message: "before", to: "bea")
+
+        kill(process.processIdentifier, SIGKILL)
+        process.waitUntilExit()
+        try await ari.waitFor("the connection lost") { events in
+            events.contains { if case .connection(.waitingToReconnect) = $0 { true } else { false } }
+        }
+        let sends = Task {
+            var sent: [SentMessage] = []
+            for text in ["one", "two", "three"] { sent.append(try await ari.client.send(message: text, to: "bea")) }
+            return sent
+        }
+        try await ClientGatewayTests.waitUntilQueued(1, ari.client)
+
+        (process, port) = try GatewayProcess.launch(directory: directory, port: fixedPort)
+        let sent = try await sends.value
+        #expect(sent.map(\.messageId) == sent.map(\.messageId).sorted() && sent[0].messageId > before.messageId)
+        let texts = try await bea.waitFor("the three messages") { events in
+            events.contains { if case .message(let m) = $0 { m.messageId == sent[2].messageId } else { false } }
+        }.compactMap { event -> String? in if case .message(let m) = event { m.text } else { nil } }
+        #expect(texts == ["before", "one", "two", "three"])
+        for device in [ari, bea] { await device.stop() }
+    }
+}

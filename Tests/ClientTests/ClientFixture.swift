@@ -42,7 +42,7 @@ final class TestDevice: @unchecked Sendable {
 
     /// Waits (polling, up to `seconds`) until `condition` holds for the events handled so far; returns them.
     @discardableResult
-    func waitFor(_ what: String, seconds: Double = 10, _ condition: ([ClientEvent]) -> Bool) async throws -> [ClientEvent] {
+    func waitFor(_ what: String, seconds: Double = 30, _ condition: ([ClientEvent]) -> Bool) async throws -> [ClientEvent] {
         let deadline = Date().addingTimeInterval(seconds)
         while Date() < deadline {
             let now = events

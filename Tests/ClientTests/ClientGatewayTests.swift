@@ -108,7 +108,7 @@ import Testing
             for text in ["one", "two", "three"] { results.append(try await amy.client.send(message: text, to: "bo", clientMessageId: "m-\(text)")) }
             return results
         }
-        try await Task.sleep(for: .milliseconds(50))  // let the first send reach the queue before connecting
+        try await Self.waitUntilQueued(1, amy.client)  // the first send waits in the queue before we connect
         await amy.start()
         let sent = try await sends.value
         #expect(sent.map(\.messageId) == sent.map(\.messageId).sorted())
@@ -132,11 +132,22 @@ import Testing
         configuration.maxQueuedCommands = 2
         let client = SwitchboardClient(configuration)  // never connected: commands wait
         let waiting = (0..<2).map { _ in Task { try await client.presence() } }
-        try await Task.sleep(for: .milliseconds(50))
+        try await Self.waitUntilQueued(2, client)
         await #expect(throws: ClientError.queueFull) { try await client.presence() }
         await client.disconnect()
         for task in waiting {
             await #expect(throws: ClientError.stopped(reason: "disconnected by the app")) { try await task.value }
+        }
+    }
+}
+
+extension ClientGatewayTests {
+    /// Waits (polling the client's queue, up to 10 s) until `count` commands wait for a connection.
+    static func waitUntilQueued(_ count: Int, _ client: SwitchboardClient) async throws {
+        let deadline = Date().addingTimeInterval(10)
+        while await client.queuedCommandCount < count {
+            guard Date() < deadline else { throw TestFailure("fewer than \(count) commands were queued within 10 s") }
+            try await Task.sleep(for: .milliseconds(2))
         }
     }
 }

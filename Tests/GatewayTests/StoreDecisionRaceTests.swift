@@ -2,6 +2,7 @@
 import GatewayProtocol
 import Synchronization
 import Testing
+import Auth
 
 /// Another node's decision lands in the store between the hub's decision and its commit (`DeferredStore` holds the
 /// hub's batch while the test writes straight into the store). The hub must answer with the store's winner.
@@ -34,7 +35,7 @@ import Testing
         let result = publish(key: "k1", name: "paid")
         #expect(result() == nil && store.pending.count == 1)
         // The other node ran the same request under the same key and stored its offset (7).
-        let sameRequest = SHA256.hex(ServerFrames.encode(CustomEventData(name: "paid", payload: nil)))
+        let sameRequest = SecretDigest.sha256Hex(ServerFrames.encode(CustomEventData(name: "paid", payload: nil)))
         otherNode([.claimIdempotency(scope: "publish:ann", key: "k1", response: ServerFrames.encode(PublishResult(offset: 7)),
                                      requestHash: sameRequest, createdAt: 1)])
         store.flush()

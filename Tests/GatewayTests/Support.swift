@@ -119,7 +119,12 @@ final class DeferredStore: GatewayStore, @unchecked Sendable {
     func session(id: String) throws -> SessionRecord? { try inner.session(id: id) }
     func approval(id: String) throws -> ApprovalRecord? { try inner.approval(id: id) }
     func pendingApprovals(dueBy: Int64, limit: Int) throws -> [ApprovalRecord] { try inner.pendingApprovals(dueBy: dueBy, limit: limit) }
-    func idempotentResponse(scope: String, key: String) throws -> IdempotencyRecord? { try inner.idempotentResponse(scope: scope, key: key) }
+    /// Idempotency keys looked up so far.
+    private(set) var idempotencyReads = 0
+    func idempotentResponse(scope: String, key: String) throws -> IdempotencyRecord? {
+        idempotencyReads += 1
+        return try inner.idempotentResponse(scope: scope, key: key)
+    }
     func pruneEvents(before: Int64, keepLatest: Int) throws -> Int { try inner.pruneEvents(before: before, keepLatest: keepLatest) }
     func duePushJobs(now: Int64, limit: Int) throws -> [PushJobRecord] { try inner.duePushJobs(now: now, limit: limit) }
     func pushJob(id: Int64) throws -> PushJobRecord? { try inner.pushJob(id: id) }

@@ -67,9 +67,11 @@ import Testing
         process.standardError = FileHandle.nullDevice
         try process.run()
         defer { if process.isRunning { kill(process.processIdentifier, SIGKILL) } }
+        // /readyz, not /healthz: the signal handlers are installed after the listeners, and libdispatch dies
+        // (SIGILL) creating them while every descriptor is taken — wait until start-up is complete.
         var up = false
-        for _ in 0..<250 where !up {
-            up = (try? GatewayHTTP.request(port: port, "GET", "/healthz", key: nil))?.status == 200
+        for _ in 0..<500 where !up {
+            up = (try? GatewayHTTP.request(port: port, "GET", "/readyz", key: nil))?.status == 200
             if !up { usleep(20_000) }
         }
         try #require(up)

@@ -90,6 +90,31 @@ import Testing
         #expect(events.map(\.n) == Array(6...80))
         #expect(try client.collect("custom", for: 0.2).isEmpty)
     }
+
+    /// A device whose offset is ahead of the log (the database was restored from an older backup) is told
+    /// `recovered: false` and continues from the log's latest offset: the log's next events reach it, none withheld
+    /// until the log catches up with the device's old offset.
+    @Test func anOffsetAheadOfTheLogContinuesFromTheLatestOffset() throws {
+        let server = try GatewayTestServer()
+        #expect(try server.api("POST", "/v1/users", ["userId": "uli"]).status == 200)
+        for n in 1...2 { try Self.publish(server, "uli", n) }
+        let token = GatewayTestServer.token(user: "uli", device: "uli-phone")
+        let client = try GatewayTestClient(port: server.port, path: "/v1/ws?token=\(token)&offset=50")
+        let welcome = try client.next { _ in true }
+        #expect(GatewayJSON.int(welcome, "data", "latestOffset") == 2)
+        let resume = try client.next { _ in true }
+        #expect(resume["type"] as? String == "resume")
+        #expect(GatewayJSON.bool(resume, "data", "recovered") == false)
+        #expect(GatewayJSON.int(resume, "data", "requestedOffset") == 50)
+        #expect(GatewayJSON.value(resume, ["data", "firstReplayed"]) == nil)
+        for n in 3...5 { try Self.publish(server, "uli", n) }
+        let live = try Self.customEvents(client, 3)
+        #expect(live.map(\.offset) == [3, 4, 5])
+        #expect(live.map(\.n) == [3, 4, 5])
+        // Acknowledging the new log's offsets works (the old offset 50 would be refused).
+        client.send(["id": "a1", "type": "ack", "offset": 5])
+        #expect(GatewayJSON.bool(try client.next("reply"), "ok") == true)
+    }
 }
 
 /// A replay far bigger than `websocket.max_outbound_bytes` is paced by the socket draining, not cut by the

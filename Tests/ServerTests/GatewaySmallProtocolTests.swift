@@ -23,6 +23,19 @@ import Testing
         #expect(try server.api("POST", "/v1/sessions/s1/approvals", ["toolName": "shell", "summary": "ls", "timeoutSeconds": 2]).status == 201)
     }
 
+    @Test func aBadWebhookURLNamesItsConfigKey() throws {
+        for (url, key) in [("ftp://x/invites", "relationships.invite_webhook_url"), ("ftp://x/hook", "gateway.approval_webhook_url")] {
+            do {
+                _ = try GatewayTestServer { options in
+                    if key.hasPrefix("relationships") { options.inviteWebhookURL = url } else { options.approvalWebhookURL = url }
+                }
+                Issue.record("\(url) was accepted")
+            } catch {
+                #expect("\(error)".hasPrefix(key + ": expected"), "\(error)")
+            }
+        }
+    }
+
     @Test func aHistoryLimitOutsideOneToAHundredIsRefused() throws {
         let server = try GatewayTestServer()
         let ann = try server.connect(user: "ann", device: "a1")

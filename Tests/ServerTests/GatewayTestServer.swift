@@ -134,8 +134,8 @@ enum GatewayHTTP {
 
     /// `json` is serialized with JSONSerialization, or sent as is when it is a `String` (for malformed bodies).
     static func request(port: UInt16, _ method: String, _ path: String, _ json: Any? = nil, key: String? = GatewayTestServer.apiKey,
-                        headers: [(String, String)] = [], timeoutSeconds: Int = 10) throws -> Response {
-        let client = try RawClient(port: port, timeoutSeconds: timeoutSeconds)
+                        headers: [(String, String)] = [], timeoutSeconds: Int = 10, source: String? = nil) throws -> Response {
+        let client = try RawClient(port: port, timeoutSeconds: timeoutSeconds, source: source)
         var body: [UInt8] = []
         if let text = json as? String {
             body = Array(text.utf8)

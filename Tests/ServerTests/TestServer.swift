@@ -34,8 +34,19 @@ final class RawClient {
     let fd: Int32
     var buffer: [UInt8] = []
 
-    init(port: UInt16, timeoutSeconds: Int = 5) throws {
+    /// `source` binds the client's end to that loopback address first (any of 127.0.0.0/8), for tests that need
+    /// clients at different addresses.
+    init(port: UInt16, timeoutSeconds: Int = 5, source: String? = nil) throws {
         fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        if let source {
+            var local = sockaddr_in()
+            local.sin_family = sa_family_t(AF_INET)
+            local.sin_addr.s_addr = inet_addr(source)
+            let bound = withUnsafePointer(to: &local) {
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+            }
+            guard bound == 0 else { Glibc.close(fd); throw TestFailure("bind to \(source) failed: errno \(errno)") }
+        }
         var addr = sockaddr_in()
         addr.sin_family = sa_family_t(AF_INET)
         addr.sin_port = port.bigEndian

@@ -184,6 +184,21 @@ extension ApprovalRecord {
     }
 
     @Test(arguments: StoreFactory.all)
+    func severalIdempotencyKeysAreReadInOneCallInOrder(factory: StoreFactory) throws {
+        let s = try factory.open()
+        let first = IdempotencyRecord(response: Array("first".utf8), requestHash: "h1")
+        let second = IdempotencyRecord(response: Array("second".utf8), requestHash: "h2")
+        #expect(s.write([.claimIdempotency(scope: "message:u1", key: "a", response: first.response, requestHash: "h1", createdAt: 1),
+                         .claimIdempotency(scope: "message:u2", key: "a", response: second.response, requestHash: "h2", createdAt: 2)])
+                == [nil])
+        let keys = [IdempotencyKey(scope: "message:u2", key: "a"), IdempotencyKey(scope: "message:u1", key: "missing"),
+                    IdempotencyKey(scope: "message:u1", key: "a")]
+        #expect(try s.store.idempotentResponses(keys) == [second, nil, first])
+        #expect(try s.store.idempotentResponses(Array(keys.prefix(1))) == [second])
+        #expect(try s.store.idempotentResponses([]) == [])
+    }
+
+    @Test(arguments: StoreFactory.all)
     func approvalAndMessageIdsAreTakenOnce(factory: StoreFactory) throws {
         let s = try factory.open()
         var theirs = Self.pending

@@ -12,6 +12,7 @@ import Testing
         #expect(c.server.drainTimeoutMs == 5000)
         #expect(c.server.maxConnections == 20000)
         #expect(c.server.demo == .auto)
+        #expect(c.server.trustedProxies.isEmpty)
         #expect(c.http.maxRequestLineBytes == 8192)
         #expect(c.http.maxHeaderBytes == 16384)
         #expect(c.http.maxHeaderCount == 100)
@@ -63,7 +64,7 @@ import Testing
 
     @Test func knownKeysListsEverySchemaKeyOnce() {
         let keys = SwitchboardConfiguration.knownKeys
-        #expect(keys.count == 81)
+        #expect(keys.count == 82)
         #expect(Set(keys).count == keys.count)
         #expect(keys.contains("websocket.compression.server_no_context_takeover"))
     }

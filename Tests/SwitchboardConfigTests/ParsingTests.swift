@@ -14,6 +14,7 @@ import Testing
         echo = true
         drain_timeout_ms = 0
         max_connections = 1_000
+        trusted_proxies = ["127.0.0.1", "10.0.0.0/8", "fd00::/8"]
         demo = "off"
 
         [http]
@@ -121,6 +122,7 @@ import Testing
         #expect(c.server.echo == true)
         #expect(c.server.drainTimeoutMs == 0)
         #expect(c.server.maxConnections == 1000)
+        #expect(c.server.trustedProxies == ["127.0.0.1", "10.0.0.0/8", "fd00::/8"])
         #expect(c.server.demo == .off)
         #expect(c.http.maxRequestLineBytes == 4096)
         #expect(c.http.maxHeaderBytes == 32768)

@@ -21,6 +21,10 @@ import Testing
         ("[websocket]\nallowed_origins = [\"\"]", "websocket.allowed_origins", "got \"\""),
         ("[metrics]\nenabled = 1", "metrics.enabled", "expected true or false, got 1"),
         ("[server]\ndemo = true", "server.demo", "expected one of auto, on, off, got true"),
+        ("[server]\ntrusted_proxies = [\"nginx\"]", "server.trusted_proxies", "an IP address or CIDR network"),
+        ("[server]\ntrusted_proxies = [\"10.0.0.0/33\"]", "server.trusted_proxies", "got \"10.0.0.0/33\""),
+        ("[server]\ntrusted_proxies = [\"fe80::1%eth0\"]", "server.trusted_proxies", "CIDR"),
+        ("[server]\ntrusted_proxies = [\"::1/129\"]", "server.trusted_proxies", "CIDR"),
     ])
     func wrongTypes(text: String, key: String, messagePart: String) throws {
         let error = try #require(parseError(text))

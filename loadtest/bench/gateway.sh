@@ -3,12 +3,15 @@
 # API key, a new SQLite database in a temp dir, approval_min_timeout_ms = 100, presence grace GRACE_MS or 300 ms),
 # pinned to core 0 with one event loop; the generator pinned to core 1. Prints the report (stdout); JSON with
 # --json FILE like any run. With PERF_OUT=FILE the server is profiled with `perf record -g` for the whole run; with
-# PERF_STAT=FILE its CPU time, context switches and system calls are counted per thread (`perf stat --per-thread`).
+# PERF_STAT=FILE its CPU time, context switches and system calls are counted per thread (`perf stat --per-thread`;
+# PERF_STAT_EVENTS replaces the event list, e.g. with syscalls:sys_enter_pwrite64 to count one system call).
 # EXTRA_TOML (text) is appended to the config, e.g. EXTRA_TOML=$'[websocket.compression]\nthreshold_bytes = 0'.
+# BIN=DIR runs the switchboard and switchboard-load binaries in DIR instead of this checkout's release build (e.g. a
+# copy of an earlier build, to compare two builds in one sitting).
 # Usage: loadtest/bench/gateway.sh SCENARIO [switchboard-load options, e.g. --connections 10000 --request-rate 2000]
 set -euo pipefail
 cd "$(dirname "$0")/../.."
-BIN="$(swift build -c release --show-bin-path)"
+BIN="${BIN:-$(swift build -c release --show-bin-path)}"
 scenario="$1"; shift
 DIR="$(mktemp -d)"
 PORT="${PORT:-19431}"
@@ -39,7 +42,7 @@ if [ -n "${PERF_OUT:-}" ]; then  # profile the server for the whole run: PERF_OU
     trap 'kill "$PID" 2>/dev/null || true; wait "$PID" 2>/dev/null || true; wait "$PERF" 2>/dev/null; rm -rf "$DIR"' EXIT
 fi
 if [ -n "${PERF_STAT:-}" ]; then  # counts per thread: PERF_STAT=server.stat loadtest/bench/gateway.sh …
-    perf stat --per-thread -e task-clock,context-switches,raw_syscalls:sys_enter -p "$PID" -o "$PERF_STAT" 2>/dev/null &
+    perf stat --per-thread -e "${PERF_STAT_EVENTS:-task-clock,context-switches,raw_syscalls:sys_enter}" -p "$PID" -o "$PERF_STAT" 2>/dev/null &
     STAT=$!
     trap 'kill "$PID" 2>/dev/null || true; wait "$PID" 2>/dev/null || true; wait "$STAT" 2>/dev/null; rm -rf "$DIR"' EXIT
 fi

@@ -1,3 +1,5 @@
+import Auth
+
 /// Phone numbers as discovery and invites compare them: E.164 (ITU-T E.164 §6: at most 15 digits including the
 /// country code), written `+` and digits.
 ///
@@ -33,7 +35,7 @@ public enum PhoneNumber {
     }
 
     /// SHA-256 hex of the E.164 string: the form `discover` accepts as `hashes`.
-    public static func hash(e164: String) -> String { SHA256.hex(e164) }
+    public static func hash(e164: String) -> String { SecretDigest.sha256Hex(e164) }
 
     private static func leadingSignificantIndex(_ input: String) -> Int {
         for (index, scalar) in input.unicodeScalars.enumerated() where !" ()\u{00A0}".unicodeScalars.contains(scalar) {

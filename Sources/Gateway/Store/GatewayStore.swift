@@ -109,6 +109,13 @@ public enum StoreConflict: Error, Sendable, Equatable {
     case connectCodeTaken(current: ConnectCodeRecord)
 }
 
+/// An idempotency key and the scope it belongs to.
+public struct IdempotencyKey: Sendable, Hashable {
+    public var scope: String
+    public var key: String
+    public init(scope: String, key: String) { self.scope = scope; self.key = key }
+}
+
 /// What an idempotency key answered, and a digest of the request that used it first ("" for rows stored before
 /// digests were kept: those are not checked).
 public struct IdempotencyRecord: Sendable, Equatable {
@@ -182,6 +189,8 @@ public protocol GatewayStore: AnyObject, Sendable {
     func pendingApprovals(dueBy: Int64, limit: Int) throws -> [ApprovalRecord]
     /// The stored response (and request digest) for an idempotency key, if any.
     func idempotentResponse(scope: String, key: String) throws -> IdempotencyRecord?
+    /// `idempotentResponse` for several keys, in order (the hub reads one round's keys at once).
+    func idempotentResponses(_ keys: [IdempotencyKey]) throws -> [IdempotencyRecord?]
     /// Pending push jobs whose next attempt is due at `now`, oldest first, at most `limit`.
     func duePushJobs(now: Int64, limit: Int) throws -> [PushJobRecord]
     /// One push job by id (any state).
@@ -191,6 +200,11 @@ public protocol GatewayStore: AnyObject, Sendable {
 }
 
 extension GatewayStore {
+    /// One `idempotentResponse` per key.
+    public func idempotentResponses(_ keys: [IdempotencyKey]) throws -> [IdempotencyRecord?] {
+        try keys.map { try idempotentResponse(scope: $0.scope, key: $0.key) }
+    }
+
     /// One `write` per batch; `completion` runs after the last of them reported.
     public func write(batches: [[StoreWrite]], completion: @escaping @Sendable ([Error?]) -> Void) {
         let collector = BatchResults(count: batches.count, completion: completion)

@@ -1,4 +1,5 @@
 import Auth
+import GatewayProtocol
 import Glibc
 
 /// Who a client is, from its token's claims.
@@ -40,11 +41,18 @@ final class GatewayAuthenticator: Sendable {
     func identify(token: String) -> Result<ClientIdentity, JWTError> {
         do {
             let claims = try verifier.verify(token, now: Self.unixNow())
-            guard let sub = claims.subject, !sub.isEmpty, sub.utf8.count <= 128 else {
+            guard let sub = claims.subject, !sub.isEmpty else {
                 return .failure(JWTError(code: "missing_claim", message: "the token has no sub (user id)"))
             }
-            guard let device = claims.string("device_id"), !device.isEmpty, device.utf8.count <= 128 else {
+            guard let device = claims.string("device_id"), !device.isEmpty else {
                 return .failure(JWTError(code: "missing_claim", message: "the token has no device_id claim"))
+            }
+            // The same id grammar as the socket and the API: a user the token names can always be addressed there.
+            guard Identifier.isValid(sub) else {
+                return .failure(JWTError(code: "invalid_claim", message: "the token's sub is not a valid user id: ids are \(Identifier.rule)"))
+            }
+            guard Identifier.isValid(device) else {
+                return .failure(JWTError(code: "invalid_claim", message: "the token's device_id is not a valid device id: ids are \(Identifier.rule)"))
             }
             guard let type = claims.string("client_type") else {
                 return .failure(JWTError(code: "missing_claim", message: "the token has no client_type claim"))

@@ -30,9 +30,12 @@ final class GatewayConnection: WebSocketHandler, GatewayClient, @unchecked Senda
     var userId: String { identity?.userId ?? "" }
     var deviceId: String { identity?.deviceId ?? "" }
     var clientType: String { identity?.clientType ?? "" }
+    /// The address group it connected from (`SourceAddress.group`), for the guessing limits.
+    let sourceAddress: String?
 
-    init(endpoint: GatewayEndpoint, identity: ClientIdentity?, resumeAfter: Int64?) {
+    init(endpoint: GatewayEndpoint, identity: ClientIdentity?, resumeAfter: Int64?, sourceAddress: String?) {
         self.endpoint = endpoint
+        self.sourceAddress = sourceAddress
         self.identity = identity
         self.resumeAfter = resumeAfter
     }
@@ -176,6 +179,8 @@ final class GatewayConnection: WebSocketHandler, GatewayClient, @unchecked Senda
     // MARK: GatewayClient (hub loop)
 
     func send(_ frame: [UInt8]) { link?.toSocket(.frame(self, frame)) }
+
+    func sendEvent(_ frame: [UInt8], committedAt: Int) { link?.toSocket(.event(self, frame, committedAt: committedAt)) }
 
     func sendReplay(_ frames: [[UInt8]]) { link?.toSocket(.replay(self, frames)) }
 

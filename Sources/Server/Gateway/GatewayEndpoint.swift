@@ -3,6 +3,7 @@ import Gateway
 import GatewayProtocol
 import EventLoop
 import HTTP1
+import Metrics
 import Synchronization
 
 /// The client endpoint `/v1/ws`: authenticates the upgrade and gives each socket a `GatewayConnection`.
@@ -51,6 +52,12 @@ final class GatewayEndpoint: WebSocketApplication, @unchecked Sendable {
         }
     }
 
+    /// One delivery-latency histogram per I/O loop that has gateway sockets (an empty one before any has).
+    var deliveryHistograms: [Histogram] {
+        let perLoop = links.withLock { $0.values.map(\.deliverySeconds) }
+        return perLoop.isEmpty ? [Histogram(bounds: Histogram.latencyBounds, unitsPerSecond: 1_000_000)] : perLoop
+    }
+
     /// Takes one more command unless the node is at its bound (then the caller refuses it with `overloaded`).
     func admitCommand() -> Bool {
         let pending = queuedCommands.load(ordering: .relaxed) + hub.metrics.commandsInFlight.load(ordering: .relaxed)
@@ -68,12 +75,13 @@ final class GatewayEndpoint: WebSocketApplication, @unchecked Sendable {
         if head.queryItem("offset") != nil && (offset == nil || offset! < 0) {
             return .reject(.jsonError(status: 400, code: "invalid_field", message: "offset must be a non-negative integer"))
         }
+        let source = head.sourceAddress.map(SourceAddress.group)
         guard let token = Self.token(in: head) else {
-            return .accept(GatewayConnection(endpoint: self, identity: nil, resumeAfter: offset))
+            return .accept(GatewayConnection(endpoint: self, identity: nil, resumeAfter: offset, sourceAddress: source))
         }
         switch authenticator.identify(token: token) {
         case .success(let identity):
-            return .accept(GatewayConnection(endpoint: self, identity: identity, resumeAfter: offset))
+            return .accept(GatewayConnection(endpoint: self, identity: identity, resumeAfter: offset, sourceAddress: source))
         case .failure(let error):
             return .reject(.jsonError(status: 401, code: "token_invalid", message: "\(error.code): \(error.message)",
                                       extraHeaders: HTTPHeaders([("WWW-Authenticate", "Bearer error=\"invalid_token\"")])))

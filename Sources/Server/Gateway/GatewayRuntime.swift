@@ -99,7 +99,7 @@ public final class GatewayRuntime: @unchecked Sendable {
         }
         if let url = options.inviteWebhookURL {
             guard let invites = InviteWebhook(url: url, logger: logger) else {
-                throw ServerError.configuration("gateway.invite_webhook_url: expected http://host[:port]/path, got \(url)")
+                throw ServerError.configuration("relationships.invite_webhook_url: expected http://host[:port]/path, got \(url)")
             }
             hub.inviteDeliverer = invites
         }
@@ -148,8 +148,9 @@ public final class GatewayRuntime: @unchecked Sendable {
         let metrics = hub.metrics
         let outbox = pushOutbox
         let store = self.store
+        let endpoint = self.endpoint
         return {
-            metrics.render() + (outbox?.metricsText() ?? "")
+            metrics.render() + (outbox?.metricsText() ?? "") + Self.storageAndDeliveryMetrics(store: store, endpoint: endpoint)
                 + "# HELP switchboard_store_commits_total Store write transactions committed (SQLite or PostgreSQL).\n"
                 + "# TYPE switchboard_store_commits_total counter\nswitchboard_store_commits_total \(store.commitCount)\n"
         }

@@ -1,5 +1,6 @@
 import EventLoop
 import Gateway
+import Metrics
 
 /// The two queues between one I/O loop and the hub loop. Crossing threads costs a lock, a closure and (when the
 /// other side sleeps) an eventfd write plus a context switch, so neither side crosses per frame: each collects what
@@ -18,6 +19,8 @@ final class HubLink: Sendable {
     /// Work for the sockets of one I/O loop from the hub.
     enum Outbound {
         case frame(GatewayConnection, [UInt8])
+        /// A committed event, with when the hub learnt it was durable (`MetricsClock` µs).
+        case event(GatewayConnection, [UInt8], committedAt: Int)
         /// A resume's missed events, paced by the socket draining.
         case replay(GatewayConnection, [[UInt8]])
         case close(GatewayConnection, code: UInt16, reason: String)
@@ -27,12 +30,15 @@ final class HubLink: Sendable {
     let hubLoop: EventLoop
     private let inbox: LoopBatch<Inbound>
     private let outbox: LoopBatch<Outbound>
+    /// Committed events from durable to queued on a socket of this loop (one histogram per loop: no shared cache line).
+    let deliverySeconds = Histogram(bounds: Histogram.latencyBounds, unitsPerSecond: 1_000_000)
 
     init(ioLoop: EventLoop, hubLoop: EventLoop, endpoint: GatewayEndpoint) {
         self.ioLoop = ioLoop
         self.hubLoop = hubLoop
         inbox = LoopBatch(from: ioLoop, to: hubLoop) { items in Self.runOnHub(items, endpoint: endpoint) }
-        outbox = LoopBatch(from: hubLoop, to: ioLoop, Self.runOnSockets)
+        let delivery = deliverySeconds
+        outbox = LoopBatch(from: hubLoop, to: ioLoop) { Self.runOnSockets($0, delivery: delivery) }
     }
 
     /// Queues work for the hub (I/O loop only).
@@ -61,11 +67,16 @@ final class HubLink: Sendable {
         }
     }
 
-    /// Writes the frames into their sockets' queues (flushed when the I/O loop sleeps).
-    private static func runOnSockets(_ items: [Outbound]) {
+    /// Writes the frames into their sockets' queues (flushed when the I/O loop sleeps, in this same iteration).
+    private static func runOnSockets(_ items: [Outbound], delivery: Histogram) {
+        var now = 0
         for item in items {
             switch item {
             case .frame(let connection, let frame): connection.deliver(frame)
+            case .event(let connection, let frame, let committedAt):
+                connection.deliver(frame)
+                if now == 0 { now = MetricsClock.microseconds() }   // one clock read per batch
+                delivery.observe(now - committedAt)
             case .replay(let connection, let frames): connection.deliverReplay(frames)
             case .close(let connection, let code, let reason): connection.closeNow(code: code, reason: reason)
             }

@@ -1,6 +1,7 @@
 import Gateway
 import Glibc
 import JSON
+import Metrics
 import Push
 
 /// The push transport over the real providers: renders a provider-neutral `PushNotice` for APNs, FCM or the webhook
@@ -81,6 +82,15 @@ public final class ProviderPushTransport: PushTransport, @unchecked Sendable {
     }
 
     public func shutdown() { dispatcher.shutdown() }
+
+    /// Prometheus text: the providers' HTTP request latency (all providers share one HTTP/2 dispatcher).
+    public func metricsText() -> String {
+        var out = PrometheusText()
+        out.histogram("switchboard_push_request_seconds",
+                      "HTTP requests to push providers (APNs, FCM, webhook, OAuth), from started to answered, whatever the answer.",
+                      dispatcher.requestSeconds)
+        return out.text
+    }
 
     public func send(_ notice: PushNotice, to target: PushTarget, deliveryID: String,
                      completion: @escaping @Sendable (PushDeliveryOutcome) -> Void) {

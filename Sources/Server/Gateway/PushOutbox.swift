@@ -1,4 +1,5 @@
 import Gateway
+import Metrics
 import Synchronization
 
 /// What a push provider said about one attempt.
@@ -40,6 +41,7 @@ final class PushOutbox: @unchecked Sendable {
     private var finishedDuringRead: Set<Int64> = []
     private var pollTimer: GatewayTimer?
     private let outcomes = Mutex<[String: Int]>([:])
+    private let latency = PushLatencyMetrics()
 
     init(hub: GatewayHub, store: GatewayStore, scheduler: HubScheduler, transport: PushTransport, maxInFlight: Int = 64,
          retryDelay: @escaping @Sendable (_ attempt: Int, _ retryAfterMs: Int64?) -> Int64? = PushOutbox.defaultRetryDelay) {
@@ -100,6 +102,7 @@ final class PushOutbox: @unchecked Sendable {
         let now = scheduler.now()
         switch outcome {
         case .delivered:
+            latency.delivered(provider: target.provider, afterMs: now - job.createdAt)
             record(job.id, "sent", attempts, now, nil)
         case .retry(let afterMs, let reason):
             if let delay = retryDelay(attempts, afterMs), job.notice.expiresAt.map({ now + delay < $0 }) ?? true {
@@ -124,6 +127,7 @@ final class PushOutbox: @unchecked Sendable {
             scheduler.execute { [self] in
                 inFlight.remove(id)
                 if reading { finishedDuringRead.insert(id) }
+                if state == "dead" { latency.deadLetters.increment() }
                 if state == "pending" { return }
                 drain()
             }
@@ -147,6 +151,6 @@ final class PushOutbox: @unchecked Sendable {
         for (labels, n) in outcomes.withLock({ $0 }).sorted(by: { $0.key < $1.key }) {
             out += "switchboard_push_attempts_total{\(labels)} \(n)\n"
         }
-        return out
+        return out + latency.render()
     }
 }

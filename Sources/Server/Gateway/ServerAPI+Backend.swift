@@ -151,12 +151,10 @@ extension ServerAPI {
         }
     }
 
-    /// Ids are chosen by backends; keep them printable and bounded.
-    static func validID(_ id: String) -> Bool {
-        !id.isEmpty && id.utf8.count <= 128 && id.utf8.allSatisfy { $0 > 0x20 && $0 < 0x7F && $0 != UInt8(ascii: "/") }
-    }
+    /// Ids chosen by backends follow the one id grammar (`Identifier`), like tokens and client commands.
+    static func validID(_ id: String) -> Bool { Identifier.isValid(id) }
 
     static func badID(_ field: String) -> HTTPResponse {
-        failure(GatewayError(.invalidField, "\(field) must be 1 to 128 visible ASCII characters without \"/\""))
+        failure(GatewayError(.invalidID, "\(field) is not a valid id: ids are \(Identifier.rule)"))
     }
 }

@@ -26,8 +26,17 @@ final class ServerAPI: HTTPApplication, @unchecked Sendable {
     func handle(_ request: HTTPRequest, respond: @escaping Respond) -> Bool {
         let head = request.head
         guard head.path.hasPrefix("/v1/"), head.path != GatewayEndpoint.path else { return false }
-        let parts = head.path.split(separator: "/", omittingEmptySubsequences: true).map(String.init) // ["v1", ...]
+        // Routes match decoded segments; every segment after /v1 (route words and ids alike) follows the id grammar,
+        // so a lookup never sees a malformed id.
+        guard let parts = head.pathSegments() else {   // ["v1", ...]
+            respond(.jsonError(status: 400, code: "invalid_path", message: "the path has a malformed percent-escape (use %XX with two hex digits, UTF-8)"))
+            return true
+        }
         let route = Array(parts.dropFirst())
+        for segment in route where !Identifier.isValid(segment) {
+            respond(Self.failure(GatewayError(.invalidID, "path segment \"\(segment)\" is not a valid id: ids are \(Identifier.rule)")))
+            return true
+        }
 
         // Standalone endpoints authenticate as devices, not backends.
         if route == ["devices", "register"] {
@@ -79,7 +88,7 @@ final class ServerAPI: HTTPApplication, @unchecked Sendable {
         case .storageFailed, .overloaded: status = 503
         case .internalError: status = 500
         case .messageTooLarge: status = 413
-        default: status = 400
+        default: status = 400   // including invalid_id
         }
         let retry = error.retryAfterMs.map { HTTPHeaders([("Retry-After", String(($0 + 999) / 1000))]) } ?? HTTPHeaders()
         return .jsonError(status: status, code: error.code.rawValue, message: error.message, extraHeaders: retry)
@@ -88,7 +97,12 @@ final class ServerAPI: HTTPApplication, @unchecked Sendable {
     /// Decodes a JSON body, or answers 400 naming the field.
     func decode<T: Decodable>(_ type: T.Type, _ request: HTTPRequest, respond: Respond) -> T? {
         do {
-            return try StrictJSONDecoder().decode(T.self, from: request.body.isEmpty ? Array("{}".utf8) : request.body)
+            let value = try StrictJSONDecoder.parse(request.body.isEmpty ? Array("{}".utf8) : request.body)
+            try Identifier.checkFields(of: value)
+            return try StrictJSONDecoder().decode(T.self, from: value)
+        } catch let error as GatewayError {
+            respond(Self.failure(error))
+            return nil
         } catch {
             respond(Self.failure(hub.describe(error, whole: true)))
             return nil
@@ -123,8 +137,9 @@ final class ServerAPI: HTTPApplication, @unchecked Sendable {
         // Only the digest leaves this function: the store keeps SHA-256 of the secret, never the secret.
         let digest = SecretDigest.sha256Hex(body.deviceToken)
         let authenticator = self.authenticator
+        let source = request.head.sourceAddress.map(SourceAddress.group)
         onHub { hub in
-            hub.registerDevice(deviceTokenDigest: digest, platform: body.platform) { result in
+            hub.registerDevice(deviceTokenDigest: digest, platform: body.platform, source: source) { result in
                 switch result {
                 case .success(let r):
                     let identity = ClientIdentity(userId: r.userId, deviceId: r.deviceId, clientType: r.clientType)

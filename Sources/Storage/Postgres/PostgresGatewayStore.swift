@@ -54,6 +54,18 @@ public final class PostgresGatewayStore: DurableGatewayStore, @unchecked Sendabl
     /// Transactions committed so far.
     public var commitCount: Int { writer.commitCount }
 
+    /// Push jobs waiting to be sent (state `pending`), for `/metrics`.
+    public func pendingPushJobs() throws -> Int {
+        try read { reader throws(StorageError) in
+            Int(try reader.db.int64("SELECT COUNT(*) FROM push_jobs WHERE state = 'pending'") ?? 0)
+        }
+    }
+
+    /// `pg_database_size` of the shared database (every node reports the same figure), 0 when it cannot be read.
+    public func databaseBytes() -> Int {
+        (try? read { reader throws(StorageError) in Int(try reader.db.int64("SELECT pg_database_size(current_database())") ?? 0) }) ?? 0
+    }
+
     /// The schema version this build brings a database to.
     public static var latestSchemaVersion: Int { PostgresSchema.migrations.map(\.version).max() ?? 0 }
 

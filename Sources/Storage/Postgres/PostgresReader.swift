@@ -97,9 +97,15 @@ struct PostgresReader {
     }
 
     func messages(between a: String, and b: String, before: Int64?, limit: Int) throws(StorageError) -> [MessageRecord] {
+        // The two directions are two ranges of the primary key, each read newest first and merged.
         try db.query("""
-            SELECT id, from_user, to_user, text, sent_at FROM messages
-            WHERE pair_low = LEAST($1, $2) AND pair_high = GREATEST($1, $2) AND id < $3 ORDER BY id DESC LIMIT $4
+            SELECT id, from_user, to_user, text, sent_at FROM (
+                (SELECT id, from_user, to_user, text, sent_at FROM messages
+                    WHERE to_user = $1 AND from_user = $2 AND id < $3 ORDER BY id DESC LIMIT $4)
+                UNION
+                (SELECT id, from_user, to_user, text, sent_at FROM messages
+                    WHERE to_user = $2 AND from_user = $1 AND id < $3 ORDER BY id DESC LIMIT $4)) AS conversation
+            ORDER BY id DESC LIMIT $4
             """, [a, b, before ?? Int64.max, max(0, limit)]).map {
             MessageRecord(id: $0.int64(0), from: $0.string(1), to: $0.string(2), text: String(decoding: $0.bytes(3), as: UTF8.self),
                           sentAt: $0.int64(4))

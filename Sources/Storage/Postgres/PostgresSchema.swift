@@ -1,6 +1,6 @@
 /// The PostgreSQL schema, versioned with the same numbers as SQLite's (`SchemaMigrations`): migration N here makes
 /// the same change as SQLite's migration N, so `schema_version` means the same thing on both engines. Mirrors SQLite
-/// version 6.
+/// version 7.
 ///
 /// Differences from the SQLite text, all of meaning-preserving kind: `BIGINT`/`BYTEA`/`BOOLEAN` column types; tables
 /// listed in first-insert order carry `row_order` (an identity column an upsert keeps) where SQLite uses `rowid`;
@@ -10,7 +10,7 @@
 /// bodies are arbitrary JSON strings (other text columns refuse a NUL with an error: see `PostgresConnection.query`).
 enum PostgresSchema {
     static let migrations: [(version: Int, sql: String)] = [
-        (1, v1), (2, v2), (3, v3), (4, v4), (5, v5), (6, v6),
+        (1, v1), (2, v2), (3, v3), (4, v4), (5, v5), (6, v6), (7, v7),
     ]
 
     /// Any constant both nodes agree on: the key of the advisory lock that serialises migrations.
@@ -278,5 +278,16 @@ enum PostgresSchema {
     /// Device secrets stored as the lowercase hex SHA-256 of the secret (`SecretDigest.sha256Hex`), hashed in place.
     static let v6 = """
     UPDATE devices SET device_token = encode(sha256(convert_to(device_token, 'UTF8')), 'hex') WHERE device_token IS NOT NULL;
+    """
+
+    /// Messages keyed the way they are read, `(to_user, from_user, id)`, with a unique index by id (a taken id is the
+    /// store's answer to another node's message) and no `pair_low`/`pair_high` copies (as SQLite's version 7).
+    static let v7 = """
+    DROP INDEX messages_by_pair;
+    DROP INDEX messages_by_recipient;
+    ALTER TABLE messages DROP CONSTRAINT messages_pkey;
+    ALTER TABLE messages DROP COLUMN pair_low, DROP COLUMN pair_high;
+    ALTER TABLE messages ADD PRIMARY KEY (to_user, from_user, id);
+    CREATE UNIQUE INDEX messages_by_id ON messages (id);
     """
 }

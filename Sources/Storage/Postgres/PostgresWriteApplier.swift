@@ -110,8 +110,8 @@ struct PostgresWriteApplier {
             }
         case .insertMessage(let m):
             let inserted = try db.query("""
-                INSERT INTO messages (id, from_user, to_user, text, sent_at, pair_low, pair_high)
-                VALUES ($1, $2, $3, $4, $5, LEAST($2, $3), GREATEST($2, $3)) ON CONFLICT (id) DO NOTHING
+                INSERT INTO messages (id, from_user, to_user, text, sent_at) VALUES ($1, $2, $3, $4, $5)
+                ON CONFLICT (id) DO NOTHING
                 """, [m.id, m.from, m.to, Array(m.text.utf8), m.sentAt]).affected
             if inserted == 0 {
                 throw StorageError(conflict: .idTaken(.message, latest: try db.int64("SELECT COALESCE(MAX(id), 0) FROM messages") ?? m.id))

@@ -58,6 +58,15 @@ private func check(_ request: HTTPRequest, limits: HTTPLimits) {
     _ = head.keepAlive
     _ = head.queryItem("token")
     _ = head.queryItem("")
+    // Path segments are decoded strictly: never empty, and a path without escapes decodes to itself.
+    if let segments = head.pathSegments() {
+        fuzzRequire(!segments.contains(""), "an empty path segment")
+        if !head.path.utf8.contains(UInt8(ascii: "%")), let raw = String(validating: Array(head.path.utf8), as: UTF8.self) {
+            fuzzRequire(segments == raw.split(separator: "/").map(String.init), "a path without escapes changed when decoded")
+        }
+    } else {
+        fuzzRequire(head.path.utf8.contains(UInt8(ascii: "%")), "a path without escapes refused")
+    }
     if WebSocketHandshake.isUpgradeAttempt(head) {
         let policy = WebSocketUpgradePolicy(allowedOrigins: ["https://example.com"], supportedSubprotocols: ["switchboard.v1"])
         if case .success(let upgrade) = WebSocketHandshake.validate(head, policy: policy) {

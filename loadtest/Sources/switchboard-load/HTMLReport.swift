@@ -1,5 +1,6 @@
 /// A self-contained HTML page for one run: the summary table, an inline SVG latency-percentile chart (log scale on
-/// both axes: 0, 90, 99, 99.9, 99.99 %) and an inline SVG throughput-over-time chart from the per-second samples.
+/// both axes: 0, 90, 99, 99.9, 99.99 %) and, from the per-second samples, inline SVG charts over time of throughput,
+/// open connections, errors and (with `--server-pid`) the server's CPU and RSS, with round axis ticks.
 /// No scripts, fonts, stylesheets or images from anywhere else: it opens offline. Pure formatting; no I/O.
 struct HTMLReport {
     let report: LoadReport
@@ -27,6 +28,12 @@ struct HTMLReport {
             \(latencyChart())
             <h2>Throughput over time (messages received per second)</h2>
             \(throughputChart())
+            <h2>Connections open over time</h2>
+            \(connectionsChart())
+            <h2>Errors over time (cumulative)</h2>
+            \(errorsChart())
+            <h2>Server CPU and memory over time</h2>
+            \(serverCharts())
             </body></html>
 
             """
@@ -45,7 +52,7 @@ struct HTMLReport {
         let xOf = { (p: Double) in -log10(max(1e-5, 1 - p / 100)) }
         let xMax = 5.0
         let yMax = max(1, log10(Double(points.map(\.microseconds).max()!) * 1.2))
-        var svg = Self.frame()
+        var svg = Self.frame(label: "latency µs")
         for (tick, label) in [(0.0, "0%"), (1, "90%"), (2, "99%"), (3, "99.9%"), (4, "99.99%"), (5, "max")] {
             let x = Self.x(tick, max: xMax)
             svg += Self.gridLine(x1: x, y1: Self.margin.top, x2: x, y2: Self.height - Self.margin.bottom)
@@ -72,32 +79,56 @@ struct HTMLReport {
     }
 
     private func throughputChart() -> String {
-        let samples = report.samples
-        guard samples.count >= 1 else { return "<p>The run was shorter than one second: no samples.</p>" }
-        let xMax = max(1, samples.last!.elapsedSeconds)
-        let yMax = max(1, samples.map(\.messagesPerSecond).max()! * 1.1)
-        var svg = Self.frame()
-        for step in 0...4 {
-            let value = yMax * Double(step) / 4
-            let y = Self.y(value, max: yMax)
+        timeChart(unit: "msg/s", series: [("messages received", report.samples.map { ($0.elapsedSeconds, $0.messagesPerSecond) })])
+    }
+
+    private func connectionsChart() -> String {
+        timeChart(unit: "connections", whole: true, series: [("open", report.samples.map { ($0.elapsedSeconds, Double($0.open)) })])
+    }
+
+    private func errorsChart() -> String {
+        timeChart(unit: "errors", whole: true, series: [("errors so far", report.samples.map { ($0.elapsedSeconds, Double($0.errors)) })])
+    }
+
+    /// Server CPU (% of one core) and RSS (MiB), from `--server-pid`; the first sample has no CPU figure yet.
+    private func serverCharts() -> String {
+        let cpu = report.samples.compactMap { s in s.serverCPUPercent.map { (s.elapsedSeconds, $0) } }
+        let rss = report.samples.compactMap { s in s.serverRSSBytes.map { (s.elapsedSeconds, Double($0) / 1_048_576) } }
+        guard !rss.isEmpty else { return "<p>Run with <code>--server-pid PID</code> to chart the server's CPU and memory.</p>" }
+        return "<h3>CPU (% of one core)</h3>\n" + timeChart(unit: "%", series: [("server CPU", cpu)])
+            + "\n<h3>Resident memory (MiB)</h3>\n" + timeChart(unit: "MiB", series: [("server RSS", rss)])
+    }
+
+    /// A line chart over the run's seconds with round ticks on both axes (`AxisTicks`); `whole` for counts.
+    private func timeChart(unit: String, whole: Bool = false, series: [(name: String, points: [(Double, Double)])]) -> String {
+        let all = series.flatMap(\.points)
+        guard !all.isEmpty else { return "<p>The run was shorter than one second: no samples.</p>" }
+        let xTicks = AxisTicks(maximum: all.map(\.0).max()!)
+        let yTicks = AxisTicks(maximum: all.map(\.1).max()!, whole: whole)
+        var svg = Self.frame(label: unit)
+        for value in yTicks.values {
+            let y = Self.y(value, max: yTicks.maximum)
             svg += Self.gridLine(x1: Self.margin.left, y1: y, x2: Self.width - Self.margin.right, y2: y)
-            svg += Self.text(TextReport.number(value), x: Self.margin.left - 6, y: y + 4, anchor: "end")
+            svg += Self.text(yTicks.label(value), x: Self.margin.left - 6, y: y + 4, anchor: "end")
         }
-        for step in 0...4 {
-            let seconds = xMax * Double(step) / 4
-            svg += Self.text("\(TextReport.number(seconds)) s", x: Self.x(seconds, max: xMax),
+        for value in xTicks.values {
+            svg += Self.text("\(xTicks.label(value)) s", x: Self.x(value, max: xTicks.maximum),
                              y: Self.height - Self.margin.bottom + 16, anchor: "middle")
         }
-        let coordinates = samples.map { (Self.x($0.elapsedSeconds, max: xMax), Self.y($0.messagesPerSecond, max: yMax)) }
-        svg += Self.polyline(coordinates, color: Self.colors[0])
+        for (index, line) in series.enumerated() where !line.points.isEmpty {
+            let color = Self.colors[index % Self.colors.count]
+            svg += Self.polyline(line.points.map { (Self.x($0.0, max: xTicks.maximum), Self.y($0.1, max: yTicks.maximum)) }, color: color)
+            svg += Self.text(line.name, x: Self.margin.left + 10, y: Self.margin.top + 16 + Double(index) * 16, anchor: "start", color: color)
+        }
         return svg + "</svg>"
     }
 
     // MARK: SVG helpers
 
-    private static func frame() -> String {
+    /// `label` names the chart for tests and screen readers (`aria-label`).
+    private static func frame(label: String) -> String {
         "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"\(Int(width))\" height=\"\(Int(height))\" " +
-            "viewBox=\"0 0 \(Int(width)) \(Int(height))\">"
+            "viewBox=\"0 0 \(Int(width)) \(Int(height))\" role=\"img\" aria-label=\"\(escape(label))\">"
     }
 
     private static func x(_ value: Double, max: Double) -> Double {

@@ -1,4 +1,5 @@
 import Glibc
+import Metrics
 
 /// Up-front checks of what the machine allows, so a run fails in the first second with advice instead of
 /// half-way through with EMFILE or EADDRNOTAVAIL. Call from the main thread before any loop starts.

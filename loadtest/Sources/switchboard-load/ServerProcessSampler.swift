@@ -1,4 +1,5 @@
 import Glibc
+import Metrics
 
 /// Reads the server's CPU time and memory from /proc (`--server-pid`). Stateless apart from the PID; safe from any
 /// thread. Linux only, like the rest of the harness.
@@ -12,12 +13,10 @@ struct ServerProcessSampler: Sendable {
     }
 
     let pid: Int32
-    private let ticksPerSecond: Double
 
     /// - Throws: `LoadTestError.usage` when the process does not exist or its /proc entries cannot be read.
     init(pid: Int32) throws(LoadTestError) {
         self.pid = pid
-        ticksPerSecond = Double(max(1, sysconf(Int32(_SC_CLK_TCK))))
         guard sample() != nil else {
             throw .usage("--server-pid \(pid): cannot read /proc/\(pid)/stat and /proc/\(pid)/status (no such process?)")
         }
@@ -25,20 +24,9 @@ struct ServerProcessSampler: Sendable {
 
     /// The current CPU time and RSS, or nil once the process is gone.
     func sample() -> Sample? {
-        guard let stat = ProcFile.read("/proc/\(pid)/stat"),
-              let status = ProcFile.read("/proc/\(pid)/status"),
-              let cpu = Self.cpuTicks(fromStat: stat),
-              let rssKiB = ProcFile.statusField("VmRSS", in: status) else { return nil }
-        return Sample(cpuSeconds: Double(cpu) / ticksPerSecond, rssBytes: rssKiB * 1024)
+        ProcessStats.read(pid: pid).map { Sample(cpuSeconds: $0.cpuSeconds, rssBytes: $0.residentBytes) }
     }
 
-    /// utime + stime in clock ticks. The command name (field 2) may contain spaces and parentheses, so fields are
-    /// counted from the last ")" (proc(5)).
-    static func cpuTicks(fromStat text: String) -> UInt64? {
-        guard let close = text.lastIndex(of: ")") else { return nil }
-        let fields = text[text.index(after: close)...].split(separator: " ")
-        // After ")" the first field is field 3 (state); utime is field 14, stime 15.
-        guard fields.count > 12, let utime = UInt64(fields[11]), let stime = UInt64(fields[12]) else { return nil }
-        return utime + stime
-    }
+    /// utime + stime in clock ticks (see `ProcessStats.cpuTicks`).
+    static func cpuTicks(fromStat text: String) -> UInt64? { ProcessStats.cpuTicks(fromStat: text) }
 }

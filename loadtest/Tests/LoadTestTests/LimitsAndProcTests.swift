@@ -1,4 +1,5 @@
 import Glibc
+import Metrics
 import Testing
 @testable import switchboard_load
 

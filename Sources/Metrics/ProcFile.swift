@@ -1,9 +1,9 @@
 import Glibc
 
 /// Reads small text files such as /proc/PID/stat and /proc/sys/... entries. Stateless; safe from any thread.
-enum ProcFile {
+public enum ProcFile {
     /// The whole file as text (at most `limit` bytes), or nil when it cannot be opened.
-    static func read(_ path: String, limit: Int = 64 * 1024) -> String? {
+    public static func read(_ path: String, limit: Int = 64 * 1024) -> String? {
         let fd = open(path, O_RDONLY | O_CLOEXEC)
         guard fd >= 0 else { return nil }
         defer { close(fd) }
@@ -19,7 +19,7 @@ enum ProcFile {
     }
 
     /// The value of a "Key:   123 kB" line of /proc/PID/status, in the file's unit.
-    static func statusField(_ name: String, in text: String) -> Int? {
+    public static func statusField(_ name: String, in text: String) -> Int? {
         for line in text.split(separator: "\n") where line.hasPrefix(name + ":") {
             let digits = line.dropFirst(name.count + 1).filter { $0.isNumber }
             return Int(digits)

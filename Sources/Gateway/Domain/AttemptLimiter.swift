@@ -1,0 +1,66 @@
+/// Sliding-window limits on attempts that could be guesses (failed connect codes, new registrations), counted under
+/// several keys at once — the user, the source address, the whole node — as a pure state machine: no clock, no
+/// threads. The hub keeps the state and feeds it `now`.
+///
+/// An attempt is refused while **any** of its counters is full, and a refused attempt is not counted: so the entries
+/// held are bounded by the node counter's limit per window, whatever the number of addresses an attacker uses, and
+/// an address that stops trying is forgotten one window later.
+struct AttemptLimiter: Equatable {
+    /// One limit: at most `limit` counted attempts under `key` in any window.
+    struct Counter: Hashable {
+        var key: String
+        var limit: Int
+    }
+
+    enum Attempt: Equatable {
+        /// May an attempt go ahead? Nothing is counted (checked before looking at a code, so a full counter refuses
+        /// even a right guess).
+        case ask([Counter])
+        /// An attempt that counts (a failure, a new registration): refused when a counter is full, else counted
+        /// under every counter.
+        case count([Counter])
+    }
+
+    enum Decision: Equatable {
+        case allowed
+        /// `key` is full until `retryAfterMs` from now (the longest wait among full counters).
+        case refused(key: String, retryAfterMs: Int64)
+    }
+
+    struct State: Equatable {
+        /// Attempt times per key, oldest first; entries older than the window are dropped when the key is looked at
+        /// and, for keys nobody looks at any more, by the sweep once per window.
+        var times: [String: [Int64]] = [:]
+        var sweptAt: Int64 = 0
+    }
+
+    let windowMs: Int64
+
+    func decide(_ state: State, _ attempt: Attempt, now: Int64) -> (State, Decision) {
+        var next = state
+        if now - next.sweptAt >= windowMs {
+            next.times = next.times.compactMapValues { times in times.last.map { $0 > now - windowMs } == true ? times : nil }
+            next.sweptAt = now
+        }
+        let counters: [Counter]
+        switch attempt {
+        case .ask(let c), .count(let c): counters = c
+        }
+        var refusal: (key: String, retryAfterMs: Int64)?
+        for counter in counters {
+            var times = next.times[counter.key] ?? []
+            if let firstLive = times.firstIndex(where: { $0 > now - windowMs }) { times.removeFirst(firstLive) } else { times = [] }
+            next.times[counter.key] = times.isEmpty ? nil : times
+            guard times.count >= counter.limit else { continue }
+            // The counter has room again when enough of its oldest entries have left the window.
+            let freeAt = counter.limit > 0 ? times[times.count - counter.limit] + windowMs : now + windowMs
+            let wait = max(1, freeAt - now)
+            if wait > refusal?.retryAfterMs ?? 0 { refusal = (counter.key, wait) }
+        }
+        if let refusal { return (next, .refused(key: refusal.key, retryAfterMs: refusal.retryAfterMs)) }
+        if case .count = attempt {
+            for counter in counters { next.times[counter.key, default: []].append(now) }
+        }
+        return (next, .allowed)
+    }
+}

@@ -1,0 +1,117 @@
+@testable import Gateway
+import GatewayProtocol
+import Testing
+
+/// Idempotency keys answered from memory: a retry costs no store read, a key the node forgot (bound, restart) is
+/// answered from the store exactly as before, and nothing is ever stored twice.
+@Suite struct IdempotencyMemoryTests {
+    let store = DeferredStore()
+    let scheduler = ManualScheduler()
+
+    /// A hub (a fresh process: nothing remembered) on the test's store, with ann and bob as contacts.
+    func startHub(memoryKeys: Int = 4_096) throws -> GatewayHub {
+        var settings = GatewaySettings()
+        settings.idempotencyMemoryKeys = memoryKeys
+        let hub = GatewayHub(store: store, scheduler: scheduler, clock: scheduler, settings: settings)
+        try hub.start()
+        if hub.user("ann") == nil {
+            for id in ["ann", "bob"] { hub.upsertUser(id: id, displayName: nil) { _ in } }
+            hub.addContact("ann", "bob") { _ in }
+            store.flush()
+        }
+        return hub
+    }
+
+    /// Sends from ann to bob (through the wire command) and returns the reply's result, or its error code.
+    func send(_ hub: GatewayHub, _ client: FakeClient, id: String, text: String, key: String) -> (messageId: Int64?, error: String?) {
+        hub.handle(Array(#"{"id":"\#(id)","type":"send_message","to":"bob","text":"\#(text)","clientMessageId":"\#(key)"}"#.utf8), from: client)
+        store.flush()
+        let result = client.reply(id)?["result"] as? [String: Any]
+        return (result?["messageId"] as? Int64, client.errorCode(id))
+    }
+
+    func bobsMessageEvents() throws -> Int { try store.inner.events(userId: "bob", after: 0, limit: 100).filter { $0.type == "message" }.count }
+
+    func storedMessages() throws -> [MessageRecord] { try store.inner.messages(between: "ann", and: "bob", before: nil, limit: 100) }
+
+    @Test func aRetryIsAnsweredFromMemoryWithoutAStoreRead() throws {
+        let hub = try startHub()
+        let ann = FakeClient("ann", "phone", "ios")
+        hub.connect(ann, resumeAfter: nil)
+        let first = send(hub, ann, id: "1", text: "hello", key: "m-1")
+        #expect(first.messageId != nil && store.idempotencyReads == 1)   // a new key: looked up once
+        let retry = send(hub, ann, id: "2", text: "hello", key: "m-1")
+        #expect(retry.messageId == first.messageId)
+        #expect(store.idempotencyReads == 1)                             // answered from memory
+        #expect(try storedMessages().count == 1)
+        #expect(try bobsMessageEvents() == 1)
+        // The digest of the request is checked for a remembered key too.
+        #expect(send(hub, ann, id: "3", text: "something else", key: "m-1").error == "idempotency_key_reused")
+        #expect(store.idempotencyReads == 1)
+    }
+
+    @Test func aRetryAfterARestartIsAnsweredWithTheOriginalMessage() throws {
+        let before = try startHub()
+        let ann = FakeClient("ann", "phone", "ios")
+        before.connect(ann, resumeAfter: nil)
+        let first = try #require(send(before, ann, id: "1", text: "hello", key: "m-1").messageId)
+        // The process restarts: the new hub remembers nothing and must ask the store.
+        let after = try startHub()
+        let annAgain = FakeClient("ann", "phone", "ios")
+        let bob = FakeClient("bob", "laptop", "web")
+        after.connect(annAgain, resumeAfter: nil)
+        after.connect(bob, resumeAfter: nil)
+        let reads = store.idempotencyReads
+        #expect(send(after, annAgain, id: "2", text: "hello", key: "m-1").messageId == first)
+        #expect(store.idempotencyReads == reads + 1)
+        #expect(try storedMessages().map(\.id) == [first])                              // not stored twice
+        #expect(try bobsMessageEvents() == 1)
+        #expect(bob.events("message").isEmpty)                                         // nor delivered twice
+        // Read once, remembered from then on.
+        #expect(send(after, annAgain, id: "3", text: "hello", key: "m-1").messageId == first)
+        #expect(store.idempotencyReads == reads + 1)
+    }
+
+    @Test func aKeyForgottenToStayWithinTheBoundIsReadFromTheStoreAgain() throws {
+        let hub = try startHub(memoryKeys: 4)
+        let ann = FakeClient("ann", "phone", "ios")
+        hub.connect(ann, resumeAfter: nil)
+        var ids: [Int64] = []
+        for n in 1...6 { ids.append(try #require(send(hub, ann, id: "s\(n)", text: "text \(n)", key: "k\(n)").messageId)) }
+        #expect(hub.idempotencyMemory.count <= 4)
+        let reads = store.idempotencyReads
+        #expect(send(hub, ann, id: "r6", text: "text 6", key: "k6").messageId == ids[5])   // recent: remembered
+        #expect(store.idempotencyReads == reads)
+        #expect(send(hub, ann, id: "r1", text: "text 1", key: "k1").messageId == ids[0])   // forgotten: read again
+        #expect(store.idempotencyReads == reads + 1)
+        #expect(try storedMessages().count == 6)
+    }
+
+    @Test func noMemoryMeansEveryRetryIsReadFromTheStore() throws {
+        let hub = try startHub(memoryKeys: 0)
+        let ann = FakeClient("ann", "phone", "ios")
+        hub.connect(ann, resumeAfter: nil)
+        let first = send(hub, ann, id: "1", text: "hello", key: "m-1").messageId
+        #expect(send(hub, ann, id: "2", text: "hello", key: "m-1").messageId == first)
+        #expect(store.idempotencyReads == 2)
+        #expect(try storedMessages().count == 1)
+    }
+
+    @Test func theMemoryKeepsTheRecentlyUsedHalfAndNeverMoreThanItsBound() {
+        var memory = IdempotencyMemory(capacity: 4)
+        let record = { (n: Int) in IdempotencyRecord(response: [UInt8(n)], requestHash: "h\(n)") }
+        for n in 1...3 { memory.remember("k\(n)", record(n)) }
+        #expect(memory.record("k1") == record(1))          // used again
+        memory.remember("k4", record(4))
+        #expect(memory.record("k1") == record(1) && memory.record("k2") == nil)   // k1 kept, k2 (older use) forgotten
+        for n in 5...9 {
+            memory.remember("k\(n)", record(n))
+            #expect(memory.count <= 4)
+        }
+        #expect(memory.record("k9") == record(9) && memory.record("k8") == record(8))
+        #expect(memory.record("k2") == nil && memory.record("k3") == nil)
+        var none = IdempotencyMemory(capacity: 0)
+        none.remember("k", record(1))
+        #expect(none.record("k") == nil && none.count == 0)
+    }
+}

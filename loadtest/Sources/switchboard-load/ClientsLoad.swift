@@ -1,0 +1,224 @@
+import Foundation
+import SwitchboardClient
+
+/// The `clients` scenario's core: `pairs` pairs of contacts, each user one `SwitchboardClient` (the library apps
+/// use), sending `messagesPerClient` numbered messages to its partner one after another while connections are cut
+/// every `cutEvery` seconds. Each receiver checks its partner's numbers arrive once each and in order
+/// (``OrderedDeliveryVerifier``), so the client's queue, resends with `clientMessageId`, resume and acks are what is
+/// under load, not a hand-written socket.
+///
+/// Thread/ownership: `run` is called once; the per-client state lives in ``ClientsLoad/Device`` behind a lock.
+struct ClientsLoad: Sendable {
+    /// What to run.
+    struct Settings: Sendable {
+        /// The gateway's WebSocket endpoint (`ws://host:port/v1/ws`).
+        var url: String
+        /// Pairs of users; every user is one client.
+        var pairs: Int
+        /// Messages each client sends to its partner.
+        var messagesPerClient: Int
+        /// Pause between one client's sends (its rate is at most 1 / this).
+        var sendInterval: Double
+        /// Seconds between cuts of each client's connection (nil: never cut).
+        var cutEvery: Double?
+        /// Seconds to wait after the last send for the last deliveries.
+        var drainTimeout: Double
+    }
+
+    /// What happened: every figure the report prints.
+    struct Result: Sendable, Equatable {
+        var clients = 0
+        var sent = 0
+        var failedSends = 0
+        var delivered = 0
+        var lost = 0
+        var duplicatedOrReordered = 0
+        var cuts = 0
+        var reconnects = 0
+        var seconds = 0.0
+
+        /// True when every message was accepted and arrived exactly once, in order.
+        var passed: Bool { failedSends == 0 && lost == 0 && duplicatedOrReordered == 0 && delivered == sent }
+    }
+
+    let settings: Settings
+    /// A token for `user`'s only device (`<user>-dev`).
+    let token: @Sendable (_ user: String) -> String
+    /// The user ids, `2 × pairs`, partners side by side (0–1, 2–3 …); they must already be contacts.
+    let users: [String]
+
+    /// One user's client, what it received and the connection it may cut.
+    final class Device: @unchecked Sendable {
+        // @unchecked: the mutable fields are guarded by `lock`; `client` is an actor.
+        let user: String
+        let partner: String
+        var client: SwitchboardClient!
+        private let lock = NSLock()
+        private var verifier = OrderedDeliveryVerifier(first: 1)
+        private var counts = (delivered: 0, duplicates: 0, lost: 0, connects: 0, cuts: 0)
+        private var current: CuttableTransport?
+
+        init(user: String, partner: String) {
+            self.user = user
+            self.partner = partner
+        }
+
+        /// A new transport for the next connection attempt, remembered so ``cut()`` can drop it.
+        func makeTransport() -> any WebSocketTransport {
+            let transport = CuttableTransport(SwitchboardClient.Configuration.platformTransport())
+            lock.withLock { current = transport }
+            return transport
+        }
+
+        /// Drops the current connection as a network loss would (no close frame reaches the client).
+        func cut() async {
+            guard let transport = lock.withLock({ current }) else { return }
+            if await transport.cut() { lock.withLock { counts.cuts += 1 } }
+        }
+
+        func handle(_ event: ClientEvent) {
+            lock.withLock {
+                switch event {
+                case .connection(.connected):
+                    counts.connects += 1
+                case .message(let message) where message.from == partner:
+                    guard let number = Int64(message.text) else { counts.duplicates += 1; return }
+                    switch verifier.receive(number) {
+                    case .inOrder(let skipped): counts.delivered += 1; counts.lost += skipped
+                    case .duplicateOrReordered: counts.duplicates += 1
+                    }
+                default:
+                    break
+                }
+            }
+        }
+
+        var delivered: Int { lock.withLock { counts.delivered } }
+        var hasConnected: Bool { lock.withLock { counts.connects > 0 } }
+
+        /// Adds this device's figures; messages not yet arrived up to `expected` count as lost.
+        func add(to result: inout Result, expected: Int) {
+            lock.withLock {
+                result.delivered += counts.delivered
+                result.duplicatedOrReordered += counts.duplicates
+                result.lost += counts.lost + verifier.missing(through: Int64(expected))
+                result.cuts += counts.cuts
+                result.reconnects += max(0, counts.connects - 1)
+            }
+        }
+    }
+
+    /// Runs the scenario to the end (sends, drain, disconnect) and returns the figures.
+    func run() async -> Result {
+        let started = ContinuousClock.now
+        let devices = users.indices.map { Device(user: users[$0], partner: users[$0 ^ 1]) }
+        for device in devices {
+            let user = device.user
+            var configuration = SwitchboardClient.Configuration(url: settings.url) { _ in token(user) }
+            configuration.reconnect = ReconnectPolicy(initialDelay: 0.05, maxDelay: 1)
+            configuration.transport = { device.makeTransport() }
+            device.client = SwitchboardClient(configuration)
+        }
+        let consumers = devices.map { device in
+            Task {
+                await device.client.connect()
+                for await event in device.client.events { device.handle(event) }
+            }
+        }
+        // A device without an offset starts at the live end of its log: messages to it count from its first
+        // welcome on, so nobody sends before every device had one (bounded by the drain timeout).
+        let connectDeadline = ContinuousClock.now + .seconds(10) + .milliseconds(Int64(settings.drainTimeout * 1000))
+        while devices.contains(where: { !$0.hasConnected }), ContinuousClock.now < connectDeadline {
+            try? await Task.sleep(for: .milliseconds(10))
+        }
+        let cutters = devices.enumerated().compactMap { index, device -> Task<Void, Never>? in
+            guard let every = settings.cutEvery else { return nil }
+            // Staggered, so cuts are spread over the interval instead of hitting every client at once.
+            let first = every * Double(index + 1) / Double(devices.count)
+            return Task {
+                var wait = first
+                while (try? await Task.sleep(for: .milliseconds(Int64(wait * 1000)))) != nil {
+                    await device.cut()
+                    wait = every
+                }
+            }
+        }
+        let failures = await withTaskGroup(of: Int.self) { group in
+            for device in devices {
+                group.addTask {
+                    var failed = 0
+                    for number in 1...settings.messagesPerClient {
+                        // The id makes the client's own resends after a cut safe; a failure is counted, not retried.
+                        let id = "\(device.user)-\(number)"
+                        do { _ = try await device.client.send(message: "\(number)", to: device.partner, clientMessageId: id) }
+                        catch { failed += 1 }
+                        if settings.sendInterval > 0 { try? await Task.sleep(for: .milliseconds(Int64(settings.sendInterval * 1000))) }
+                    }
+                    return failed
+                }
+            }
+            return await group.reduce(0, +)
+        }
+        for cutter in cutters { cutter.cancel() }
+        let deadline = ContinuousClock.now + .milliseconds(Int64(settings.drainTimeout * 1000))
+        while devices.contains(where: { $0.delivered < settings.messagesPerClient }), ContinuousClock.now < deadline {
+            try? await Task.sleep(for: .milliseconds(20))
+        }
+        var result = Result(clients: devices.count, sent: devices.count * settings.messagesPerClient - failures, failedSends: failures)
+        for device in devices {
+            device.add(to: &result, expected: settings.messagesPerClient)
+            await device.client.disconnect()
+        }
+        for consumer in consumers { await consumer.value }
+        let elapsed = ContinuousClock.now - started
+        result.seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
+        return result
+    }
+}
+
+/// A transport that can be dropped from outside, as a lost network would drop it: the client sees its connection
+/// end without a close frame (`closed(code: nil)`) and reconnects with backoff and resume.
+/// `@unchecked Sendable`: `isCut` is guarded by `lock`; `inner` is Sendable.
+final class CuttableTransport: WebSocketTransport, @unchecked Sendable {
+    private let inner: any WebSocketTransport
+    private let lock = NSLock()
+    private var isCut = false
+    private var isOpen = false
+
+    init(_ inner: any WebSocketTransport) { self.inner = inner }
+
+    func connect(to url: WebSocketURL) async throws {
+        try await inner.connect(to: url)
+        lock.withLock { isOpen = true }
+    }
+
+    func send(text: String) async throws {
+        if lock.withLock({ isCut }) { throw TransportError.closed(code: nil) }
+        try await inner.send(text: text)
+    }
+
+    func receive() async throws -> String {
+        do {
+            let text = try await inner.receive()
+            // Arrived after the cut: a real network loss would have lost it too.
+            if lock.withLock({ isCut }) { throw TransportError.closed(code: nil) }
+            return text
+        } catch {
+            if lock.withLock({ isCut }) { throw TransportError.closed(code: nil) }
+            throw error
+        }
+    }
+
+    func close(code: UInt16) async { await inner.close(code: code) }
+
+    /// Drops an open connection; false when it was not open (connecting, or already ended).
+    func cut() async -> Bool {
+        let cutNow = lock.withLock { () -> Bool in
+            guard isOpen, !isCut else { return false }
+            isCut = true
+            return true
+        }
+        if cutNow { await inner.close(code: 1001) }
+        return cutNow
+    }
+}

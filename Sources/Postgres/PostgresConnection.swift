@@ -45,6 +45,8 @@ public final class PostgresConnection {
             PQfinish(handle)
             throw PostgresError("cannot connect to PostgreSQL: \(text)")
         }
+        // libpq prints server notices ("relation … already exists, skipping") to stderr by default: not a log line.
+        PQsetNoticeProcessor(handle, { _, _ in }, nil)
         conn = handle
     }
 

@@ -1,8 +1,8 @@
 // swift-tools-version: 6.0
 // Switchboard: a realtime WebSocket gateway on its own epoll event loop (no SwiftNIO).
 // Dependency direction (leaves first):
-//   CLinux, COpenSSL, CZlib, Base64, JSON, WebSocketCodec, SwitchboardConfig <- HTTP1
-//   <- EventLoop, TLS, WebSocketDeflate
+//   CLinux, COpenSSL, CZlib, CPostgres, CHiredis, Base64, JSON, WebSocketCodec, SwitchboardConfig
+//   <- HTTP1, EventLoop, TLS, WebSocketDeflate, Postgres and Redis (blocking clients) ; Postgres <- Storage
 //   <- Server <- switchboard (executable)
 import PackageDescription
 
@@ -30,6 +30,9 @@ let package = Package(
         .target(name: "COperations", linkerSettings: [.linkedLibrary("ssl"), .linkedLibrary("crypto"), .linkedLibrary("z"),
                                                      .linkedLibrary("sqlite3"), .linkedLibrary("curl")]),
         .systemLibrary(name: "CCurl", pkgConfig: "libcurl", providers: [.apt(["libcurl4-openssl-dev"])]),
+        .systemLibrary(name: "CPostgres", pkgConfig: "libpq", providers: [.apt(["libpq-dev"])]),
+        // No pkgConfig: hiredis.pc adds -D_FILE_OFFSET_BITS=64, which SwiftPM refuses; the header is on the default path.
+        .systemLibrary(name: "CHiredis", providers: [.apt(["libhiredis-dev"])]),
 
         // Pure protocol code: no I/O, no clocks; unit-testable and fuzzable.
         .target(name: "WebSocketCodec"),
@@ -45,8 +48,14 @@ let package = Package(
 
         // The gateway domain: sessions, approvals, presence, messages; ports for storage and fan-out; time passed in.
         .target(name: "Gateway", dependencies: ["GatewayProtocol", "Auth", "Metrics"]),
-        // SQLite adapter of the domain's store port (WAL, migrations, one writer thread with group commit).
-        .target(name: "Storage", dependencies: ["Gateway", "CSQLite", "Auth"]),
+        // A blocking libpq client (parameterised queries, transactions, SQLSTATE errors) for a thread of its own.
+        .target(name: "Postgres", dependencies: ["CPostgres"]),
+        // A blocking hiredis client (commands, publish, subscribe) for a thread of its own; cross-node delivery will
+        // use it (docs/CLUSTER.md). Nothing links it yet but its tests.
+        .target(name: "Redis", dependencies: ["CHiredis"]),
+        // Adapters of the domain's store port: SQLite (WAL, migrations, one writer thread with group commit) and
+        // PostgreSQL (several nodes sharing one database), both behind the same group-commit writer.
+        .target(name: "Storage", dependencies: ["Gateway", "CSQLite", "Postgres", "Auth"]),
 
         // Adapters over the C libraries.
         .target(name: "WebSocketDeflate", dependencies: ["WebSocketCodec", "CZlib"]),
@@ -87,6 +96,8 @@ let package = Package(
 
         // Helpers shared by the test targets (a seeded random generator).
         .target(name: "TestSupport", path: "Tests/TestSupport"),
+        .testTarget(name: "PostgresTests", dependencies: ["Postgres", "TestSupport"]),
+        .testTarget(name: "RedisTests", dependencies: ["Redis", "TestSupport"]),
         .testTarget(name: "WebSocketCodecTests", dependencies: ["WebSocketCodec", "TestSupport"]),
         .testTarget(name: "Base64Tests", dependencies: ["Base64", "TestSupport"]),
         .testTarget(name: "HTTP1Tests", dependencies: ["HTTP1", "Base64", "TestSupport"]),

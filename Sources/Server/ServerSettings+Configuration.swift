@@ -1,4 +1,6 @@
+import Glibc
 import HTTP1
+import Storage
 import SwitchboardConfig
 import WebSocketDeflate
 
@@ -80,6 +82,48 @@ extension GatewayRuntime.Options {
         inviteWebhookURL = r.inviteWebhookURL.isEmpty ? nil : r.inviteWebhookURL
         retentionHours = config.storage.retentionHours
         keepLatestEvents = config.storage.keepLatestEvents
+        let c = config.cluster
+        if c.usesPostgres {
+            var store = PostgresStoreOptions(url: c.postgresURL)
+            store.connectTimeoutSeconds = max(2, (c.connectTimeoutMs + 999) / 1000)
+            store.statementTimeoutMs = c.statementTimeoutMs
+            store.applicationName = "switchboard " + Self.nodeID(c)
+            postgres = store
+            // Other nodes' approvals (a dead node's among them) time out here too, within this of their deadline.
+            settings.approvalSweepIntervalMs = Self.clusterApprovalSweepMs
+        }
+    }
+
+    /// How often a node of a cluster sweeps the store for approvals past their deadline.
+    public static let clusterApprovalSweepMs: Int64 = 500
+
+    /// `cluster.node_id`, or the host name when empty.
+    public static func nodeID(_ cluster: ClusterSection) -> String {
+        if !cluster.nodeID.isEmpty { return cluster.nodeID }
+        var name = [CChar](repeating: 0, count: 256)
+        return gethostname(&name, name.count) == 0 ? String(cString: name) : "node"
+    }
+
+    /// Reads the PostgreSQL password from `cluster.postgres_password_file` (first line), else from the environment
+    /// variable `SWITCHBOARD_POSTGRES_PASSWORD`; nil leaves it to the URL or libpq (`PGPASSWORD`, `~/.pgpass`).
+    /// Throws a configuration error naming the key when the file cannot be read.
+    public mutating func loadPostgresPassword(_ cluster: ClusterSection, environmentPassword: String?) throws {
+        guard postgres != nil else { return }
+        if !cluster.postgresPasswordFile.isEmpty {
+            guard let file = fopen(cluster.postgresPasswordFile, "r") else {
+                throw ServerError.configuration("cluster.postgres_password_file: cannot read \(cluster.postgresPasswordFile): \(String(cString: strerror(errno)))")
+            }
+            defer { fclose(file) }
+            var line = [CChar](repeating: 0, count: 4096)
+            let text = fgets(&line, Int32(line.count), file) == nil ? "" : String(cString: line)
+            let password = String(text.prefix { $0 != "\n" && $0 != "\r" })
+            guard !password.isEmpty else {
+                throw ServerError.configuration("cluster.postgres_password_file: \(cluster.postgresPasswordFile) is empty")
+            }
+            postgres?.password = password
+        } else if let password = environmentPassword, !password.isEmpty {
+            postgres?.password = password
+        }
     }
 }
 

@@ -2,30 +2,46 @@ import Glibc
 import Gateway
 import Synchronization
 
+/// What the group-commit writer needs of a database: transactions, savepoints and applying one `StoreWrite`.
+/// Implemented for SQLite (`SQLiteWriteBackend`) and PostgreSQL (`PostgresWriteBackend`); only the writer thread
+/// touches it once the writer started.
+protocol GroupCommitBackend {
+    /// Names the database in error messages (a file path, or a PostgreSQL URL without its password).
+    var name: String { get }
+    /// Whether no transaction is open (the engine may roll back by itself after some errors, or the link broke).
+    var isAutocommit: Bool { get }
+    /// Starts the write transaction (`BEGIN IMMEDIATE` on SQLite: take the write lock at once).
+    func begin() throws(StorageError)
+    /// Runs a statement without parameters or results (COMMIT, ROLLBACK, SAVEPOINT …).
+    func run(_ sql: String) throws(StorageError)
+    /// Applies one write inside the open transaction; a lost decision throws a `StorageError` carrying the conflict.
+    func apply(_ write: StoreWrite) throws(StorageError)
+    func close()
+}
+
 /// The single writer thread that owns the write connection and commits in groups.
 ///
 /// `submit` may be called from any thread; it only appends to a queue. A job carries one or more batches (the hub
 /// hands over everything one loop iteration produced as one job) and one completion for all of them. The thread
-/// takes everything queued since its last commit, applies consecutive batches in one `BEGIN IMMEDIATE … COMMIT` (at
+/// takes everything queued since its last commit, applies consecutive batches in one transaction (`BEGIN … COMMIT`, at
 /// most `maxBatchWrites` writes; a larger batch goes alone), each batch inside its own savepoint so a failing batch
 /// is rolled back by itself and only its result is the error. If the transaction as a whole fails (BEGIN, COMMIT,
-/// or an error after which SQLite rolled everything back) every batch in it gets the error. Completions then run on
+/// or an error after which the engine rolled everything back) every batch in it gets the error. Completions then run on
 /// the writer thread in submission order, after the commit returned — i.e. after the data is visible to every new
 /// reader — one call per job with one result per batch: a caller that posts the results back to its loop pays one
 /// wake-up per job, not per batch.
 ///
 /// The queue is unbounded: back-pressure is the caller's business (completions tell it how far behind we are).
-final class GroupCommitWriter: @unchecked Sendable {
+final class GroupCommitWriter<Backend: GroupCommitBackend>: @unchecked Sendable {
     // @unchecked: the queue state is guarded by `queueLock` (a condition variable, which Mutex lacks); the rest is writer-thread only.
     enum Job {
         /// Batches in order and the completion that gets their results (nil = committed), after the commit.
         case batches([[StoreWrite]], @Sendable ([StorageError?]) -> Void)
         /// Runs alone in its own transaction, between the batches queued before and after it.
-        case maintenance((StoreWriteApplier) throws(StorageError) -> Int, BlockingReply<Result<Int, StorageError>>)
+        case maintenance((Backend) throws(StorageError) -> Int, BlockingReply<Result<Int, StorageError>>)
     }
 
-    private let connection: SQLiteConnection
-    private let applier: StoreWriteApplier
+    private let connection: Backend
     private let maxBatchWrites: Int
     private let queueLock = ConditionLock()
     private var queue: [Job] = []            // guarded by queueLock
@@ -35,9 +51,8 @@ final class GroupCommitWriter: @unchecked Sendable {
     private let commits = Atomic<Int>(0)
 
     /// Takes ownership of `connection`: from `start()` on only the writer thread touches it, and closes it.
-    init(connection: SQLiteConnection, maxBatchWrites: Int) {
+    init(connection: Backend, maxBatchWrites: Int) {
         self.connection = connection
-        self.applier = StoreWriteApplier(db: connection)
         self.maxBatchWrites = max(1, maxBatchWrites)
     }
 
@@ -45,16 +60,16 @@ final class GroupCommitWriter: @unchecked Sendable {
     var commitCount: Int { commits.load(ordering: .relaxed) }
 
     func start() throws(StorageError) {
-        let context = Unmanaged.passRetained(self).toOpaque()
+        // A C thread entry cannot name a generic type, so the thread gets a plain closure box.
+        let context = Unmanaged.passRetained(ThreadBody { self.run() }).toOpaque()
         var tid = pthread_t()
         let rc = pthread_create(&tid, nil, { raw in
-            let writer = Unmanaged<GroupCommitWriter>.fromOpaque(raw!).takeRetainedValue()
-            writer.run()
+            Unmanaged<ThreadBody>.fromOpaque(raw!).takeRetainedValue().body()
             return nil
         }, context)
         guard rc == 0 else {
-            Unmanaged<GroupCommitWriter>.fromOpaque(context).release()
-            throw StorageError("\(connection.path): cannot start the writer thread (errno \(rc))")
+            Unmanaged<ThreadBody>.fromOpaque(context).release()
+            throw StorageError("\(connection.name): cannot start the writer thread (errno \(rc))")
         }
         thread = tid
     }
@@ -149,7 +164,7 @@ final class GroupCommitWriter: @unchecked Sendable {
         for (i, batch) in batches.enumerated() {
             do {
                 if !inTransaction {
-                    try connection.run("BEGIN IMMEDIATE")
+                    try connection.begin()
                     inTransaction = true
                 }
                 try applyInSavepoint(batch)
@@ -157,9 +172,9 @@ final class GroupCommitWriter: @unchecked Sendable {
             } catch {
                 results[i] = error
                 if inTransaction && connection.isAutocommit {
-                    // SQLite rolled the whole transaction back (e.g. disk full): earlier batches are lost too.
-                    for j in pending { results[j] = StorageError("transaction rolled back: " + error.message,
-                                                                 sqliteCode: error.sqliteCode) }
+                    // The engine rolled the whole transaction back (e.g. disk full, connection lost): earlier
+                    // batches are lost too.
+                    for j in pending { results[j] = error.prefixed("transaction rolled back: ") }
                     pending.removeAll()
                     inTransaction = false
                 }
@@ -179,7 +194,7 @@ final class GroupCommitWriter: @unchecked Sendable {
     private func applyInSavepoint(_ batch: [StoreWrite]) throws(StorageError) {
         try connection.run("SAVEPOINT batch")
         do {
-            for write in batch { try applier.apply(write) }
+            for write in batch { try connection.apply(write) }
             try connection.run("RELEASE batch")
         } catch {
             if !connection.isAutocommit {
@@ -196,10 +211,10 @@ final class GroupCommitWriter: @unchecked Sendable {
         }
     }
 
-    private func runMaintenance(_ body: (StoreWriteApplier) throws(StorageError) -> Int) -> Result<Int, StorageError> {
+    private func runMaintenance(_ body: (Backend) throws(StorageError) -> Int) -> Result<Int, StorageError> {
         do {
-            try connection.run("BEGIN IMMEDIATE")
-            let value = try body(applier)
+            try connection.begin()
+            let value = try body(connection)
             try connection.run("COMMIT")
             commits.add(1, ordering: .relaxed)
             return .success(value)
@@ -208,4 +223,10 @@ final class GroupCommitWriter: @unchecked Sendable {
             return .failure(error)
         }
     }
+}
+
+/// What a writer thread runs (retained until the thread takes it).
+private final class ThreadBody {
+    let body: () -> Void
+    init(_ body: @escaping () -> Void) { self.body = body }
 }

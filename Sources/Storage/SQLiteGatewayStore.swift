@@ -1,5 +1,17 @@
 import Gateway
 
+/// A production store (SQLite or PostgreSQL): the port plus what the runtime needs to run and stop it.
+public protocol DurableGatewayStore: GatewayStore {
+    /// Transactions committed so far (the metrics' `switchboard_store_commits_total`).
+    var commitCount: Int { get }
+    /// Commits everything queued, stops the writer and closes the connections. Idempotent.
+    func close()
+    /// Push jobs waiting to be sent (state `pending`), for `/metrics`.
+    func pendingPushJobs() throws -> Int
+    /// The database's size in bytes, for `/metrics` (0 when it cannot be read).
+    func databaseBytes() -> Int
+}
+
 /// The production `GatewayStore`: one SQLite file in WAL mode.
 ///
 /// Writes: `write` only queues; one dedicated writer thread owning the write connection group-commits everything
@@ -15,10 +27,10 @@ import Gateway
 ///
 /// All methods may be called from any thread. After `close()` writes fail with a `StorageError` at once and
 /// reads throw.
-public final class SQLiteGatewayStore: GatewayStore, @unchecked Sendable {
+public final class SQLiteGatewayStore: DurableGatewayStore, @unchecked Sendable {
     // @unchecked: the read connection is guarded by `readLock`; writes go through the thread-safe writer queue.
     let path: String
-    private let writer: GroupCommitWriter
+    private let writer: GroupCommitWriter<SQLiteWriteBackend>
     private let readLock = ConditionLock()
     private var readConnection: SQLiteConnection?   // guarded by readLock; nil once closed
 
@@ -44,7 +56,7 @@ public final class SQLiteGatewayStore: GatewayStore, @unchecked Sendable {
             writeConnection.close()
             throw error
         }
-        writer = GroupCommitWriter(connection: writeConnection, maxBatchWrites: options.maxBatchWrites)
+        writer = GroupCommitWriter(connection: SQLiteWriteBackend(connection: writeConnection), maxBatchWrites: options.maxBatchWrites)
         do {
             try writer.start()
         } catch {
@@ -159,8 +171,8 @@ public final class SQLiteGatewayStore: GatewayStore, @unchecked Sendable {
     /// Scans the whole log (a periodic maintenance job, not a hot path); appends wait while it runs.
     public func pruneEvents(before: Int64, keepLatest: Int) throws -> Int {
         let reply = BlockingReply<Result<Int, StorageError>>()
-        let job = GroupCommitWriter.Job.maintenance({ applier throws(StorageError) in
-            try applier.pruneEvents(before: before, keepLatest: keepLatest)
+        let job = GroupCommitWriter<SQLiteWriteBackend>.Job.maintenance({ backend throws(StorageError) in
+            try backend.applier.pruneEvents(before: before, keepLatest: keepLatest)
         }, reply)
         guard writer.submit(job) else { throw StorageError("\(path): store is closed") }
         return try reply.wait().get()
@@ -172,4 +184,17 @@ public final class SQLiteGatewayStore: GatewayStore, @unchecked Sendable {
         guard let readConnection else { throw StorageError("\(path): store is closed") }
         return try body(StoreReader(db: readConnection))
     }
+}
+
+/// The SQLite write connection as the group-commit writer drives it.
+struct SQLiteWriteBackend: GroupCommitBackend {
+    let connection: SQLiteConnection
+    var applier: StoreWriteApplier { StoreWriteApplier(db: connection) }
+    var name: String { connection.path }
+    var isAutocommit: Bool { connection.isAutocommit }
+    /// IMMEDIATE takes the write lock at once, so a second process waits here rather than failing at COMMIT.
+    func begin() throws(StorageError) { try connection.run("BEGIN IMMEDIATE") }
+    func run(_ sql: String) throws(StorageError) { try connection.run(sql) }
+    func apply(_ write: StoreWrite) throws(StorageError) { try applier.apply(write) }
+    func close() { connection.close() }
 }

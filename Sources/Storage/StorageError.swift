@@ -1,13 +1,18 @@
 import CSQLite
 import Gateway
 
-/// A failure of the SQLite store. `message` names the database file and carries SQLite's own error text
-/// (plus what the store was doing), so a log line alone is enough to find the cause.
+/// A failure of a store. `message` names the database (file, or PostgreSQL URL without password) and carries the
+/// engine's own error text (plus what the store was doing), so a log line alone is enough to find the cause.
 public struct StorageError: Error, Sendable, CustomStringConvertible {
     /// Human-readable cause: `"<path>: <sqlite error text> (<context>)"`.
     public var message: String
     /// The extended SQLite result code, when the error came from SQLite (e.g. 2067 = SQLITE_CONSTRAINT_UNIQUE).
     public var sqliteCode: Int32?
+    /// The SQLSTATE, when the error came from the PostgreSQL server (e.g. "23505" unique_violation).
+    public var sqlstate: String?
+    /// Whether a retry may succeed (PostgreSQL: connection lost, server restarting, serialization or deadlock loss;
+    /// nothing of the failed transaction was kept). False for SQLite errors.
+    public var isRetryable = false
     /// Set when a decision lost (another writer decided first): the store reports this, not the `StorageError`.
     public var conflict: StoreConflict?
 
@@ -15,6 +20,13 @@ public struct StorageError: Error, Sendable, CustomStringConvertible {
     public init(_ message: String, sqliteCode: Int32? = nil) {
         self.message = message
         self.sqliteCode = sqliteCode
+    }
+
+    /// The same error with `prefix` in front of its message.
+    func prefixed(_ prefix: String) -> StorageError {
+        var copy = self
+        copy.message = prefix + message
+        return copy
     }
 
     /// A decision that lost, as the writer reports it for its batch.

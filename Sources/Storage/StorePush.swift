@@ -8,7 +8,7 @@ extension StoreWriteApplier {
     func applyPush(_ write: StoreWrite) throws(StorageError) {
         switch write {
         case .enqueuePush(let job):
-            let target = encode(job.target), notice = encode(job.notice), fallback = job.fallback.map(encode)
+            let target = PushBlobs.encode(job.target), notice = PushBlobs.encode(job.notice), fallback = job.fallback.map(PushBlobs.encode)
             try db.run("""
                 INSERT INTO push_jobs (id, user_id, device_id, target, notice, fallback, state, attempts, next_attempt_at, last_error, created_at)
                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)
@@ -36,7 +36,7 @@ extension StoreWriteApplier {
                 $0.bind(1, deviceId); $0.bind(2, kind); $0.bind(3, sessionId); $0.bind(4, userId)
             }
         case .setNotificationSettings(let userId, let settings):
-            let blob = encode(settings)
+            let blob = PushBlobs.encode(settings)
             try db.run("""
                 INSERT INTO notification_settings (user_id, settings) VALUES (?1, ?2)
                 ON CONFLICT (user_id) DO UPDATE SET settings = excluded.settings
@@ -46,9 +46,6 @@ extension StoreWriteApplier {
         }
     }
 
-    private func encode(_ value: some Encodable) -> [UInt8] {
-        (try? JSONEncoder().encode(value)).map(Array.init) ?? []
-    }
 }
 
 extension StoreReader {
@@ -61,7 +58,7 @@ extension StoreReader {
         }
         let settings = try db.query("SELECT user_id, settings FROM notification_settings") { ($0.string(0), $0.bytes(1)) }
         for (user, blob) in settings {
-            snapshot.notificationSettings[user] = try? StrictJSONDecoder().decode(NotificationSettings.self, from: blob)
+            snapshot.notificationSettings[user] = PushBlobs.settings(blob)
         }
         snapshot.latestPushJobId = try db.queryFirst("SELECT COALESCE(MAX(id), 0) FROM push_jobs") { $0.int64(0) } ?? 0
     }
@@ -77,16 +74,33 @@ extension StoreReader {
         try db.queryFirst("SELECT \(Self.pushColumns) FROM push_jobs WHERE id = ?1") { $0.bind(1, id) } row: { Self.pushJob($0) } ?? nil
     }
 
-    private static let pushColumns = "id, user_id, device_id, target, notice, fallback, state, attempts, next_attempt_at, last_error, created_at"
+    static let pushColumns = "id, user_id, device_id, target, notice, fallback, state, attempts, next_attempt_at, last_error, created_at"
+
+    private static func pushJob(_ row: SQLiteStatement) -> PushJobRecord? {
+        PushBlobs.job(id: row.int64(0), userId: row.string(1), deviceId: row.string(2), target: row.bytes(3), notice: row.bytes(4),
+                      fallback: row.optionalBytes(5), state: row.string(6), attempts: Int(row.int64(7)), nextAttemptAt: row.int64(8),
+                      lastError: row.optionalString(9), createdAt: row.int64(10))
+    }
+}
+
+/// The JSON blobs push rows keep (targets, notices, settings), shared by both stores.
+enum PushBlobs {
+    static func encode(_ value: some Encodable) -> [UInt8] {
+        (try? JSONEncoder().encode(value)).map(Array.init) ?? []
+    }
+
+    static func settings(_ blob: [UInt8]) -> NotificationSettings? {
+        try? StrictJSONDecoder().decode(NotificationSettings.self, from: blob)
+    }
 
     /// nil when a blob does not decode (a row written by a newer build): skipped rather than crashing the sender.
-    private static func pushJob(_ row: SQLiteStatement) -> PushJobRecord? {
+    static func job(id: Int64, userId: String, deviceId: String, target: [UInt8], notice: [UInt8], fallback: [UInt8]?, state: String,
+                    attempts: Int, nextAttemptAt: Int64, lastError: String?, createdAt: Int64) -> PushJobRecord? {
         let decoder = StrictJSONDecoder()
-        guard let target = try? decoder.decode(PushTarget.self, from: row.bytes(3)),
-              let notice = try? decoder.decode(PushNotice.self, from: row.bytes(4)) else { return nil }
-        let fallback = row.optionalBytes(5).flatMap { try? decoder.decode(PushTarget.self, from: $0) }
-        return PushJobRecord(id: row.int64(0), userId: row.string(1), deviceId: row.string(2), target: target, notice: notice,
-                             fallback: fallback, state: row.string(6), attempts: Int(row.int64(7)), nextAttemptAt: row.int64(8),
-                             lastError: row.optionalString(9), createdAt: row.int64(10))
+        guard let target = try? decoder.decode(PushTarget.self, from: target),
+              let notice = try? decoder.decode(PushNotice.self, from: notice) else { return nil }
+        let fallback = fallback.flatMap { try? decoder.decode(PushTarget.self, from: $0) }
+        return PushJobRecord(id: id, userId: userId, deviceId: deviceId, target: target, notice: notice, fallback: fallback,
+                             state: state, attempts: attempts, nextAttemptAt: nextAttemptAt, lastError: lastError, createdAt: createdAt)
     }
 }

@@ -5,7 +5,7 @@
 /// checks that it sets every one of them).
 enum ConfigSchema {
     /// Section headers that may appear, in file order.
-    static let sections = ["server", "http", "websocket", "websocket.compression", "log", "metrics", "auth", "storage", "gateway", "push", "relationships"]
+    static let sections = ["server", "http", "websocket", "websocket.compression", "log", "metrics", "auth", "storage", "gateway", "push", "relationships", "cluster"]
 
     static let gibibyte = 1_073_741_824
 
@@ -103,6 +103,13 @@ enum ConfigSchema {
             .integer("relationships.discovery_max_per_request", \.relationships.discoveryMaxPerRequest, 1...100_000),
             .integer("relationships.discovery_max_per_day", \.relationships.discoveryMaxPerDay, 1...10_000_000),
             .string("relationships.invite_webhook_url", \.relationships.inviteWebhookURL),
+
+            .string("cluster.postgres_url", \.cluster.postgresURL),
+            .string("cluster.postgres_password_file", \.cluster.postgresPasswordFile),
+            .string("cluster.redis_url", \.cluster.redisURL),
+            .string("cluster.node_id", \.cluster.nodeID),
+            .integer("cluster.connect_timeout_ms", \.cluster.connectTimeoutMs, 1_000...120_000),
+            .integer("cluster.statement_timeout_ms", \.cluster.statementTimeoutMs, 0...3_600_000),
         ]
     }
 

@@ -58,6 +58,23 @@ extension SwitchboardConfiguration {
                 throw failure(key, "required when push.apns_key_file is set", at: "push.apns_key_file")
             }
         }
+        let c = cluster
+        if !c.postgresURL.isEmpty && !ClusterSection.isPostgresURL(c.postgresURL) {
+            throw failure("cluster.postgres_url", "expected a URL starting with \"postgresql://\" or \"postgres://\"")
+        }
+        if !c.postgresPasswordFile.isEmpty && c.postgresURL.isEmpty {
+            throw failure("cluster.postgres_password_file", "set without cluster.postgres_url")
+        }
+        if !c.redisURL.isEmpty && !ClusterSection.isRedisURL(c.redisURL) {
+            throw failure("cluster.redis_url", "expected a URL starting with \"redis://\", \"rediss://\" or \"unix://\"")
+        }
+        if !ClusterSection.isNodeID(c.nodeID) {
+            throw failure("cluster.node_id", "at most 64 letters, digits, '.', '_' or '-'")
+        }
+        if c.usesPostgres && auth.hs256Secret.isEmpty {
+            throw failure("auth.hs256_secret", "required when cluster.postgres_url is set (every node must verify the same tokens)",
+                          at: "cluster.postgres_url")
+        }
         if !push.webhookURL.isEmpty && push.webhookSecret.isEmpty {
             throw failure("push.webhook_secret", "required when push.webhook_url is set (pushes are signed)", at: "push.webhook_url")
         }

@@ -25,6 +25,8 @@ public struct SwitchboardConfiguration: Sendable, Equatable {
     public var push = PushSection()
     /// `[relationships]`.
     public var relationships = RelationshipsSection()
+    /// `[cluster]`.
+    public var cluster = ClusterSection()
 
     /// Full dotted names of the keys the file set (e.g. `"websocket.max_message_bytes"`), even
     /// when set to their default. Code applying command-line overrides should insert the keys it
@@ -118,5 +120,6 @@ public struct SwitchboardConfiguration: Sendable, Equatable {
         lhs.server == rhs.server && lhs.http == rhs.http && lhs.websocket == rhs.websocket
             && lhs.log == rhs.log && lhs.metrics == rhs.metrics
             && lhs.auth == rhs.auth && lhs.storage == rhs.storage && lhs.gateway == rhs.gateway && lhs.push == rhs.push && lhs.relationships == rhs.relationships
+            && lhs.cluster == rhs.cluster
     }
 }

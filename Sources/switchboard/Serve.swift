@@ -48,15 +48,26 @@ struct Serve: ParsableCommand {
         let build = BuildInfo()
         logger.info("switchboard \(build.version) (commit \(build.commit), built \(build.buildDate))")
         logger.info("configuration: \(common.config ?? "embedded defaults")")
-        logger.info("storage: \(configuration.storage.path)\(scratch == nil ? "" : " (temporary, echo mode)")")
+        var gatewayOptions = GatewayRuntime.Options(configuration)
+        if let postgres = gatewayOptions.postgres {
+            logger.info("storage: PostgreSQL \(postgres.redactedURL) as node \(GatewayRuntime.Options.nodeID(configuration.cluster))")
+            if configuration.cluster.redisURL.isEmpty == false {
+                logger.warning("cluster.redis_url is set but not used yet: events reach devices connected to the node that stored them")
+            }
+        } else {
+            logger.info("storage: \(configuration.storage.path)\(scratch == nil ? "" : " (temporary, echo mode)")")
+        }
         let providers = Self.pushProviders(configuration.push)
         logger.info("push providers: \(providers.isEmpty ? "none" : providers.joined(separator: ", "))")
 
         let running = Running()
         let settings = ServerSettings(configuration)
-        let lock: InstanceLock
+        let lock: InstanceLock?
         do {
-            lock = try InstanceLock(database: configuration.storage.path)
+            // One process per SQLite file; nodes of a cluster share their database on purpose.
+            lock = gatewayOptions.postgres == nil ? try InstanceLock(database: configuration.storage.path) : nil
+            try gatewayOptions.loadPostgresPassword(configuration.cluster,
+                                                    environmentPassword: getenv("SWITCHBOARD_POSTGRES_PASSWORD").map { String(cString: $0) })
             // A taken port is a runtime failure, checked before the database is touched (and again when binding).
             if let busy = preflight.inUse.first { throw ServerError.addressInUse("\(busy)") }
         } catch {
@@ -67,7 +78,7 @@ struct Serve: ParsableCommand {
         do {
             let push = try ProviderPushTransport(settings: ProviderPushTransport.Settings(configuration))
             running.push = push
-            let gateway = try GatewayRuntime(options: GatewayRuntime.Options(configuration), pushTransport: push, logger: logger)
+            let gateway = try GatewayRuntime(options: gatewayOptions, pushTransport: push, logger: logger)
             running.gateway = gateway
             let application = gateway.webSocketApplication(fallback: settings.echo ? EchoApplication() : nil)
             let metrics = gateway.metricsText

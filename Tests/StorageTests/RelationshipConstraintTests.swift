@@ -5,13 +5,12 @@ import Testing
 /// The uniqueness rules of the relationship records hold in the store itself (SQLite constraints, and the same
 /// rules in the in-memory reference): a batch that breaks one fails as a whole, whatever the hub does.
 @Suite struct RelationshipConstraintTests {
-    /// Runs `body` against a fresh in-memory store and a fresh SQLite store.
+    /// Runs `body` against a fresh store of each kind (in-memory, SQLite, PostgreSQL).
     func bothStores(_ body: (any GatewayStore, String) throws -> Void) throws {
-        try body(InMemoryGatewayStore(), "memory")
-        let directory = try TemporaryDirectory()
-        let sqlite = try openStore(directory.path())
-        defer { sqlite.close() }
-        try body(sqlite, "sqlite")
+        for factory in StoreFactory.all {
+            let opened = try factory.open()
+            try body(opened.store, factory.name)
+        }
     }
 
     @Test func aSecondPendingRequestForTheSamePairFailsItsWholeBatch() throws {

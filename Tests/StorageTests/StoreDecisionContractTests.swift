@@ -2,8 +2,8 @@ import Gateway
 import Testing
 @testable import Storage
 
-/// A `GatewayStore` under test and how to close it. Another adapter (PostgreSQL) joins the decision contract by
-/// adding one factory to `StoreFactory.all`.
+/// A `GatewayStore` under test and how to close it. Every adapter (in-memory reference, SQLite, PostgreSQL) is in
+/// `StoreFactory.all`.
 struct StoreFactory: Sendable, CustomTestStringConvertible {
     let name: String
     let open: @Sendable () throws -> OpenedStore
@@ -15,7 +15,12 @@ struct StoreFactory: Sendable, CustomTestStringConvertible {
         let store = try openStore(directory.path())
         return OpenedStore(store) { store.close(); _ = directory }
     }
-    static let all = [memory, sqlite]
+    /// A fresh database of its own on the test process's PostgreSQL cluster.
+    static let postgres = StoreFactory(name: "PostgreSQL") {
+        let store = try PostgresGatewayStore(options: PostgresStoreOptions(url: try PostgresCluster.shared().createDatabase()))
+        return OpenedStore(store) { store.close() }
+    }
+    static let all = [memory, sqlite, postgres]
 }
 
 /// An open store; `close` releases it (and its files).

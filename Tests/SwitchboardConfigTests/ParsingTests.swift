@@ -102,6 +102,14 @@ import Testing
         discovery_max_per_request = 50
         discovery_max_per_day = 100
         invite_webhook_url = "http://127.0.0.1:9000/invites"
+
+        [cluster]
+        postgres_url = "postgresql://sb@db.internal/sb"
+        postgres_password_file = "/run/secrets/pg"
+        redis_url = "redis://redis.internal:6379"
+        node_id = "node-1"
+        connect_timeout_ms = 2_000
+        statement_timeout_ms = 500
         """
 
     @Test func everyKeyIsParsedIntoItsField() throws {
@@ -182,6 +190,12 @@ import Testing
         #expect(c.relationships.discoveryMaxPerRequest == 50)
         #expect(c.relationships.discoveryMaxPerDay == 100)
         #expect(c.relationships.inviteWebhookURL == "http://127.0.0.1:9000/invites")
+        #expect(c.cluster.postgresURL == "postgresql://sb@db.internal/sb")
+        #expect(c.cluster.postgresPasswordFile == "/run/secrets/pg")
+        #expect(c.cluster.redisURL == "redis://redis.internal:6379")
+        #expect(c.cluster.nodeID == "node-1")
+        #expect(c.cluster.connectTimeoutMs == 2_000)
+        #expect(c.cluster.statementTimeoutMs == 500)
         #expect(c.explicitlySetKeys == Set(SwitchboardConfiguration.knownKeys))
     }
 

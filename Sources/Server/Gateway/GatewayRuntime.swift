@@ -13,6 +13,9 @@ public final class GatewayRuntime: @unchecked Sendable {
     // @unchecked: immutable after init apart from the hub, which lives on `hubLoop`.
     public struct Options: Sendable {
         public var databasePath: String
+        /// Set: the store is this PostgreSQL database, shared with other nodes, and `databasePath` is unused (the
+        /// HS256 secret must then be configured: every node verifies the same tokens). nil: SQLite at `databasePath`.
+        public var postgres: PostgresStoreOptions?
         public var synchronousFull = false
         public var hs256Secret: String?
         public var es256PublicKeyFile: String?
@@ -40,7 +43,7 @@ public final class GatewayRuntime: @unchecked Sendable {
     }
 
     public let hub: GatewayHub
-    let store: SQLiteGatewayStore
+    let store: any DurableGatewayStore
     let hubLoop: EventLoop
     let scheduler: HubScheduler
     let endpoint: GatewayEndpoint
@@ -52,12 +55,23 @@ public final class GatewayRuntime: @unchecked Sendable {
     /// `pushTransport`: where outbox jobs are sent (the push adapters); nil keeps jobs queued in the outbox unsent.
     public init(options: Options, pushTransport: PushTransport? = nil,
                 pushRetryDelay: (@Sendable (Int, Int64?) -> Int64?)? = nil, logger: Logger) throws {
-        var storeOptions = SQLiteStoreOptions(path: options.databasePath)
-        storeOptions.synchronous = options.synchronousFull ? .full : .normal
-        do {
-            store = try SQLiteGatewayStore(options: storeOptions)
-        } catch {
-            throw ServerError.configuration("storage.path: \(error)")
+        if let postgres = options.postgres {
+            guard options.hs256Secret != nil else {
+                throw ServerError.configuration("auth.hs256_secret: required with cluster.postgres_url (every node verifies the same tokens)")
+            }
+            do {
+                store = try PostgresGatewayStore(options: postgres)
+            } catch {
+                throw ServerError.configuration("cluster.postgres_url: \(error)")
+            }
+        } else {
+            var storeOptions = SQLiteStoreOptions(path: options.databasePath)
+            storeOptions.synchronous = options.synchronousFull ? .full : .normal
+            do {
+                store = try SQLiteGatewayStore(options: storeOptions)
+            } catch {
+                throw ServerError.configuration("storage.path: \(error)")
+            }
         }
         let secret = try options.hs256Secret.map { Array($0.utf8) } ?? Self.generatedSecret(beside: options.databasePath, logger: logger)
         var pem: String?
@@ -118,7 +132,7 @@ public final class GatewayRuntime: @unchecked Sendable {
             started.signal()
         }
         started.wait()
-        if let error = failure.error.withLock({ $0 }) { throw ServerError.configuration("storage: cannot load \(options.databasePath): \(error)") }
+        if let error = failure.error.withLock({ $0 }) { throw ServerError.configuration("storage: cannot load \(options.postgres?.redactedURL ?? options.databasePath): \(error)") }
         if !authenticator.serverAPIEnabled { logger.notice("server API off: set auth.api_keys to enable /v1/ backend routes") }
     }
 
@@ -138,7 +152,7 @@ public final class GatewayRuntime: @unchecked Sendable {
         let endpoint = self.endpoint
         return {
             metrics.render() + (outbox?.metricsText() ?? "") + Self.storageAndDeliveryMetrics(store: store, endpoint: endpoint)
-                + "# HELP switchboard_store_commits_total SQLite write transactions committed.\n"
+                + "# HELP switchboard_store_commits_total Store write transactions committed (SQLite or PostgreSQL).\n"
                 + "# TYPE switchboard_store_commits_total counter\nswitchboard_store_commits_total \(store.commitCount)\n"
         }
     }
@@ -155,7 +169,7 @@ public final class GatewayRuntime: @unchecked Sendable {
     }
 
     /// Prunes old events hourly (and once at start), off the hub thread.
-    private static func schedulePruning(scheduler: HubScheduler, store: SQLiteGatewayStore, retentionMs: Int64, keepLatest: Int, logger: Logger) {
+    private static func schedulePruning(scheduler: HubScheduler, store: any DurableGatewayStore, retentionMs: Int64, keepLatest: Int, logger: Logger) {
         let cutoff = scheduler.now() - retentionMs
         scheduler.runBlocking {
             if let removed = try? store.pruneEvents(before: cutoff, keepLatest: keepLatest), removed > 0 {

@@ -1,0 +1,217 @@
+import Gateway
+import Postgres
+
+/// The read side on PostgreSQL, with the same answers as SQLite's `StoreReader`. Used on the store's read connection
+/// under its lock, and by the writer (inside its transaction) to report a lost decision's current row.
+struct PostgresReader {
+    let db: PostgresDatabase
+
+    /// Everything the domain loads at start-up, read in one REPEATABLE READ transaction so all parts agree.
+    func loadSnapshot() throws(StorageError) -> GatewaySnapshot {
+        try db.execute("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY")
+        defer { try? db.execute("COMMIT") }
+        // Reading a whole large database may take longer than one command's statement timeout.
+        try db.execute("SET LOCAL statement_timeout = 0")
+        var s = GatewaySnapshot()
+        s.users = try db.query("SELECT id, hex_code, display_name, created_at FROM users ORDER BY row_order").map {
+            UserRecord(id: $0.string(0), hexCode: $0.string(1), displayName: $0.optionalString(2), createdAt: $0.int64(3))
+        }
+        s.devices = try db.query("""
+            SELECT id, user_id, client_type, device_token, created_at, acked_offset FROM devices ORDER BY row_order
+            """).map {
+            DeviceRecord(id: $0.string(0), userId: $0.string(1), clientType: $0.string(2), deviceToken: $0.optionalString(3),
+                         createdAt: $0.int64(4), ackedOffset: $0.int64(5))
+        }
+        s.contacts = try db.query("SELECT user_id, contact_id, created_at, active FROM contacts ORDER BY row_order").map {
+            ContactRecord(userId: $0.string(0), contactId: $0.string(1), createdAt: $0.int64(2), active: $0.bool(3))
+        }
+        s.openSessions = try db.query("SELECT \(Self.sessionColumns) FROM sessions WHERE state <> 'ended' ORDER BY seq").map(session)
+        s.pendingApprovals = try db.query("SELECT \(Self.approvalColumns) FROM approvals WHERE state = 'pending' ORDER BY seq")
+            .map(approval)
+        // MAX(offset) per user, merged with the heads saved when pruning emptied a log.
+        let heads = try db.query("""
+            SELECT user_id, MAX("offset") FROM events GROUP BY user_id
+            UNION ALL SELECT user_id, latest_offset FROM event_log_heads
+            """).map { ($0.string(0), $0.int64(1)) }
+        for (user, offset) in heads { s.latestOffsets[user] = max(s.latestOffsets[user] ?? 0, offset) }
+        s.latestMessageId = try db.int64("SELECT COALESCE(MAX(id), 0) FROM messages") ?? 0
+        s.latestApprovalSequence = try latestApprovalSequence()
+        s.pushTokens = try db.query("""
+            SELECT device_id, kind, token, environment, session_id, updated_at, user_id FROM push_tokens ORDER BY row_order
+            """).map {
+            PushTokenRecord(userId: $0.string(6), deviceId: $0.string(0), kind: $0.string(1), token: $0.string(2),
+                            environment: $0.optionalString(3), sessionId: $0.string(4), updatedAt: $0.int64(5))
+        }
+        for row in try db.query("SELECT user_id, settings FROM notification_settings").map({ ($0.string(0), $0.bytes(1)) }) {
+            s.notificationSettings[row.0] = PushBlobs.settings(row.1)
+        }
+        s.latestPushJobId = try db.int64("SELECT COALESCE(MAX(id), 0) FROM push_jobs") ?? 0
+        try loadRelationships(into: &s)
+        return s
+    }
+
+    private func loadRelationships(into s: inout GatewaySnapshot) throws(StorageError) {
+        s.friendRequests = try db.query("""
+            SELECT id, from_user, to_user, state, created_at, resolved_at FROM friend_requests ORDER BY row_order
+            """).map { row throws(StorageError) in
+            FriendRequestRecord(id: row.string(0), fromUserId: row.string(1), toUserId: row.string(2),
+                                state: try enumValue(row, 3, FriendRequestState.self), createdAt: row.int64(4),
+                                resolvedAt: row.optionalInt64(5))
+        }
+        s.contactPauses = try db.query("SELECT user_id, contact_id, paused_at FROM contact_pauses ORDER BY row_order").map {
+            ContactPauseRecord(userId: $0.string(0), contactId: $0.string(1), pausedAt: $0.int64(2))
+        }
+        s.connectCodes = try db.query("SELECT \(Self.connectCodeColumns) FROM connect_codes ORDER BY row_order").map(Self.connectCode)
+        s.groups = try db.query("""
+            SELECT id, owner_id, name, kind, max_members, invite_policy, role_limits, created_at FROM user_groups ORDER BY row_order
+            """).map {
+            GroupRecord(id: $0.string(0), ownerId: $0.string(1), name: $0.string(2), kind: $0.string(3), maxMembers: Int($0.int64(4)),
+                        invitePolicy: $0.string(5), roleLimits: RelationshipWriteApplier.decodeRoleLimits($0.string(6)),
+                        createdAt: $0.int64(7))
+        }
+        s.groupMembers = try db.query("SELECT group_id, user_id, role, active, created_at FROM group_members ORDER BY row_order").map {
+            GroupMemberRecord(groupId: $0.string(0), userId: $0.string(1), role: $0.string(2), active: $0.bool(3), createdAt: $0.int64(4))
+        }
+        s.invites = try db.query("SELECT \(StoreReader.inviteColumns) FROM invites ORDER BY row_order").map(invite)
+        s.userPhones = try db.query("SELECT user_id, phone, verified_at FROM user_phones ORDER BY row_order").map {
+            UserPhoneRecord(userId: $0.string(0), phone: $0.string(1), verifiedAt: $0.int64(2))
+        }
+    }
+
+    /// The highest N of approval ids "apr_N" (ids that do not parse, or overflow, are ignored).
+    func latestApprovalSequence() throws(StorageError) -> Int64 {
+        try db.query("SELECT substr(id, 5) FROM approvals WHERE id ~ '^apr_[0-9]'").map { Int64($0.string(0)) }.compactMap { $0 }.max() ?? 0
+    }
+
+    func events(userId: String, after: Int64, limit: Int) throws(StorageError) -> [StoredEvent] {
+        try db.query("""
+            SELECT user_id, "offset", type, payload, created_at FROM events
+            WHERE user_id = $1 AND "offset" > $2 ORDER BY "offset" LIMIT $3
+            """, [userId, after, max(0, limit)]).map {
+            StoredEvent(userId: $0.string(0), offset: $0.int64(1), type: $0.string(2), payload: $0.bytes(3), createdAt: $0.int64(4))
+        }
+    }
+
+    func oldestOffset(userId: String) throws(StorageError) -> Int64? {
+        try db.int64("SELECT MIN(\"offset\") FROM events WHERE user_id = $1", [userId])
+    }
+
+    func messages(between a: String, and b: String, before: Int64?, limit: Int) throws(StorageError) -> [MessageRecord] {
+        // The two directions are two ranges of the primary key, each read newest first and merged.
+        try db.query("""
+            SELECT id, from_user, to_user, text, sent_at FROM (
+                (SELECT id, from_user, to_user, text, sent_at FROM messages
+                    WHERE to_user = $1 AND from_user = $2 AND id < $3 ORDER BY id DESC LIMIT $4)
+                UNION
+                (SELECT id, from_user, to_user, text, sent_at FROM messages
+                    WHERE to_user = $2 AND from_user = $1 AND id < $3 ORDER BY id DESC LIMIT $4)) AS conversation
+            ORDER BY id DESC LIMIT $4
+            """, [a, b, before ?? Int64.max, max(0, limit)]).map {
+            MessageRecord(id: $0.int64(0), from: $0.string(1), to: $0.string(2), text: String(decoding: $0.bytes(3), as: UTF8.self),
+                          sentAt: $0.int64(4))
+        }
+    }
+
+    func unreadCounts(userId: String) throws(StorageError) -> [String: Int] {
+        let rows = try db.query("""
+            SELECT m.from_user, COUNT(*) FROM messages AS m
+            LEFT JOIN read_marks AS r ON r.user_id = m.to_user AND r.peer_id = m.from_user
+            WHERE m.to_user = $1 AND m.id > COALESCE(r.message_id, 0)
+            GROUP BY m.from_user
+            """, [userId]).map { ($0.string(0), Int($0.int64(1))) }
+        return Dictionary(rows, uniquingKeysWith: +)
+    }
+
+    func session(id: String) throws(StorageError) -> SessionRecord? {
+        try db.query("SELECT \(Self.sessionColumns) FROM sessions WHERE id = $1", [id]).first.map(session)
+    }
+
+    func approval(id: String) throws(StorageError) -> ApprovalRecord? {
+        try db.query("SELECT \(Self.approvalColumns) FROM approvals WHERE id = $1", [id]).first.map(approval)
+    }
+
+    func pendingApprovals(dueBy: Int64, limit: Int) throws(StorageError) -> [ApprovalRecord] {
+        try db.query("""
+            SELECT \(Self.approvalColumns) FROM approvals WHERE state = 'pending' AND expires_at <= $1
+            ORDER BY expires_at, id LIMIT $2
+            """, [dueBy, max(0, limit)]).map(approval)
+    }
+
+    func idempotentResponse(scope: String, key: String) throws(StorageError) -> IdempotencyRecord? {
+        try db.query("SELECT response, request_hash FROM idempotency WHERE scope = $1 AND \"key\" = $2", [scope, key]).first.map {
+            IdempotencyRecord(response: $0.bytes(0), requestHash: $0.string(1))
+        }
+    }
+
+    func invite(code: String) throws(StorageError) -> InviteRecord? {
+        try db.query("SELECT \(StoreReader.inviteColumns) FROM invites WHERE code = $1", [code]).first.map(invite)
+    }
+
+    func connectCode(code: String) throws(StorageError) -> ConnectCodeRecord? {
+        try db.query("SELECT \(Self.connectCodeColumns) FROM connect_codes WHERE code = $1", [code]).first.map(Self.connectCode)
+    }
+
+    func duePushJobs(now: Int64, limit: Int) throws(StorageError) -> [PushJobRecord] {
+        try db.query("""
+            SELECT \(StoreReader.pushColumns) FROM push_jobs WHERE state = 'pending' AND next_attempt_at <= $1
+            ORDER BY next_attempt_at, id LIMIT $2
+            """, [now, limit]).map(Self.pushJob).compactMap { $0 }
+    }
+
+    func pushJob(id: Int64) throws(StorageError) -> PushJobRecord? {
+        try db.query("SELECT \(StoreReader.pushColumns) FROM push_jobs WHERE id = $1", [id]).first.flatMap(Self.pushJob)
+    }
+
+    // MARK: Rows
+
+    private static let sessionColumns = """
+        id, user_id, title, state, active_client_type, active_device_id, active_last_activity_at, created_at, ended_at
+        """
+
+    private func session(_ row: PostgresRow) throws(StorageError) -> SessionRecord {
+        let client = row.isNull(4) ? nil
+            : ActiveClient(clientType: row.string(4), deviceId: row.string(5), lastActivityAt: row.int64(6))
+        return SessionRecord(id: row.string(0), userId: row.string(1), title: row.optionalString(2),
+                             state: try enumValue(row, 3, SessionState.self), activeClient: client, createdAt: row.int64(7),
+                             endedAt: row.optionalInt64(8))
+    }
+
+    private static let approvalColumns = """
+        id, user_id, session_id, tool_name, summary, details, state, decided_by_device_id, decided_by_client_type,
+        created_at, expires_at, resolved_at
+        """
+
+    private func approval(_ row: PostgresRow) throws(StorageError) -> ApprovalRecord {
+        ApprovalRecord(id: row.string(0), userId: row.string(1), sessionId: row.string(2), toolName: row.string(3),
+                       summary: row.string(4), details: row.optionalBytes(5), state: try enumValue(row, 6, ApprovalState.self),
+                       decidedByDeviceId: row.optionalString(7), decidedByClientType: row.optionalString(8),
+                       createdAt: row.int64(9), expiresAt: row.int64(10), resolvedAt: row.optionalInt64(11))
+    }
+
+    private func invite(_ row: PostgresRow) throws(StorageError) -> InviteRecord {
+        InviteRecord(code: row.string(0), groupId: row.string(1), inviterId: row.string(2), recipient: row.optionalString(3),
+                     role: row.string(4), state: try enumValue(row, 5, InviteState.self), createdAt: row.int64(6),
+                     expiresAt: row.int64(7), usedBy: row.optionalString(8), usedAt: row.optionalInt64(9))
+    }
+
+    private static let connectCodeColumns = "code, user_id, created_at, expires_at, revoked_at"
+
+    private static func connectCode(_ row: PostgresRow) -> ConnectCodeRecord {
+        ConnectCodeRecord(code: row.string(0), userId: row.string(1), createdAt: row.int64(2), expiresAt: row.optionalInt64(3),
+                          revokedAt: row.optionalInt64(4))
+    }
+
+    private static func pushJob(_ row: PostgresRow) -> PushJobRecord? {
+        PushBlobs.job(id: row.int64(0), userId: row.string(1), deviceId: row.string(2), target: row.bytes(3), notice: row.bytes(4),
+                      fallback: row.optionalBytes(5), state: row.string(6), attempts: Int(row.int64(7)), nextAttemptAt: row.int64(8),
+                      lastError: row.optionalString(9), createdAt: row.int64(10))
+    }
+
+    /// A column holding an enum's raw value; any other text is an error naming the value.
+    private func enumValue<Value: RawRepresentable>(_ row: PostgresRow, _ column: Int, _ type: Value.Type) throws(StorageError) -> Value
+        where Value.RawValue == String {
+        let text = row.string(column)
+        guard let value = Value(rawValue: text) else { throw StorageError("\(db.name): unknown \(Value.self) \"\(text)\" in the database") }
+        return value
+    }
+}

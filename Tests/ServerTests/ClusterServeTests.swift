@@ -1,0 +1,77 @@
+import Foundation
+import Glibc
+import Storage
+import Testing
+import TestSupport
+@testable import Server
+
+/// `switchboard migrate` and `serve` with `[cluster] postgres_url`, against the real executable and a PostgreSQL
+/// database started by the test.
+@Suite struct ClusterServeTests {
+    static let secret = "cluster-test-secret-0123456789abcdef"
+
+    static func config(_ directory: TemporaryDirectory, name: String, port: UInt16, url: String, extra: String = "") throws -> String {
+        let path = directory.path + "/\(name).toml"
+        try """
+            [server]
+            listen = "127.0.0.1:\(port)"
+            [auth]
+            hs256_secret = "\(secret)"
+            api_keys = ["cluster-api-key-0123456789"]
+            [cluster]
+            postgres_url = "\(url)"
+            node_id = "\(name)"
+            \(extra)
+            """.write(toFile: path, atomically: true, encoding: .utf8)
+        return path
+    }
+
+    @Test(.timeLimit(.minutes(1))) func migrateThenTwoNodesServeOneDatabaseAndSeeEachOthersEvents() throws {
+        let directory = try TemporaryDirectory()
+        let url = try PostgresCluster.shared().createDatabase()
+        let (portA, portB) = (try GatewayProcess.freePort(), try GatewayProcess.freePort())
+        let configA = try Self.config(directory, name: "node-a", port: portA, url: url)
+        let configB = try Self.config(directory, name: "node-b", port: portB, url: url)
+
+        let dry = try runCommand(GatewayProcess.executable, ["migrate", "--config", configA, "--dry-run"])
+        #expect(dry.status == 0 && dry.output.contains("schema version none (new database)") && dry.output.contains("would apply migration(s) 1,"),
+                "\(dry.output)")
+        let applied = try runCommand(GatewayProcess.executable, ["migrate", "--config", configA])
+        #expect(applied.status == 0 && applied.output.contains("schema version is now \(PostgresGatewayStore.latestSchemaVersion)"), "\(applied.output)")
+        #expect(try runCommand(GatewayProcess.executable, ["migrate", "--config", configB]).output.contains("nothing to do"))
+
+        // Both nodes start on the one database (no instance lock between them) and leave no SQLite file behind.
+        let a = try ServeProcess(["serve", "--config", configA], directory: directory)
+        let b = try ServeProcess(["serve", "--config", configB], directory: directory)
+        try a.waitUntilServing(port: portA)
+        try b.waitUntilServing(port: portB)
+        #expect(a.stderr.contains("storage: PostgreSQL") && a.stderr.contains("as node node-a"))
+        #expect(!FileManager.default.fileExists(atPath: directory.path + "/switchboard.db"))
+
+        // Node A creates ann and appends; node B learns ann when her phone connects there (nodes cache users they
+        // have seen) and appends after A's event: one log, no offset used twice.
+        let key = "cluster-api-key-0123456789"
+        #expect(try GatewayHTTP.request(port: portA, "POST", "/v1/sessions", ["userId": "ann", "sessionId": "s1"], key: key).status == 201)
+        let published = try GatewayHTTP.request(port: portA, "POST", "/v1/users/ann/events", ["name": "from-a"], key: key)
+        #expect(published.status == 201)
+        let token = GatewayTestServer.token(user: "ann", device: "phone", secret: Self.secret)
+        let phone = try GatewayTestClient(port: portB, path: "/v1/ws?token=\(token)")
+        _ = try phone.next("welcome")
+        let fromB = try GatewayHTTP.request(port: portB, "POST", "/v1/users/ann/events", ["name": "from-b"], key: key)
+        #expect(fromB.status == 201, "\(String(describing: fromB.json))")
+        #expect(GatewayJSON.int(fromB.json, "offset") == (GatewayJSON.int(published.json, "offset") ?? 0) + 1)
+        let delivered = try phone.next("custom")
+        #expect(GatewayJSON.string(delivered, "data", "name") == "from-b")
+    }
+
+    @Test(.timeLimit(.minutes(1))) func anUnreadablePasswordFileStopsServeNamingTheKey() throws {
+        let directory = try TemporaryDirectory()
+        let url = try PostgresCluster.shared().createDatabase()
+        let port = try GatewayProcess.freePort()
+        let config = try Self.config(directory, name: "node-a", port: port, url: url,
+                                     extra: "postgres_password_file = \"\(directory.path)/missing\"")
+        let serve = try ServeProcess(["serve", "--config", config], directory: directory)
+        #expect(serve.exitStatus() == 1)
+        #expect(serve.stderr.contains("cluster.postgres_password_file: cannot read \(directory.path)/missing"), "\(serve.stderr)")
+    }
+}

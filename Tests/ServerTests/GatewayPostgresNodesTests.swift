@@ -1,0 +1,81 @@
+import Foundation
+import Gateway
+import Storage
+import Testing
+import TestSupport
+@testable import Server
+
+/// Two gateway nodes (two runtimes, two ports) on one PostgreSQL database started by the test: what one node
+/// creates the other decides, exactly once, and neither reuses an offset the other took.
+@Suite struct GatewayPostgresNodesTests {
+    /// Two nodes on a fresh database of their own; the second sweeps for due approvals like a cluster node does.
+    static func twoNodes() throws -> (GatewayTestServer, GatewayTestServer, String) {
+        let url = try PostgresCluster.shared().createDatabase()
+        let a = try GatewayTestServer { $0.postgres = PostgresStoreOptions(url: url) }
+        let b = try GatewayTestServer {
+            $0.postgres = PostgresStoreOptions(url: url)
+            $0.settings.approvalSweepIntervalMs = 100
+        }
+        return (a, b, url)
+    }
+
+    @Test func anApprovalCreatedOnOneNodeIsDecidedThroughTheOtherOnceAndOffsetsAreNeverReused() throws {
+        let (a, b, url) = try Self.twoNodes()
+        #expect(try a.api("POST", "/v1/sessions", ["userId": "ann", "sessionId": "s1"]).status == 201)
+        let created = try a.api("POST", "/v1/sessions/s1/approvals", ["toolName": "shell", "summary": "ls", "timeoutSeconds": 30])
+        #expect(created.status == 201)
+        let id = try #require(GatewayJSON.string(created.json, "requestId"))
+
+        // Node B never saw the request in memory: it reads it from the shared store and decides it there.
+        let phone = try b.connect(user: "ann", device: "ann-phone")
+        let approved = try phone.command("approve", ["requestId": id])
+        #expect(approved["ok"] as? Bool == true, "\(approved)")
+        let onB = try b.api("GET", "/v1/approvals/\(id)")
+        #expect(GatewayJSON.string(onB.json, "state") == "approved")
+        #expect(GatewayJSON.string(onB.json, "decidedBy", "deviceId") == "ann-phone")
+
+        // Node A still holds the request as pending; a second answer through A loses to the store's winner.
+        let desk = try a.connect(user: "ann", device: "ann-desk", clientType: "desktop")
+        let late = try desk.command("deny", ["requestId": id])
+        #expect(GatewayJSON.string(late, "error", "code") == "approval_already_resolved", "\(late)")
+        #expect(GatewayJSON.string(try a.api("GET", "/v1/approvals/\(id)").json, "state") == "approved")
+
+        // Both nodes append to ann's log: every offset is used once, without gaps.
+        #expect(try a.api("POST", "/v1/users/ann/events", ["name": "from-a"]).status == 201)
+        #expect(try b.api("POST", "/v1/users/ann/events", ["name": "from-b"]).status == 201)
+        #expect(try a.api("POST", "/v1/users/ann/events", ["name": "from-a-again"]).status == 201)
+        let reader = try PostgresGatewayStore(options: PostgresStoreOptions(url: url))
+        defer { reader.close() }
+        let events = try reader.events(userId: "ann", after: 0, limit: 100)
+        #expect(events.map(\.offset) == Array(1...Int64(events.count)))
+        #expect(events.filter { $0.type == "approval_resolved" }.count == 1)
+        let names = events.filter { $0.type == "custom" }.map { String(decoding: $0.payload, as: UTF8.self) }
+        #expect(names.count == 3 && names.allSatisfy { $0.contains("from-") }, "\(names)")
+        #expect(try reader.approval(id: id)?.decidedByDeviceId == "ann-phone")
+    }
+
+    @Test func anApprovalWhoseNodeStoppedTimesOutOnTheOtherNodeOnce() throws {
+        let (a, b, url) = try Self.twoNodes()
+        #expect(try a.api("POST", "/v1/sessions", ["userId": "ann", "sessionId": "s1"]).status == 201)
+        let phone = try b.connect(user: "ann", device: "ann-phone")
+        let created = try a.api("POST", "/v1/sessions/s1/approvals", ["toolName": "shell", "summary": "ls", "timeoutSeconds": 0.5])
+        let id = try #require(GatewayJSON.string(created.json, "requestId"))
+        a.shutdown()       // its deadline timer goes with it
+
+        let timeout = try phone.next("approval_timeout", timeout: 10)
+        #expect(GatewayJSON.string(timeout, "data", "requestId") == id)
+        #expect(GatewayJSON.string(try b.api("GET", "/v1/approvals/\(id)").json, "state") == "timed_out")
+        let reader = try PostgresGatewayStore(options: PostgresStoreOptions(url: url))
+        defer { reader.close() }
+        let events = try reader.events(userId: "ann", after: 0, limit: 100)
+        #expect(events.map(\.offset) == Array(1...Int64(events.count)))
+        #expect(events.filter { $0.type == "approval_timeout" }.count == 1)
+    }
+
+    @Test func aNodeWithoutASharedSecretRefusesToStart() throws {
+        let url = try PostgresCluster.shared().createDatabase()
+        #expect(throws: ServerError.self) {
+            _ = try GatewayTestServer { $0.postgres = PostgresStoreOptions(url: url); $0.hs256Secret = nil }
+        }
+    }
+}

@@ -1,0 +1,165 @@
+import Foundation
+import Gateway
+import Testing
+@testable import Storage
+
+/// The PostgreSQL store on a real server (a database of its own per test): the scripted conformance against the
+/// in-memory reference, migrations by nodes starting together, reopening, and what errors name.
+@Suite struct PostgresStoreTests {
+    func openPostgres(url: String? = nil, maxBatchWrites: Int = 5000) throws -> PostgresGatewayStore {
+        var options = PostgresStoreOptions(url: try url ?? PostgresCluster.shared().createDatabase())
+        options.maxBatchWrites = maxBatchWrites
+        return try PostgresGatewayStore(options: options)
+    }
+
+    @Test func postgresMatchesInMemoryWithOneWritePerBatch() throws {
+        let store = try openPostgres()
+        defer { store.close() }
+        let single: ([StoreWrite]) -> [[StoreWrite]] = { $0.map { [$0] } }
+        expectSame(try StoreScript.run(store, split: single), try StoreScript.run(InMemoryGatewayStore(), split: single))
+    }
+
+    @Test(arguments: [1, 2, 3, 42] as [UInt64])
+    func postgresMatchesInMemoryWithRandomBatches(seed: UInt64) throws {
+        // A tiny group limit too, so transactions end inside runs of queued batches.
+        let store = try openPostgres(maxBatchWrites: Int(seed % 7) + 3)
+        defer { store.close() }
+        var rng = SeededGenerator(state: seed)
+        let split: ([StoreWrite]) -> [[StoreWrite]] = { randomSplit($0, max: 12, using: &rng) }
+        expectSame(try StoreScript.run(store, split: split), try StoreScript.run(InMemoryGatewayStore(), split: { [$0] }), "seed \(seed)")
+    }
+
+    @Test func reopeningTheDatabaseKeepsEverythingAndPrunedLogsKeepTheirOffsets() throws {
+        let url = try PostgresCluster.shared().createDatabase()
+        let reference = InMemoryGatewayStore()
+        _ = try StoreScript.run(reference, split: { [$0] })
+        do {
+            let store = try openPostgres(url: url)
+            _ = try StoreScript.run(store, split: { [$0] })
+            store.close()
+        }
+        let reopened = try openPostgres(url: url)
+        defer { reopened.close() }
+        expectSame(try StoreScript.observe(reopened), try StoreScript.observe(reference))
+        #expect(try reopened.loadSnapshot().latestOffsets == ["u1": 31, "u2": 5, "u3": 1])
+    }
+
+    @Test func anOffsetBelowTheHeadOfAnEmptiedLogIsTaken() throws {
+        let store = try openPostgres()
+        defer { store.close() }
+        #expect(commit(store, [[event("u", 1, createdAt: 1), event("u", 2, createdAt: 1)]]) == [nil])
+        #expect(try store.pruneEvents(before: 10, keepLatest: 0) == 2)
+        // A node that still believes the log is empty tries offset 1 again: the store answers with the head.
+        let errors = Recorder<Error?>()
+        store.write([event("u", 1)]) { errors.record($0) }
+        #expect(errors.wait(for: 1).first.flatMap { $0 as? StoreConflict } == .offsetTaken(userId: "u", latest: 2))
+        #expect(commit(store, [[event("u", 3)]]) == [nil])
+        #expect(try store.events(userId: "u", after: 0, limit: 10).map(\.offset) == [3])
+    }
+
+    @Test func twoNodesRacingOnTheSameDecisionsGetExactlyOneWinnerEachTime() throws {
+        let url = try PostgresCluster.shared().createDatabase()
+        let (a, b) = (try openPostgres(url: url), try openPostgres(url: url))
+        defer { a.close(); b.close() }
+        let rounds = 40
+        var pending = StoreDecisionContractTests.pending
+        #expect(commit(a, (1...rounds).map { n in pending.id = "apr_\(n)"; return [.createApproval(pending)] }).allSatisfy { $0 == nil })
+        // Each round both nodes submit at once: the same approval answered twice, the same offset appended twice.
+        let results = Recorder<(Int, String, Bool)>()
+        for n in 1...rounds {
+            for (node, store) in [("a", a), ("b", b)] {
+                var answer = StoreDecisionContractTests.decided(node == "a" ? .approved : .denied, by: node, at: 5_000)
+                answer.id = "apr_\(n)"
+                store.write([.decideApproval(answer), event("u", Int64(n), payload: Array(node.utf8))]) { error in
+                    results.record((n, node, error == nil))
+                }
+            }
+        }
+        let outcomes = results.wait(for: rounds * 2)
+        #expect(outcomes.count == rounds * 2)
+        for n in 1...rounds {
+            let winners = outcomes.filter { $0.0 == n && $0.2 }.map(\.1)
+            #expect(winners.count == 1, "round \(n): \(winners)")
+            // The store's row and the log agree with the one winner (its whole batch, nothing of the loser's).
+            let approval = try a.approval(id: "apr_\(n)")
+            #expect(approval?.decidedByDeviceId == winners.first)
+            #expect(try a.events(userId: "u", after: Int64(n - 1), limit: 1).first.map { String(decoding: $0.payload, as: UTF8.self) } == winners.first)
+        }
+    }
+
+    @Test func aRestartedServerIsReconnectedToWithoutLosingACommittedWrite() throws {
+        let cluster = try PostgresCluster()   // its own: restarted below
+        defer { cluster.stop() }
+        let url = try cluster.createDatabase()
+        let store = try openPostgres(url: url)
+        defer { store.close() }
+        #expect(commit(store, [[event("u", 1)], [event("u", 2)]]) == [nil, nil])
+        try cluster.restart()
+        // Both connections are now dead but idle: the next write and the next read reconnect by themselves.
+        #expect(commit(store, [[event("u", 3)]]) == [nil])
+        #expect(try store.events(userId: "u", after: 0, limit: 10).map(\.offset) == [1, 2, 3])
+        #expect(commit(store, [[event("u", 4)]]) == [nil])
+        #expect(try store.loadSnapshot().latestOffsets == ["u": 4])
+    }
+
+    @Test func nodesStartingTogetherMigrateOnceAndAgreeOnTheVersion() throws {
+        let url = try PostgresCluster.shared().createDatabase()
+        let results = Recorder<String?>()
+        for _ in 0..<4 {
+            Thread.detachNewThread {
+                do {
+                    let store = try openPostgres(url: url)
+                    store.close()
+                    results.record(nil)
+                } catch {
+                    results.record("\(error)")
+                }
+            }
+        }
+        #expect(results.wait(for: 4) == [nil, nil, nil, nil])
+        let db = try PostgresDatabase(options: PostgresStoreOptions(url: url))
+        defer { db.close() }
+        #expect(try db.int64("SELECT version FROM schema_version") == Int64(PostgresGatewayStore.latestSchemaVersion))
+        #expect(try db.int64("SELECT count(*) FROM schema_version") == 1)
+    }
+
+    @Test func theSchemaMirrorsSQLitesVersions() {
+        #expect(PostgresSchema.migrations.map(\.version) == SchemaMigrations.all.map(\.version))
+    }
+
+    @Test func aDatabaseFromANewerBuildIsRefused() throws {
+        let url = try PostgresCluster.shared().createDatabase()
+        try openPostgres(url: url).close()
+        let db = try PostgresDatabase(options: PostgresStoreOptions(url: url))
+        try db.execute("UPDATE schema_version SET version = 99")
+        db.close()
+        let error = #expect(throws: StorageError.self) { try openPostgres(url: url) }
+        #expect(error?.message.contains("schema version 99 is newer than this build supports") == true)
+    }
+
+    @Test func errorsNeverShowThePassword() throws {
+        let cluster = try PostgresCluster.shared()
+        var options = PostgresStoreOptions(url: "postgresql://app:s3cret@localhost:1/none?host=\(cluster.directory)/missing")
+        options.connectTimeoutSeconds = 2
+        let error = #expect(throws: StorageError.self) { try PostgresGatewayStore(options: options) }
+        #expect(error?.message.contains("s3cret") == false)
+        #expect(error?.message.contains("app:***@localhost") == true)
+        #expect(error?.isRetryable == true)
+        #expect(PostgresStoreOptions(url: "host=db password=abc user=x").redactedURL == "host=db password=*** user=x")
+    }
+
+    @Test func writesQueuedBeforeCloseAreCommittedAndLaterOnesFail() throws {
+        let url = try PostgresCluster.shared().createDatabase()
+        let store = try openPostgres(url: url)
+        let recorder = Recorder<String?>()
+        for offset in Int64(1)...200 { store.write([event("u", offset)]) { recorder.record($0.map { "\($0)" }) } }
+        store.close()
+        #expect(recorder.wait(for: 200).allSatisfy { $0 == nil })
+        store.write([event("u", 201)]) { recorder.record($0.map { "\($0)" }) }
+        #expect((recorder.wait(for: 201).last ?? nil)?.contains("closed") == true)
+        #expect(throws: StorageError.self) { try store.events(userId: "u", after: 0, limit: 1) }
+        let reopened = try openPostgres(url: url)
+        defer { reopened.close() }
+        #expect(try reopened.events(userId: "u", after: 0, limit: 1_000).map(\.offset) == Array(1...200))
+    }
+}

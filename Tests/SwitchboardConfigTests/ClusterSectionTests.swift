@@ -1,0 +1,46 @@
+import Testing
+@testable import SwitchboardConfig
+
+/// `[cluster]`: PostgreSQL only when a URL is set, and every mistake named by key and line.
+@Suite struct ClusterSectionTests {
+    @Test func theDefaultIsTheEmbeddedSQLiteDatabase() {
+        let cluster = SwitchboardConfiguration().cluster
+        #expect(!cluster.usesPostgres)
+        #expect(cluster.connectTimeoutMs == 5_000 && cluster.statementTimeoutMs == 10_000)
+    }
+
+    @Test func aClusterSectionParses() throws {
+        let text = """
+            [auth]
+            hs256_secret = "shared-by-every-node"
+            [cluster]
+            postgres_url = "postgresql://switchboard@db.internal:5432/switchboard"
+            postgres_password_file = "/run/secrets/pg"
+            redis_url = "redis://redis.internal:6379"
+            node_id = "node-a.eu_1"
+            connect_timeout_ms = 3_000
+            statement_timeout_ms = 0
+            """
+        let c = try SwitchboardConfiguration.parse(text, fileName: "x").cluster
+        #expect(c.usesPostgres)
+        #expect(c.postgresURL == "postgresql://switchboard@db.internal:5432/switchboard")
+        #expect(c.postgresPasswordFile == "/run/secrets/pg" && c.redisURL == "redis://redis.internal:6379")
+        #expect(c.nodeID == "node-a.eu_1" && c.connectTimeoutMs == 3_000 && c.statementTimeoutMs == 0)
+    }
+
+    @Test(arguments: [
+        ("[auth]\nhs256_secret = \"s\"\n[cluster]\npostgres_url = \"mysql://db/x\"\n", "cluster.postgres_url", 4, "postgresql://"),
+        ("[cluster]\n\npostgres_password_file = \"/p\"\n", "cluster.postgres_password_file", 3, "without cluster.postgres_url"),
+        ("[cluster]\nredis_url = \"http://r\"\n", "cluster.redis_url", 2, "redis://"),
+        ("[cluster]\nnode_id = \"a b\"\n", "cluster.node_id", 2, "letters, digits"),
+        ("[cluster]\nconnect_timeout_ms = 10\n", "cluster.connect_timeout_ms", 2, "between 1000 and 120000"),
+        ("[cluster]\nstatement_timeout_ms = -1\n", "cluster.statement_timeout_ms", 2, "between 0 and 3600000"),
+        ("[cluster]\npostgres_url = \"postgresql:///db\"\n", "auth.hs256_secret", 2, "every node must verify the same tokens"),
+    ] as [(String, String, Int, String)])
+    func mistakesNameTheKeyAndLine(text: String, key: String, line: Int, message: String) {
+        let error = parseError(text)
+        #expect(error?.key == key)
+        #expect(error?.line == line)
+        #expect(error?.message.contains(message) == true, "\(String(describing: error))")
+    }
+}

@@ -12,6 +12,10 @@ struct OutboundBuffer: ~Copyable {
     }
 
     private static let chunkSize = 16 * 1024
+    /// The chunk a write to an empty queue starts with. A fan-out queues one small event on thousands of sockets in
+    /// one loop iteration before they flush; 16 KiB each made a 10 000-subscriber publish hold ~160 MiB at once (and
+    /// malloc keeps the high-water mark), so the first chunk is small and only a burst grows into full chunks.
+    private static let firstChunkSize = 1024
     private static let maxIOVecs = 64
 
     private var chunks: [Chunk] = []
@@ -29,7 +33,8 @@ struct OutboundBuffer: ~Copyable {
         guard !bytes.isEmpty else { return }
         count += bytes.count
         var remaining = bytes
-        if head < chunks.count {
+        let wasEmpty = head == chunks.count
+        if !wasEmpty {
             let last = chunks.count - 1
             let room = chunks[last].storage.count - chunks[last].end
             if room > 0 {
@@ -41,7 +46,8 @@ struct OutboundBuffer: ~Copyable {
             }
         }
         guard !remaining.isEmpty else { return }
-        let storage = UnsafeMutableRawBufferPointer.allocate(byteCount: max(Self.chunkSize, remaining.count), alignment: 16)
+        let size = max(wasEmpty ? Self.firstChunkSize : Self.chunkSize, remaining.count)
+        let storage = UnsafeMutableRawBufferPointer.allocate(byteCount: size, alignment: 16)
         storage.copyMemory(from: remaining)
         chunks.append(Chunk(storage: storage, start: 0, end: remaining.count))
     }

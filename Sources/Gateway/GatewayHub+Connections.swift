@@ -13,7 +13,10 @@ extension GatewayHub {
         let state = ClientState(client: client)
         let latest = latestOffsets[client.userId] ?? 0
         state.lastSentOffset = min(resumeAfter ?? latest, latest)
-        if clients[client.userId] == nil { metrics.onlineUsers.add(1, ordering: .relaxed) }
+        if clients[client.userId] == nil {
+            metrics.onlineUsers.add(1, ordering: .relaxed)
+            clusterBus?.watch(client.userId)
+        }
         clients[client.userId, default: [:]][ObjectIdentifier(client)] = state
         metrics.connectedDevices.add(1, ordering: .relaxed)
         let welcome = WelcomeData(userId: client.userId, deviceId: client.deviceId, clientType: client.clientType,
@@ -31,6 +34,7 @@ extension GatewayHub {
         if clients[client.userId]?.isEmpty == true {
             clients[client.userId] = nil
             metrics.onlineUsers.subtract(1, ordering: .relaxed)
+            clusterBus?.unwatch(client.userId)
         }
         updatePresence(of: client.userId)
     }
@@ -114,20 +118,10 @@ extension GatewayHub {
         state.client.send(ServerFrames.event(type: "resume", offset: nil, timestamp: clock.now(), data: encode(summary)))
         // The replay and the live events buffered meanwhile leave as one batch, so the socket can pace it. A device
         // ahead of the log continues from `latest` (what its welcome said), so the next event of the log reaches it.
-        var replay: [[UInt8]] = []
-        var lastSent = min(after, latest)
-        for event in events where event.offset > lastSent {
-            lastSent = event.offset
-            replay.append(ServerFrames.event(type: event.type, offset: event.offset, timestamp: event.createdAt, data: event.payload))
-        }
-        for (offset, frame) in state.buffered where offset > lastSent {
-            lastSent = offset
-            replay.append(frame)
-        }
-        state.buffered = []
-        state.lastSentOffset = lastSent
+        // (Live events buffered meanwhile may include ones another node committed, read by a catch-up: sorted there.)
+        state.lastSentOffset = min(after, latest)
         state.resuming = false
-        if !replay.isEmpty { state.client.sendReplay(replay) }
+        state.sendInOrder(events.map(\.frame))
     }
 
     // MARK: Presence

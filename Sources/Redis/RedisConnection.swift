@@ -44,9 +44,12 @@ public enum RedisAddress: Sendable, Equatable {
 public final class RedisConnection {
     private var context: UnsafeMutablePointer<redisContext>?
 
-    /// Connects within `timeoutMs`; the same bound then applies to every read and write (0 = block forever).
-    public init(_ address: RedisAddress, timeoutMs: Int = 2000) throws(RedisError) {
+    /// Connects within `timeoutMs`; the same bound then applies to every read and write (0 = block forever), unless
+    /// `readTimeoutMs` sets another one for them (a subscriber waits longer for messages than for a connection).
+    public init(_ address: RedisAddress, timeoutMs: Int = 2000, readTimeoutMs: Int? = nil) throws(RedisError) {
         let timeout = timeval(tv_sec: timeoutMs / 1000, tv_usec: (timeoutMs % 1000) * 1000)
+        let readTimeoutMs = readTimeoutMs ?? timeoutMs
+        let readTimeout = timeval(tv_sec: readTimeoutMs / 1000, tv_usec: (readTimeoutMs % 1000) * 1000)
         let handle: UnsafeMutablePointer<redisContext>?
         switch address {
         case .tcp(let host, let port): handle = redisConnectWithTimeout(host, Int32(port), timeout)
@@ -58,11 +61,15 @@ public final class RedisConnection {
             redisFree(handle)
             throw RedisError("cannot connect to Redis at \(address): \(text)")
         }
-        if timeoutMs > 0 { redisSetTimeout(handle, timeout) }
+        if readTimeoutMs > 0 { redisSetTimeout(handle, readTimeout) }
         context = handle
     }
 
     deinit { close() }
+
+    /// The socket, for `shutdown(2)` from another thread to wake a reader blocked in `nextMessage` (which then
+    /// throws); -1 once closed.
+    public var fileDescriptor: Int32 { context.map { Int32($0.pointee.fd) } ?? -1 }
 
     /// Closes the connection. Idempotent.
     public func close() {

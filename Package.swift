@@ -118,6 +118,7 @@ let package = Package(
             "SwitchboardClient", "Server", "TestSupport", "WebSocketCodec", "HTTP1", "TLS", "EventLoop", "Auth", "Gateway", "Storage",
             .product(name: "Logging", package: "swift-log"),
         ]),
-        .testTarget(name: "ServerTests", dependencies: ["Server", "TestSupport", "WebSocketCodec", "HTTP1", "TLS", "EventLoop", "Auth", "Gateway", "Storage"]),
+        .testTarget(name: "ServerTests", dependencies: ["Server", "TestSupport", "WebSocketCodec", "HTTP1", "TLS", "EventLoop", "Auth", "Gateway", "Storage",
+                                                  "Redis"]),
     ]
 )

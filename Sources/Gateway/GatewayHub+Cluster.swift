@@ -23,8 +23,10 @@ extension GatewayHub {
         switch signal {
         case .advanced(let userId, let offset):
             metrics.clusterNotices.increment()
-            // Commits here continue after it (the store would refuse a taken offset anyway: one retry saved).
-            if offset > latestOffsets[userId] ?? 0 { latestOffsets[userId] = offset }
+            // Kept for every user this node knows, connected here or not: commits here continue after it (the store
+            // would refuse a taken offset anyway: one retry saved), and a device connecting without a resume offset
+            // starts from the log's real end rather than from this node's start-up snapshot.
+            if users[userId] != nil, offset > latestOffsets[userId] ?? 0 { latestOffsets[userId] = offset }
             guard clients[userId]?.values.contains(where: { $0.lastSentOffset < offset }) == true else { return }
             catchUp(userId)
         case .lost:

@@ -13,10 +13,7 @@ extension GatewayHub {
         let state = ClientState(client: client)
         let latest = latestOffsets[client.userId] ?? 0
         state.lastSentOffset = min(resumeAfter ?? latest, latest)
-        if clients[client.userId] == nil {
-            metrics.onlineUsers.add(1, ordering: .relaxed)
-            clusterBus?.watch(client.userId)
-        }
+        if clients[client.userId] == nil { metrics.onlineUsers.add(1, ordering: .relaxed) }
         clients[client.userId, default: [:]][ObjectIdentifier(client)] = state
         metrics.connectedDevices.add(1, ordering: .relaxed)
         let welcome = WelcomeData(userId: client.userId, deviceId: client.deviceId, clientType: client.clientType,
@@ -34,7 +31,6 @@ extension GatewayHub {
         if clients[client.userId]?.isEmpty == true {
             clients[client.userId] = nil
             metrics.onlineUsers.subtract(1, ordering: .relaxed)
-            clusterBus?.unwatch(client.userId)
         }
         updatePresence(of: client.userId)
     }

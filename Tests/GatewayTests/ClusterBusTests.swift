@@ -50,6 +50,19 @@ import Testing
         #expect(offsets(phone).last == 6 && offsets(desk).last == 6)
     }
 
+    @Test func aDeviceConnectingAfterOtherNodesEventsStartsAtTheLogsEndNotAtTheSnapshot() throws {
+        let a = try hub(clockA, bus: bus)
+        a.upsertUser(id: "ann", displayName: nil) { _ in }
+        let b = try hub(clockB, bus: bus)
+        for i in 0..<3 { publish(a, "old\(i)") }              // B hosts no device of ann yet, but hears the notices
+        let phone = FakeClient("ann", "phone", "ios")
+        b.connect(phone, resumeAfter: nil)
+        #expect(data(phone.events("welcome").first ?? [:])["latestOffset"] as? Int64 == 3)
+        publish(a, "new")
+        #expect(names(phone) == ["new"])
+        #expect(offsets(phone) == [4])
+    }
+
     @Test func anOwnEventAfterOneNotHeardOfWaitsForTheMissingOneAndBothGoOutInOrder() throws {
         let (a, b, phone) = try twoNodes(busOnA: false)   // A announces nothing: B never hears of e0
         publish(a, "e0")

@@ -15,6 +15,10 @@ public enum ClusterSignal: Sendable, Equatable {
 /// notices): a notice carries no event, only `(user, latest offset)`, so a lost or repeated one costs a store read,
 /// never an event — the store holds every event.
 ///
+/// Every node hears every notice, for users it hosts devices of or not: a node keeps its memory of each user's latest
+/// offset current with them, so a device connecting later starts from the log's real end (docs/CLUSTER.md, "Why one
+/// shared channel").
+///
 /// Adapters: `InMemoryClusterBus` (hubs in one process, for tests) and the server's Redis bus. Every method may be
 /// called from the hub thread and must not block it; `signals` is called from any thread.
 public protocol ClusterBus: AnyObject, Sendable {
@@ -22,28 +26,20 @@ public protocol ClusterBus: AnyObject, Sendable {
     func start(signals: @escaping @Sendable (ClusterSignal) -> Void)
     /// After a commit: `userId`'s log now reaches `offset`. Queued, coalesced per user, never blocking.
     func announce(userId: String, offset: Int64)
-    /// This node has a device of `userId` connected (first device): notices for the user are wanted.
-    func watch(_ userId: String)
-    /// The user's last device here left.
-    func unwatch(_ userId: String)
     /// Stops the bus's threads; no signal is sent after it returns.
     func stop()
 }
 
-/// Hubs in one process sharing one bus (unit tests): an announcement reaches every member watching the user,
-/// the announcing one included, as Redis does. `healthy = false` drops notices and signals `lost`, like a dead Redis.
+/// Hubs in one process sharing one bus (unit tests): an announcement reaches every member, the announcing one
+/// included, as Redis does. `healthy = false` drops notices and signals `lost`, like a dead Redis.
 public final class InMemoryClusterBus: Sendable {
-    private struct Member {
-        var signals: (@Sendable (ClusterSignal) -> Void)?
-        var watched: [String: Int] = [:]
-    }
-    private let state = Mutex<(members: [Int: Member], healthy: Bool, next: Int)>(([:], true, 0))
+    private let state = Mutex<(members: [Int: (@Sendable (ClusterSignal) -> Void)?], healthy: Bool, next: Int)>(([:], true, 0))
 
     public init() {}
 
     /// A bus for one hub, joined to the others made by this one.
     public func member() -> ClusterBus {
-        let id = state.withLock { s in defer { s.next += 1 }; s.members[s.next] = Member(); return s.next }
+        let id = state.withLock { s in defer { s.next += 1 }; s.members[s.next] = .some(nil); return s.next }
         return InMemoryClusterMember(bus: self, id: id)
     }
 
@@ -51,32 +47,25 @@ public final class InMemoryClusterBus: Sendable {
     public func setHealthy(_ healthy: Bool) {
         let receivers = state.withLock { s -> [@Sendable (ClusterSignal) -> Void] in
             s.healthy = healthy
-            return s.members.values.compactMap(\.signals)
+            return s.members.values.compactMap { $0 }
         }
         for signals in receivers { signals(healthy ? .restored : .lost) }
     }
 
     fileprivate func start(_ id: Int, _ signals: @escaping @Sendable (ClusterSignal) -> Void) {
-        let healthy = state.withLock { s in s.members[id]?.signals = signals; return s.healthy }
+        let healthy = state.withLock { s in s.members[id] = signals; return s.healthy }
         signals(healthy ? .restored : .lost)
     }
 
     fileprivate func announce(userId: String, offset: Int64) {
         let receivers = state.withLock { s -> [@Sendable (ClusterSignal) -> Void] in
             guard s.healthy else { return [] }
-            return s.members.values.filter { ($0.watched[userId] ?? 0) > 0 }.compactMap(\.signals)
+            return s.members.values.compactMap { $0 }
         }
         for signals in receivers { signals(.advanced(userId: userId, offset: offset)) }
     }
 
-    fileprivate func watch(_ id: Int, _ userId: String, _ change: Int) {
-        state.withLock { s in
-            let count = (s.members[id]?.watched[userId] ?? 0) + change
-            s.members[id]?.watched[userId] = count > 0 ? count : nil
-        }
-    }
-
-    fileprivate func stop(_ id: Int) { state.withLock { s in s.members[id]?.signals = nil } }
+    fileprivate func stop(_ id: Int) { state.withLock { s in s.members[id] = .some(nil) } }
 }
 
 private final class InMemoryClusterMember: ClusterBus {
@@ -85,7 +74,5 @@ private final class InMemoryClusterMember: ClusterBus {
     init(bus: InMemoryClusterBus, id: Int) { (self.bus, self.id) = (bus, id) }
     func start(signals: @escaping @Sendable (ClusterSignal) -> Void) { bus.start(id, signals) }
     func announce(userId: String, offset: Int64) { bus.announce(userId: userId, offset: offset) }
-    func watch(_ userId: String) { bus.watch(id, userId, 1) }
-    func unwatch(_ userId: String) { bus.watch(id, userId, -1) }
     func stop() { bus.stop(id) }
 }

@@ -10,7 +10,7 @@ import Synchronization
 ///
 /// Two threads, each with its own blocking hiredis connection, so neither the hub nor an event loop ever waits on
 /// Redis: the publisher drains a queue coalesced per user (the latest offset wins), keeping what it could not send
-/// for after it reconnects; the subscriber reads the channel and hands notices for watched users to the hub. A
+/// for after it reconnects; the subscriber reads the channel and hands every notice to the hub. A
 /// subscriber that hears nothing (not even a heartbeat) for `silenceMs` treats the link as dead and reconnects; it
 /// signals `lost` on each break and `restored` once subscribed again.
 public final class RedisClusterBus: ClusterBus {
@@ -27,8 +27,6 @@ public final class RedisClusterBus: ClusterBus {
     /// the publisher waits on.
     private let outbox = Mutex<(latest: [String: Int64], resync: Bool, stopped: Bool)>(([:], false, false))
     private let wake = DispatchSemaphore(value: 0)
-    /// Users with devices on this node (a count per user: watch and unwatch come in pairs).
-    private let watched = Mutex<[String: Int]>([:])
     private let subscriber = Mutex<(socket: Int32, stopped: Bool)>((-1, false))
     private let signals = Mutex<(@Sendable (ClusterSignal) -> Void)?>(nil)
     private let finished = DispatchSemaphore(value: 0)
@@ -61,15 +59,6 @@ public final class RedisClusterBus: ClusterBus {
             }
         }
         wake.signal()
-    }
-
-    public func watch(_ userId: String) { watched.withLock { $0[userId, default: 0] += 1 } }
-
-    public func unwatch(_ userId: String) {
-        watched.withLock { counts in
-            let count = (counts[userId] ?? 0) - 1
-            counts[userId] = count > 0 ? count : nil
-        }
     }
 
     public func stop() {
@@ -148,9 +137,7 @@ public final class RedisClusterBus: ClusterBus {
                     let (_, message) = try connection.nextMessage()
                     if message == Self.resync { signal(.restored); continue }
                     guard let notice = Self.parse(message) else { continue }   // a heartbeat
-                    if watched.withLock({ $0[notice.userId] != nil }) {
-                        signal(.advanced(userId: notice.userId, offset: notice.offset))
-                    }
+                    signal(.advanced(userId: notice.userId, offset: notice.offset))
                 }
             } catch {
                 if subscriber.withLock({ $0.stopped }) { return }

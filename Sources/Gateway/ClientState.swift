@@ -35,15 +35,24 @@ final class ClientState: @unchecked Sendable {
     }
 
     /// Sends `events` read from the store together with the buffered live ones, in offset order, each once, as one
-    /// replay (the socket paces it), and empties the buffer.
-    func sendInOrder(_ events: [(offset: Int64, frame: [UInt8])]) {
+    /// replay (the socket paces it). The read saw every event committed up to `complete`, so an offset missing below it
+    /// is in no log (a rolled-back batch) and is skipped; beyond it a missing offset may be another node's event not
+    /// read yet: what follows it stays buffered and false is returned (the caller reads again).
+    @discardableResult
+    func sendInOrder(_ events: [(offset: Int64, frame: [UInt8])], complete: Int64 = .max) -> Bool {
         var frames: [[UInt8]] = []
+        var held: [(offset: Int64, frame: [UInt8])] = []
         for (offset, frame) in (events + buffered).sorted(by: { $0.offset < $1.offset }) where offset > lastSentOffset {
-            lastSentOffset = offset
-            frames.append(frame)
+            if !held.isEmpty || (offset > complete && offset > lastSentOffset + 1) {
+                held.append((offset, frame))
+            } else {
+                lastSentOffset = offset
+                frames.append(frame)
+            }
         }
-        buffered = []
+        buffered = held
         if !frames.isEmpty { client.sendReplay(frames) }
+        return held.isEmpty
     }
 }
 

@@ -69,12 +69,12 @@ extension GatewayHub {
         let (store, limit) = (self.store, settings.maxReplayEvents)
         scheduler.runBlocking { [self] in
             let read = Result { try store.events(userId: userId, after: from, limit: limit) }
-            scheduler.execute { [self] in finishCatchUp(userId, read: read, limit: limit) }
+            scheduler.execute { [self] in finishCatchUp(userId, from: from, read: read, limit: limit) }
         }
     }
 
-    private func finishCatchUp(_ userId: String, read: Result<[StoredEvent], Error>, limit: Int) {
-        let again = catchUpsInFlight.removeValue(forKey: userId) ?? false
+    private func finishCatchUp(_ userId: String, from: Int64, read: Result<[StoredEvent], Error>, limit: Int) {
+        var again = catchUpsInFlight.removeValue(forKey: userId) ?? false
         guard case .success(let events) = read else {
             // The store is unreachable: live events keep waiting (sending them would skip the missing ones); retried
             // after a pause, as the store's own reconnection needs time.
@@ -83,12 +83,15 @@ extension GatewayHub {
         }
         if let last = events.last, last.offset > latestOffsets[userId] ?? 0 { latestOffsets[userId] = last.offset }
         let frames = events.map(\.frame)
+        // Everything committed before the read began is in it: a live event that waited and follows an offset the
+        // read does not have, past its end, may follow another node's event committed meanwhile: one more read.
+        let complete = max(from, events.last?.offset ?? from)
         for state in clients[userId]?.values ?? [:].values {
             if state.resuming {
                 state.buffered += frames     // merged in order when its own replay is read
             } else {
                 state.fetching = false
-                state.sendInOrder(frames)
+                if !state.sendInOrder(frames, complete: complete) { again = true }
             }
         }
         if again || events.count == limit { catchUp(userId) }

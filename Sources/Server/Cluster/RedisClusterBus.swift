@@ -30,6 +30,7 @@ public final class RedisClusterBus: ClusterBus {
     private let subscriber = Mutex<(socket: Int32, stopped: Bool)>((-1, false))
     private let signals = Mutex<(@Sendable (ClusterSignal) -> Void)?>(nil)
     private let finished = DispatchSemaphore(value: 0)
+    private let started = Atomic<Bool>(false)
     /// Users waiting to be published at most; beyond it their notices are replaced by one `*` (every node re-reads all
     /// its connected users' logs once), which costs reads, never events.
     static let maxQueuedUsers = 100_000
@@ -44,6 +45,7 @@ public final class RedisClusterBus: ClusterBus {
 
     public func start(signals: @escaping @Sendable (ClusterSignal) -> Void) {
         self.signals.withLock { $0 = signals }
+        started.store(true, ordering: .sequentiallyConsistent)
         Thread.detachNewThread { [self] in publishLoop(); finished.signal() }
         Thread.detachNewThread { [self] in subscribeLoop(); finished.signal() }
     }
@@ -69,6 +71,7 @@ public final class RedisClusterBus: ClusterBus {
             state.stopped = true
             if state.socket >= 0 { shutdown(state.socket, Int32(SHUT_RDWR)) }   // wakes the blocked read
         }
+        guard started.load(ordering: .sequentiallyConsistent) else { return }
         finished.wait()
         finished.wait()
     }
@@ -89,14 +92,16 @@ public final class RedisClusterBus: ClusterBus {
             if stopped { return }
             do {
                 if connection == nil { connection = try endpoint.connect(timeoutMs: 2000) }
-                if resync { try connection?.publish(Self.channel, Self.resync) }
-                for (userId, offset) in batch {
-                    try connection?.publish(Self.channel, Array("\(offset) \(userId)".utf8))
+                var messages = resync ? [Self.resync] : []
+                messages += batch.map { Array("\($0.value) \($0.key)".utf8) }
+                let beat = ContinuousClock.now - lastHeartbeat >= .milliseconds(heartbeatMs)
+                if beat { messages.append(Self.heartbeat) }
+                // One round trip for the whole batch (in slices, so one write stays a few hundred kilobytes at most).
+                let publish = [Array("PUBLISH".utf8), Array(Self.channel.utf8)]
+                for start in stride(from: 0, to: messages.count, by: 4096) {
+                    try connection?.pipeline(messages[start..<min(start + 4096, messages.count)].map { publish + [$0] })
                 }
-                if ContinuousClock.now - lastHeartbeat >= .milliseconds(heartbeatMs) {
-                    try connection?.publish(Self.channel, Self.heartbeat)
-                    lastHeartbeat = ContinuousClock.now
-                }
+                if beat { lastHeartbeat = ContinuousClock.now }
             } catch {
                 // Nothing is lost: the batch goes back (merged with newer offsets) and is sent after reconnecting.
                 outbox.withLock { box in

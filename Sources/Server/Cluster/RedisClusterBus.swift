@@ -89,7 +89,9 @@ public final class RedisClusterBus: ClusterBus {
                 defer { (box.latest, box.resync) = ([:], false) }
                 return (box.latest, box.resync, box.stopped)
             }
-            if stopped { return }
+            // Stopping: what is still queued is sent once more (other nodes' devices would otherwise wait for the
+            // users' next events), without retrying.
+            if stopped && batch.isEmpty && !resync { return }
             do {
                 if connection == nil { connection = try endpoint.connect(timeoutMs: 2000) }
                 var messages = resync ? [Self.resync] : []
@@ -102,7 +104,9 @@ public final class RedisClusterBus: ClusterBus {
                     try connection?.pipeline(messages[start..<min(start + 4096, messages.count)].map { publish + [$0] })
                 }
                 if beat { lastHeartbeat = ContinuousClock.now }
+                if stopped { return }
             } catch {
+                if stopped { return }
                 // Nothing is lost: the batch goes back (merged with newer offsets) and is sent after reconnecting.
                 outbox.withLock { box in
                     box.resync = box.resync || resync

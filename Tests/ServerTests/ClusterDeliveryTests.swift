@@ -152,6 +152,30 @@ import TestSupport
         #expect(sequences[0] == sequences[1])   // the log's one order on both devices
     }
 
+    @Test func aDesktopAttachingOnOneNodeHandsTheSessionOffFromThePhoneOnTheOther() throws {
+        let cluster = try Cluster()
+        let a = try cluster.addNode()
+        #expect(try a.api("POST", "/v1/sessions", ["userId": "ann", "sessionId": "s1"]).status == 201)
+        let b = try cluster.addNode()
+        try cluster.waitForBus(up: true)
+        let phone = try a.connect(user: "ann", device: "ann-phone")
+        #expect(try phone.command("session_attach", ["sessionId": "s1"])["ok"] as? Bool == true)
+        // B's memory still has no active client for s1: the store's answer (the phone) is what it hands off from.
+        let desk = try b.connect(user: "ann", device: "ann-desk", clientType: "desktop")
+        let attached = try desk.command("session_attach", ["sessionId": "s1"])
+        #expect(GatewayJSON.string(attached, "result", "activeClient", "deviceId") == "ann-desk", "\(attached)")
+        let handoff = try phone.next("session_handoff", timeout: 30)
+        #expect(GatewayJSON.string(handoff, "data", "sessionId") == "s1")
+        #expect(GatewayJSON.string(handoff, "data", "handedOffTo", "deviceId") == "ann-desk")
+        #expect(GatewayJSON.string(handoff, "data", "previous", "deviceId") == "ann-phone")
+        // The desk hears the same event from its own node's log, once.
+        #expect(GatewayJSON.string(try desk.next("session_handoff"), "data", "handedOffTo", "deviceId") == "ann-desk")
+        try Self.publish(b, to: "ann", name: "end")
+        #expect(try Self.events(on: desk, until: "end").isEmpty)
+        #expect(try Self.events(on: phone, until: "end").isEmpty)
+        #expect(try phone.collect("session_handoff", for: 0).isEmpty && desk.collect("session_handoff", for: 0).isEmpty)   // once each
+    }
+
     @Test func withRedisKilledEventsStillArriveAndOnceItIsBackNoticesCarryThemAgain() throws {
         let cluster = try Cluster()
         let a = try cluster.addNode()

@@ -176,6 +176,32 @@ import TestSupport
         #expect(try phone.collect("session_handoff", for: 0).isEmpty && desk.collect("session_handoff", for: 0).isEmpty)   // once each
     }
 
+    @Test func aDeviceResumingOnTheOtherNodeGetsWhatItMissedThenLiveEventsFromBothNodesInOrder() throws {
+        let cluster = try Cluster()
+        let a = try cluster.addNode()
+        #expect(try a.api("POST", "/v1/users", ["userId": "ann"]).status == 200)
+        let b = try cluster.addNode()
+        try cluster.waitForBus(up: true)
+        let phone = try a.connect(user: "ann", device: "ann-phone")
+        for i in 0..<5 { try Self.publish(a, to: "ann", name: "seen\(i)") }
+        try Self.publish(a, to: "ann", name: "end-seen")
+        let seen = try Self.events(on: phone, until: "end-seen")
+        let lastSeen = try #require(Self.offsets(seen).last) + 1          // end-seen's offset
+        phone.disconnect()
+        for i in 0..<5 { try Self.publish(i % 2 == 0 ? a : b, to: "ann", name: "missed\(i)") }
+
+        // The phone comes back through the other node (as after its node died) and resumes from its offset.
+        let token = GatewayTestServer.token(user: "ann", device: "ann-phone")
+        let back = try GatewayTestClient(port: b.port, path: "/v1/ws?token=\(token)&offset=\(lastSeen)")
+        _ = try back.next("welcome")
+        #expect(GatewayJSON.bool(try back.next("resume"), "data", "recovered") == true)
+        for i in 0..<5 { try Self.publish(i % 2 == 0 ? a : b, to: "ann", name: "live\(i)") }
+        try Self.publish(a, to: "ann", name: "end")
+        let events = try Self.events(on: back, until: "end")
+        #expect(events.compactMap { GatewayJSON.string($0, "data", "name") } == (0..<5).map { "missed\($0)" } + (0..<5).map { "live\($0)" })
+        #expect(Self.offsets(events) == Array((lastSeen + 1)...(lastSeen + 10)))
+    }
+
     @Test func withRedisKilledEventsStillArriveAndOnceItIsBackNoticesCarryThemAgain() throws {
         let cluster = try Cluster()
         let a = try cluster.addNode()

@@ -3,7 +3,7 @@
 // Dependency direction (leaves first):
 //   CLinux, COpenSSL, CZlib, CPostgres, CHiredis, Base64, JSON, WebSocketCodec, SwitchboardConfig
 //   <- HTTP1, EventLoop, TLS, WebSocketDeflate, Postgres and Redis (blocking clients) ; Postgres <- Storage
-//   <- Server <- switchboard (executable)
+//   <- Server (Redis: the cluster bus) <- switchboard (executable)
 import PackageDescription
 
 let package = Package(
@@ -50,8 +50,8 @@ let package = Package(
         .target(name: "Gateway", dependencies: ["GatewayProtocol", "Auth", "Metrics"]),
         // A blocking libpq client (parameterised queries, transactions, SQLSTATE errors) for a thread of its own.
         .target(name: "Postgres", dependencies: ["CPostgres"]),
-        // A blocking hiredis client (commands, publish, subscribe) for a thread of its own; cross-node delivery will
-        // use it (docs/CLUSTER.md). Nothing links it yet but its tests.
+        // A blocking hiredis client (commands, publish, subscribe) for a thread of its own: the cluster bus of
+        // cross-node delivery (Server's RedisClusterBus, docs/CLUSTER.md).
         .target(name: "Redis", dependencies: ["CHiredis"]),
         // Adapters of the domain's store port: SQLite (WAL, migrations, one writer thread with group commit) and
         // PostgreSQL (several nodes sharing one database), both behind the same group-commit writer.
@@ -68,7 +68,7 @@ let package = Package(
         // Composition root: listeners, upgrade, per-connection glue, HTTP endpoints, metrics.
         .target(name: "Server", dependencies: [
             "EventLoop", "TLS", "HTTP1", "WebSocketCodec", "WebSocketDeflate", "SwitchboardConfig",
-            "Gateway", "GatewayProtocol", "Storage", "Auth", "Push", "JSON", "Metrics",
+            "Gateway", "GatewayProtocol", "Storage", "Auth", "Push", "JSON", "Metrics", "Redis",
             .product(name: "Logging", package: "swift-log"),
         ], exclude: ["Web/assets"]),  // embedded by scripts/embed-web into Web/WebAssets.swift
         .executableTarget(name: "switchboard", dependencies: [
@@ -118,6 +118,7 @@ let package = Package(
             "SwitchboardClient", "Server", "TestSupport", "WebSocketCodec", "HTTP1", "TLS", "EventLoop", "Auth", "Gateway", "Storage",
             .product(name: "Logging", package: "swift-log"),
         ]),
-        .testTarget(name: "ServerTests", dependencies: ["Server", "TestSupport", "WebSocketCodec", "HTTP1", "TLS", "EventLoop", "Auth", "Gateway", "Storage"]),
+        .testTarget(name: "ServerTests", dependencies: ["Server", "TestSupport", "WebSocketCodec", "HTTP1", "TLS", "EventLoop", "Auth", "Gateway", "Storage",
+                                                  "Redis"]),
     ]
 )

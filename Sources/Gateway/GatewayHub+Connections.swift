@@ -114,20 +114,12 @@ extension GatewayHub {
         state.client.send(ServerFrames.event(type: "resume", offset: nil, timestamp: clock.now(), data: encode(summary)))
         // The replay and the live events buffered meanwhile leave as one batch, so the socket can pace it. A device
         // ahead of the log continues from `latest` (what its welcome said), so the next event of the log reaches it.
-        var replay: [[UInt8]] = []
-        var lastSent = min(after, latest)
-        for event in events where event.offset > lastSent {
-            lastSent = event.offset
-            replay.append(ServerFrames.event(type: event.type, offset: event.offset, timestamp: event.createdAt, data: event.payload))
-        }
-        for (offset, frame) in state.buffered where offset > lastSent {
-            lastSent = offset
-            replay.append(frame)
-        }
-        state.buffered = []
-        state.lastSentOffset = lastSent
+        // With a cluster bus, live events buffered meanwhile may follow another node's event the read did not see: they
+        // wait for one more read (GatewayHub+Cluster).
+        state.lastSentOffset = min(after, latest)
         state.resuming = false
-        if !replay.isEmpty { state.client.sendReplay(replay) }
+        let complete = clusterBus == nil ? Int64.max : max(events.last?.offset ?? 0, min(after, latest))
+        if !state.sendInOrder(events.map(\.frame), complete: complete) { catchUp(state.client.userId) }
     }
 
     // MARK: Presence

@@ -58,6 +58,14 @@ public final class GatewayHub: @unchecked Sendable {
     var idempotencyLookups: [IdempotencyLookup] = []
     /// Batches made since the store was last handed a job (see `queueWrite`).
     var queuedWrites: [QueuedWrite] = []
+    /// Several nodes on one store: announces this node's commits and hears other nodes' (GatewayHub+Cluster). Set
+    /// before `start`; nil on a single node.
+    public var clusterBus: ClusterBus?
+    /// Whether the bus is known to deliver notices; while false the connected users' logs are re-read on a timer.
+    var clusterHealthy = false
+    var clusterRecheckTimer: GatewayTimer?
+    /// Users whose log is being read for missed events, and whether another read was asked for meanwhile.
+    var catchUpsInFlight: [String: Bool] = [:]
 
     /// The project's strict JSON path (duplicate keys and trailing commas are `invalid_json`).
     let decoder = StrictJSONDecoder()
@@ -96,6 +104,7 @@ public final class GatewayHub: @unchecked Sendable {
         }
         metrics.pendingApprovals.store(snapshot.pendingApprovals.count, ordering: .relaxed)
         if settings.approvalSweepIntervalMs > 0 { scheduleApprovalSweep() }
+        startCluster()
     }
 
     // MARK: Committing events
@@ -164,6 +173,7 @@ public final class GatewayHub: @unchecked Sendable {
             }
             metrics.eventsCommitted.add(storedEvents.count, ordering: .relaxed)
             for event in storedEvents { deliver(event, committedAt: committedAt) }
+            announce(storedEvents)
             if enqueuedPush { onPushJobsEnqueued?() }
             completion(.success(storedEvents))
         }
@@ -200,11 +210,18 @@ public final class GatewayHub: @unchecked Sendable {
         }
     }
 
-    /// Sends a committed event to every connected device of its user (buffering for devices still replaying).
+    /// Sends a committed event to every connected device of its user (buffering for devices still replaying). With a
+    /// cluster bus, an event that skips offsets (another node's events in between, not heard of yet) waits while the
+    /// missing ones are read from the store, so each device still gets its log in order.
     func deliver(_ event: StoredEvent, committedAt: Int? = nil) {
         guard let userClients = clients[event.userId] else { return }
         let frame = ServerFrames.event(type: event.type, offset: event.offset, timestamp: event.createdAt, data: event.payload)
-        for (_, state) in userClients { state.deliver(offset: event.offset, frame: frame, committedAt: committedAt) }
+        let checkGaps = clusterBus != nil
+        var gap = false
+        for (_, state) in userClients where !state.deliver(offset: event.offset, frame: frame, committedAt: committedAt, checkGaps: checkGaps) {
+            gap = true
+        }
+        if gap { catchUp(event.userId) }
     }
 
     /// Sends a frame that is not part of the log (presence) to every connected device of `userId`.

@@ -26,6 +26,10 @@ public final class GatewayMetrics: Sendable {
     /// Resumes answered (`resume` events sent), and those of them that said `recovered: false`.
     public let resumes = Counter()
     public let resumesUnrecovered = Counter()
+    /// Cross-node delivery: notices heard on the cluster bus, re-reads done while it was down, and whether it is up.
+    public let clusterNotices = Counter()
+    public let clusterRechecks = Counter()
+    public let clusterBusUp = Atomic<Int>(0)
 
     public init() {}
 
@@ -53,6 +57,11 @@ public final class GatewayMetrics: Sendable {
         out.single("switchboard_gateway_resumes_unrecovered_total", "counter",
                    "Resumes that answered recovered:false (missed events no longer all available); recovery rate = 1 - this / resumes.",
                    resumesUnrecovered.value)
+        out.single("switchboard_cluster_notices_total", "counter", "Notices (a user's log grew) heard on the cluster bus.", clusterNotices.value)
+        out.single("switchboard_cluster_rechecks_total", "counter",
+                   "Re-reads of every connected user's log because the cluster bus was down.", clusterRechecks.value)
+        out.single("switchboard_cluster_bus_up", "gauge", "1 while the cluster bus (Redis) delivers notices to this node.",
+                   clusterBusUp.load(ordering: .relaxed))
         out.histogram("switchboard_gateway_commit_seconds", "Store batches, from queued by the hub to reported durable to it.", commitSeconds)
         out.histogram("switchboard_gateway_approval_answer_seconds", "Approval requests, from created to a device's answer stored.",
                       approvalAnswerSeconds)

@@ -33,6 +33,9 @@ public struct GatewaySettings: Sendable, Equatable {
     /// Idempotency keys (with their answers) the node remembers, so a retry is answered without a store read; a key
     /// not remembered is read from the store (which keeps every key). 0 remembers none. Not in the config file yet.
     public var idempotencyMemoryKeys = 4_096
+    /// With a cluster bus that is down (Redis unreachable): how often every connected user's log is re-read for
+    /// events other nodes committed, so they arrive late but arrive. Not in the config file yet.
+    public var clusterRecheckIntervalMs: Int64 = 1_000
     /// Friend requests, connect codes, groups, invites and discovery.
     public var relationships = RelationshipSettings()
     public init() {}

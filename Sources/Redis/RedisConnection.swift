@@ -44,9 +44,12 @@ public enum RedisAddress: Sendable, Equatable {
 public final class RedisConnection {
     private var context: UnsafeMutablePointer<redisContext>?
 
-    /// Connects within `timeoutMs`; the same bound then applies to every read and write (0 = block forever).
-    public init(_ address: RedisAddress, timeoutMs: Int = 2000) throws(RedisError) {
+    /// Connects within `timeoutMs`; the same bound then applies to every read and write (0 = block forever), unless
+    /// `readTimeoutMs` sets another one for them (a subscriber waits longer for messages than for a connection).
+    public init(_ address: RedisAddress, timeoutMs: Int = 2000, readTimeoutMs: Int? = nil) throws(RedisError) {
         let timeout = timeval(tv_sec: timeoutMs / 1000, tv_usec: (timeoutMs % 1000) * 1000)
+        let readTimeoutMs = readTimeoutMs ?? timeoutMs
+        let readTimeout = timeval(tv_sec: readTimeoutMs / 1000, tv_usec: (readTimeoutMs % 1000) * 1000)
         let handle: UnsafeMutablePointer<redisContext>?
         switch address {
         case .tcp(let host, let port): handle = redisConnectWithTimeout(host, Int32(port), timeout)
@@ -58,11 +61,15 @@ public final class RedisConnection {
             redisFree(handle)
             throw RedisError("cannot connect to Redis at \(address): \(text)")
         }
-        if timeoutMs > 0 { redisSetTimeout(handle, timeout) }
+        if readTimeoutMs > 0 { redisSetTimeout(handle, readTimeout) }
         context = handle
     }
 
     deinit { close() }
+
+    /// The socket, for `shutdown(2)` from another thread to wake a reader blocked in `nextMessage` (which then
+    /// throws); -1 once closed.
+    public var fileDescriptor: Int32 { context.map { Int32($0.pointee.fd) } ?? -1 }
 
     /// Closes the connection. Idempotent.
     public func close() {
@@ -80,6 +87,34 @@ public final class RedisConnection {
     @discardableResult
     public func command(_ arguments: [[UInt8]]) throws(RedisError) -> RedisReply {
         guard let context else { throw RedisError("the connection is closed") }
+        let raw = Self.withArgv(arguments) { argc, argv, lengths in redisCommandArgv(context, argc, argv, lengths) }
+        return try take(raw)
+    }
+
+    /// Sends every command in one write and then reads their replies (one round trip for all); the first error reply
+    /// throws, after every reply was read, so the connection stays usable.
+    @discardableResult
+    public func pipeline(_ commands: [[[UInt8]]]) throws(RedisError) -> [RedisReply] {
+        guard let context else { throw RedisError("the connection is closed") }
+        for arguments in commands {
+            let status = Self.withArgv(arguments) { argc, argv, lengths in redisAppendCommandArgv(context, argc, argv, lengths) }
+            guard status == REDIS_OK else { throw RedisError("Redis: cannot queue a command: \(Self.errorText(context))") }
+        }
+        var replies: [RedisReply] = []
+        var firstError: RedisError?
+        for _ in commands {
+            do { replies.append(try nextReply()) } catch {
+                if context.pointee.err != 0 { throw error }   // the connection failed: nothing more to read
+                firstError = firstError ?? error
+            }
+        }
+        if let firstError { throw firstError }
+        return replies
+    }
+
+    /// Calls `body` with C copies of `arguments` (hiredis takes pointers and lengths: binary-safe).
+    private static func withArgv<R>(_ arguments: [[UInt8]],
+                                    _ body: (Int32, UnsafeMutablePointer<UnsafePointer<CChar>?>?, [Int]) -> R) -> R {
         let copies = arguments.map { bytes -> UnsafeMutablePointer<CChar> in
             let copy = UnsafeMutablePointer<CChar>.allocate(capacity: max(1, bytes.count))
             bytes.withUnsafeBytes { raw in
@@ -90,10 +125,7 @@ public final class RedisConnection {
         defer { copies.forEach { $0.deallocate() } }
         var pointers = copies.map { UnsafePointer<CChar>?($0) }
         let lengths = arguments.map { $0.count }
-        let raw = pointers.withUnsafeMutableBufferPointer { argv in
-            redisCommandArgv(context, Int32(arguments.count), argv.baseAddress, lengths)
-        }
-        return try take(raw)
+        return pointers.withUnsafeMutableBufferPointer { argv in body(Int32(arguments.count), argv.baseAddress, lengths) }
     }
 
     /// `PUBLISH channel message`; returns how many subscribers received it.

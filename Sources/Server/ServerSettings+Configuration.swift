@@ -89,6 +89,7 @@ extension GatewayRuntime.Options {
             store.statementTimeoutMs = c.statementTimeoutMs
             store.applicationName = "switchboard " + Self.nodeID(c)
             postgres = store
+            redisURL = c.redisURL.isEmpty ? nil : c.redisURL
             // Other nodes' approvals (a dead node's among them) time out here too, within this of their deadline.
             settings.approvalSweepIntervalMs = Self.clusterApprovalSweepMs
         }

@@ -6,7 +6,8 @@ public struct ClusterSection: Sendable, Equatable {
     /// A file holding the database password (one line; a trailing newline is ignored). Empty: the password comes from
     /// the URL, `SWITCHBOARD_POSTGRES_PASSWORD`, or libpq's own `PGPASSWORD` / `~/.pgpass`.
     public var postgresPasswordFile: String = ""
-    /// Redis for cross-node delivery and presence. Read and checked, not used yet (docs/CLUSTER.md).
+    /// Redis for cross-node delivery (docs/CLUSTER.md): `redis://[[user]:password@]host[:port]` or `unix:///path`.
+    /// Empty: each node delivers only the events it committed itself until a device resumes.
     public var redisURL: String = ""
     /// This node's name in logs and `pg_stat_activity`; empty = the host name.
     public var nodeID: String = ""
@@ -24,7 +25,7 @@ public struct ClusterSection: Sendable, Equatable {
     }
 
     static func isRedisURL(_ text: String) -> Bool {
-        text.hasPrefix("redis://") || text.hasPrefix("rediss://") || text.hasPrefix("unix://")
+        text.hasPrefix("redis://") || text.hasPrefix("unix:///")
     }
 
     /// Letters, digits, `.`, `_`, `-`; at most 64.

@@ -66,7 +66,10 @@ extension SwitchboardConfiguration {
             throw failure("cluster.postgres_password_file", "set without cluster.postgres_url")
         }
         if !c.redisURL.isEmpty && !ClusterSection.isRedisURL(c.redisURL) {
-            throw failure("cluster.redis_url", "expected a URL starting with \"redis://\", \"rediss://\" or \"unix://\"")
+            throw failure("cluster.redis_url", "expected a URL starting with \"redis://\" or \"unix:///\" (rediss://, TLS, is not supported yet)")
+        }
+        if !c.redisURL.isEmpty && c.postgresURL.isEmpty {
+            throw failure("cluster.redis_url", "set without cluster.postgres_url (nodes share events through the database)")
         }
         if !ClusterSection.isNodeID(c.nodeID) {
             throw failure("cluster.node_id", "at most 64 letters, digits, '.', '_' or '-'")

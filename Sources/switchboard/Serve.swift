@@ -51,8 +51,8 @@ struct Serve: ParsableCommand {
         var gatewayOptions = GatewayRuntime.Options(configuration)
         if let postgres = gatewayOptions.postgres {
             logger.info("storage: PostgreSQL \(postgres.redactedURL) as node \(GatewayRuntime.Options.nodeID(configuration.cluster))")
-            if configuration.cluster.redisURL.isEmpty == false {
-                logger.warning("cluster.redis_url is set but not used yet: events reach devices connected to the node that stored them")
+            if configuration.cluster.redisURL.isEmpty {
+                logger.warning("cluster.redis_url is not set: events reach devices on other nodes only when they resume")
             }
         } else {
             logger.info("storage: \(configuration.storage.path)\(scratch == nil ? "" : " (temporary, echo mode)")")

@@ -40,6 +40,16 @@ import TestSupport
         #expect(received.map(\.message) == [Array("1".utf8), [0, 1, 2], Array("2".utf8)])
     }
 
+    @Test func aPipelineSendsEveryCommandAndReadsEveryReplyInOrder() throws {
+        let redis = try connect()
+        let commands = (0..<500).map { [Array("RPUSH".utf8), Array("list".utf8), Array("v\($0)".utf8)] }
+        #expect(try redis.pipeline(commands) == (1...500).map { .integer(Int64($0)) })
+        // An error reply in the middle throws after every reply was read: the connection is still in step.
+        let mixed = [["SET", "s", "x"], ["INCR", "s"], ["GET", "s"]].map { $0.map { Array($0.utf8) } }
+        #expect(throws: RedisError.self) { try redis.pipeline(mixed) }
+        #expect(try redis.command(["LLEN", "list"]) == .integer(500))
+    }
+
     @Test func aStoppedServerFailsCallsInsteadOfHanging() throws {
         let redis = try connect()
         server.stop()

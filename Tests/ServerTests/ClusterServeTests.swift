@@ -46,6 +46,7 @@ import TestSupport
         try a.waitUntilServing(port: portA)
         try b.waitUntilServing(port: portB)
         #expect(a.stderr.contains("storage: PostgreSQL") && a.stderr.contains("as node node-a"))
+        #expect(a.stderr.contains("cluster.redis_url is not set"), "\(a.stderr)")
         #expect(!FileManager.default.fileExists(atPath: directory.path + "/switchboard.db"))
 
         // Node A creates ann and appends; node B learns ann when her phone connects there (nodes cache users they
@@ -62,6 +63,38 @@ import TestSupport
         #expect(GatewayJSON.int(fromB.json, "offset") == (GatewayJSON.int(published.json, "offset") ?? 0) + 1)
         let delivered = try phone.next("custom")
         #expect(GatewayJSON.string(delivered, "data", "name") == "from-b")
+    }
+
+    @Test(.timeLimit(.minutes(1))) func twoNodesWithRedisDeliverAnEventCommittedOnOneToADeviceOnTheOther() throws {
+        signal(SIGPIPE, SIG_IGN)
+        let directory = try TemporaryDirectory()
+        let url = try PostgresCluster.shared().createDatabase()
+        let redis = try RedisServer(ready: ClusterDeliveryTests.Cluster.redisReady)
+        let (portA, portB) = (try GatewayProcess.freePort(), try GatewayProcess.freePort())
+        let extra = "redis_url = \"unix://\(redis.socketPath)\""
+        let configA = try Self.config(directory, name: "node-a", port: portA, url: url, extra: extra)
+        let configB = try Self.config(directory, name: "node-b", port: portB, url: url, extra: extra)
+        let key = "cluster-api-key-0123456789"
+        let a = try ServeProcess(["serve", "--config", configA], directory: directory)
+        try a.waitUntilServing(port: portA)
+        #expect(try GatewayHTTP.request(port: portA, "POST", "/v1/users", ["userId": "ann"], key: key).status == 200)
+        let b = try ServeProcess(["serve", "--config", configB], directory: directory)
+        try b.waitUntilServing(port: portB)
+        #expect(b.stderr.contains("cross-node delivery: Redis publish/subscribe at unix(path: \"\(redis.socketPath)\")"), "\(b.stderr)")
+        #expect(!b.stderr.contains("redis_url is not set"))
+        try ClusterDeliveryTests.waitUntil(timeout: 30, "both nodes subscribed") {
+            [portA, portB].allSatisfy { (try? MetricsScrape.fetch(port: $0).value("switchboard_cluster_bus_up")) == 1 }
+        }
+
+        let token = GatewayTestServer.token(user: "ann", device: "phone", secret: Self.secret)
+        let phone = try GatewayTestClient(port: portB, path: "/v1/ws?token=\(token)")
+        _ = try phone.next("welcome")
+        for i in 0..<3 {
+            #expect(try GatewayHTTP.request(port: portA, "POST", "/v1/users/ann/events", ["name": "from-a-\(i)"], key: key).status == 201)
+            let delivered = try phone.next("custom", timeout: 10)
+            #expect(GatewayJSON.string(delivered, "data", "name") == "from-a-\(i)")
+        }
+        #expect(try MetricsScrape.fetch(port: portB).value("switchboard_cluster_notices_total") >= 3)
     }
 
     @Test(.timeLimit(.minutes(1))) func anUnreadablePasswordFileStopsServeNamingTheKey() throws {

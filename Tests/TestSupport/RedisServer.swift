@@ -11,9 +11,10 @@ public final class RedisServer: @unchecked Sendable {   // immutable after init,
     private var stopped = false
 
     /// Starts the server and returns once it accepts connections (`ready` is polled by connecting, at most 10 s).
-    /// Spawned with posix_spawn and reaped with waitpid here, so `stop()` knows the process is gone.
-    public init(ready: (String) -> Bool) throws {
-        directory = FileManager.default.temporaryDirectory.appendingPathComponent("redis-\(UUID().uuidString.prefix(8))").path
+    /// Spawned with posix_spawn and reaped with waitpid here, so `stop()` knows the process is gone. `existing`:
+    /// restart on the socket of a server stopped with `stop(keepingDirectory: true)`; a fresh directory when nil.
+    public init(reusing existing: String? = nil, ready: (String) -> Bool) throws {
+        self.directory = existing ?? FileManager.default.temporaryDirectory.appendingPathComponent("redis-\(UUID().uuidString.prefix(8))").path
         socketPath = directory + "/redis.sock"
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         let arguments = ["/usr/bin/redis-server", "--port", "0", "--unixsocket", socketPath, "--unixsocketperm", "700",
@@ -43,8 +44,9 @@ public final class RedisServer: @unchecked Sendable {   // immutable after init,
     deinit { stop() }
 
     /// Stops the server (SIGKILL: it keeps nothing, and a child spawned from a test thread inherits that thread's
-    /// blocked signals, SIGTERM among them), waits for it, and removes its directory. Idempotent.
-    public func stop() {
+    /// blocked signals, SIGTERM among them), waits for it, and removes its directory unless `keepingDirectory`
+    /// (a server started on it again serves the same socket path). Idempotent.
+    public func stop(keepingDirectory: Bool = false) {
         let first = lock.withLock { () -> Bool in defer { stopped = true }; return !stopped }
         guard first else { return }
         if pid > 0 {
@@ -52,6 +54,6 @@ public final class RedisServer: @unchecked Sendable {   // immutable after init,
             var status: Int32 = 0
             while waitpid(pid, &status, 0) == -1 && errno == EINTR {}
         }
-        try? FileManager.default.removeItem(atPath: directory)
+        if !keepingDirectory { try? FileManager.default.removeItem(atPath: directory) }
     }
 }

@@ -3,6 +3,7 @@ import EventLoop
 import Gateway
 import Glibc
 import Logging
+import Redis
 import Storage
 import Synchronization
 
@@ -16,6 +17,9 @@ public final class GatewayRuntime: @unchecked Sendable {
         /// Set: the store is this PostgreSQL database, shared with other nodes, and `databasePath` is unused (the
         /// HS256 secret must then be configured: every node verifies the same tokens). nil: SQLite at `databasePath`.
         public var postgres: PostgresStoreOptions?
+        /// Set (with `postgres`): events other nodes commit reach this node's devices through Redis
+        /// (`RedisClusterBus`); nil: only after a resume.
+        public var redisURL: String?
         public var synchronousFull = false
         public var hs256Secret: String?
         public var es256PublicKeyFile: String?
@@ -89,6 +93,17 @@ public final class GatewayRuntime: @unchecked Sendable {
         hubLoop = try EventLoop(index: 1000)
         scheduler = HubScheduler(loop: hubLoop)
         hub = GatewayHub(store: store, scheduler: scheduler, clock: scheduler, settings: options.settings)
+        if let url = options.redisURL {
+            guard options.postgres != nil else {
+                throw ServerError.configuration("cluster.redis_url: set without cluster.postgres_url (nodes share events through the database)")
+            }
+            switch RedisEndpoint.parse(url) {
+            case .success(let endpoint):
+                hub.clusterBus = RedisClusterBus(endpoint: endpoint, logger: logger)
+                logger.info("cross-node delivery: Redis publish/subscribe at \(endpoint.address)")
+            case .failure(let error): throw ServerError.configuration("cluster.redis_url: \(error.message)")
+            }
+        }
         if let url = options.approvalWebhookURL {
             guard let webhook = ApprovalWebhook(url: url, logger: logger) else {
                 throw ServerError.configuration("gateway.approval_webhook_url: expected an http:// or https:// URL, got \(url)")
@@ -163,6 +178,7 @@ public final class GatewayRuntime: @unchecked Sendable {
         // task the hub posted itself would run after the loop stopped.
         let hub = self.hub
         hubLoop.execute { hub.flushWrites() }
+        hub.clusterBus?.stop()
         hubLoop.stop()
         hubLoop.join()
         store.close()

@@ -61,7 +61,8 @@ import Testing
 
     @Test(.timeLimit(.minutes(1))) func anUnansweredRequestTimesOutAndLeavesTheCard() async throws {
         let (server, model, running) = try await Self.liveModel()
-        let requestId = try Self.createApproval(server, timeoutSeconds: 0.3)
+        // Long enough that the card is seen on a loaded machine before the deadline takes it away (0.3 s was not).
+        let requestId = try Self.createApproval(server, timeoutSeconds: 3)
         try await Self.eventually("the card") { model.approval?.requestId == requestId }
         try await Self.eventually("the card gone at the deadline") { model.approval == nil }
         let pending = try await model.client.pendingApprovals()
@@ -88,9 +89,9 @@ import Testing
         return try #require(GatewayJSON.string(created.json, "requestId"))
     }
 
-    /// Polls main-actor state (up to 10 s).
+    /// Polls main-actor state (up to 30 s).
     @MainActor static func eventually(_ what: String, _ condition: @MainActor () -> Bool) async throws {
-        let deadline = Date().addingTimeInterval(10)
+        let deadline = Date().addingTimeInterval(30)
         while !condition() {
             guard Date() < deadline else { throw TestFailure("timed out waiting for \(what)") }
             try await Task.sleep(for: .milliseconds(10))

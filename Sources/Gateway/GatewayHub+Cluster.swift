@@ -8,6 +8,7 @@ extension GatewayHub {
     func startCluster() {
         guard let bus = clusterBus else { return }
         scheduleClusterRecheck()       // until the bus says it works
+        scheduleClusterPresenceRefresh()
         bus.start { [self] signal in scheduler.execute { [self] in clusterSignal(signal) } }
     }
 
@@ -29,6 +30,8 @@ extension GatewayHub {
             if users[userId] != nil, offset > latestOffsets[userId] ?? 0 { latestOffsets[userId] = offset }
             guard clients[userId]?.values.contains(where: { $0.lastSentOffset < offset }) == true else { return }
             catchUp(userId)
+        case .presence(let userId, let node, let connected, let away):
+            clusterPresence(userId: userId, node: node, connected: connected, away: away)
         case .lost:
             guard clusterHealthy else { return }
             clusterHealthy = false
@@ -36,6 +39,7 @@ extension GatewayHub {
             scheduleClusterRecheck()
         case .restored:
             clusterHealthy = true
+            renewRemotePresence()
             metrics.clusterBusUp.store(1, ordering: .relaxed)
             clusterRecheckTimer?.cancel()
             clusterRecheckTimer = nil

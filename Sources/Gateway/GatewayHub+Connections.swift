@@ -124,11 +124,21 @@ extension GatewayHub {
 
     // MARK: Presence
 
-    /// Feeds the user's devices to its `PresenceMachine`; changes go to its contacts. Going offline waits out the
-    /// grace period so a quick reconnect does not flicker.
+    /// This node's devices of the user changed: tells the other nodes (with a cluster bus) and feeds the user's
+    /// devices on every node to its `PresenceMachine`; changes go to its contacts connected here. Going offline waits
+    /// out the grace period so a quick reconnect does not flicker.
     func updatePresence(of userId: String) {
-        let states = clients[userId].map { Array($0.values) } ?? []
-        stepPresence(of: userId, .devices(connected: states.count, away: states.filter(\.away).count))
+        if let bus = clusterBus {
+            let local = localDevices(of: userId)
+            bus.announcePresence(userId: userId, connected: local.connected, away: local.away)
+        }
+        stepAggregatePresence(of: userId)
+    }
+
+    /// Feeds the user's devices on every node (GatewayHub+ClusterPresence) to its `PresenceMachine`.
+    func stepAggregatePresence(of userId: String) {
+        let devices = clusterDevices(of: userId)
+        stepPresence(of: userId, .devices(connected: devices.connected, away: devices.away))
     }
 
     private func stepPresence(of userId: String, _ input: PresenceMachine.Input) {
@@ -141,7 +151,7 @@ extension GatewayHub {
             case .armGrace(let deadline):
                 presence[userId]?.graceTimer = scheduler.schedule(at: deadline) { [self] in
                     presence[userId]?.graceTimer = nil
-                    stepPresence(of: userId, .graceOver(connected: clients[userId]?.count ?? 0))
+                    stepPresence(of: userId, .graceOver(connected: clusterDevices(of: userId).connected))
                 }
             case .cancelGrace:
                 presence[userId]?.graceTimer?.cancel()

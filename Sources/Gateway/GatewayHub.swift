@@ -66,6 +66,10 @@ public final class GatewayHub: @unchecked Sendable {
     var clusterRecheckTimer: GatewayTimer?
     /// Users whose log is being read for missed events, and whether another read was asked for meanwhile.
     var catchUpsInFlight: [String: Bool] = [:]
+    /// Other nodes' devices per user and node, as their presence notices last said, each until it expires
+    /// (GatewayHub+ClusterPresence).
+    var remotePresence: [String: [String: RemoteDevices]] = [:]
+    var clusterPresenceTimer: GatewayTimer?
 
     /// The project's strict JSON path (duplicate keys and trailing commas are `invalid_json`).
     let decoder = StrictJSONDecoder()

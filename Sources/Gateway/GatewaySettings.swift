@@ -36,6 +36,12 @@ public struct GatewaySettings: Sendable, Equatable {
     /// With a cluster bus that is down (Redis unreachable): how often every connected user's log is re-read for
     /// events other nodes committed, so they arrive late but arrive. Not in the config file yet.
     public var clusterRecheckIntervalMs: Int64 = 1_000
+    /// With a cluster bus: how often a node repeats the device counts of the users connected to it, and how long
+    /// another node believes them without a repeat. A node that dies without a word (`kill -9`) has its users' devices
+    /// counted out after at most TTL + refresh, then the grace period runs (docs/CLUSTER.md, "Presence across
+    /// nodes"). Not in the config file yet.
+    public var clusterPresenceRefreshMs: Int64 = 2_000
+    public var clusterPresenceTtlMs: Int64 = 6_000
     /// Friend requests, connect codes, groups, invites and discovery.
     public var relationships = RelationshipSettings()
     public init() {}

@@ -90,6 +90,7 @@ extension GatewayRuntime.Options {
             store.applicationName = "switchboard " + Self.nodeID(c)
             postgres = store
             redisURL = c.redisURL.isEmpty ? nil : c.redisURL
+            nodeId = Self.nodeID(c)
             // Other nodes' approvals (a dead node's among them) time out here too, within this of their deadline.
             settings.approvalSweepIntervalMs = Self.clusterApprovalSweepMs
         }

@@ -65,15 +65,20 @@ import TestSupport
         #expect(GatewayJSON.string(delivered, "data", "name") == "from-b")
     }
 
-    @Test(.timeLimit(.minutes(1))) func twoNodesWithRedisDeliverAnEventCommittedOnOneToADeviceOnTheOther() throws {
+    /// A new database, a `redis-server`, and the configurations of nodes A and B on both, each with a free port.
+    static func redisNodes(_ directory: TemporaryDirectory) throws -> (RedisServer, (String, UInt16), (String, UInt16)) {
         signal(SIGPIPE, SIG_IGN)
-        let directory = try TemporaryDirectory()
         let url = try PostgresCluster.shared().createDatabase()
         let redis = try RedisServer(ready: ClusterDeliveryTests.Cluster.redisReady)
         let (portA, portB) = (try GatewayProcess.freePort(), try GatewayProcess.freePort())
         let extra = "redis_url = \"unix://\(redis.socketPath)\""
-        let configA = try Self.config(directory, name: "node-a", port: portA, url: url, extra: extra)
-        let configB = try Self.config(directory, name: "node-b", port: portB, url: url, extra: extra)
+        return (redis, (try config(directory, name: "node-a", port: portA, url: url, extra: extra), portA),
+                (try config(directory, name: "node-b", port: portB, url: url, extra: extra), portB))
+    }
+
+    @Test(.timeLimit(.minutes(1))) func twoNodesWithRedisDeliverAnEventCommittedOnOneToADeviceOnTheOther() throws {
+        let directory = try TemporaryDirectory()
+        let (redis, (configA, portA), (configB, portB)) = try Self.redisNodes(directory)
         let key = "cluster-api-key-0123456789"
         let a = try ServeProcess(["serve", "--config", configA], directory: directory)
         try a.waitUntilServing(port: portA)
@@ -95,6 +100,47 @@ import TestSupport
             #expect(GatewayJSON.string(delivered, "data", "name") == "from-a-\(i)")
         }
         #expect(try MetricsScrape.fetch(port: portB).value("switchboard_cluster_notices_total") >= 3)
+    }
+
+    /// Presence across nodes with a node killed hard: bob on node B hears ann (on node A) come online once; after A
+    /// gets SIGKILL (no disconnect, no notice) he hears her go offline once, within 15 s.
+    @Test(.timeLimit(.minutes(1))) func aContactOnAnotherNodeHearsAUserOfAKilledNodeGoOfflineOnceWithinFifteenSeconds() throws {
+        let directory = try TemporaryDirectory()
+        let (redis, (configA, portA), (configB, portB)) = try Self.redisNodes(directory)
+        let key = "cluster-api-key-0123456789"
+        let a = try ServeProcess(["serve", "--config", configA], directory: directory)
+        try a.waitUntilServing(port: portA)
+        for user in ["ann", "bob"] {
+            #expect(try GatewayHTTP.request(port: portA, "POST", "/v1/users", ["userId": user], key: key).status == 200)
+        }
+        #expect(try GatewayHTTP.request(port: portA, "POST", "/v1/contacts", ["userA": "ann", "userB": "bob"], key: key).status == 200)
+        let b = try ServeProcess(["serve", "--config", configB], directory: directory)
+        try b.waitUntilServing(port: portB)
+        try ClusterDeliveryTests.waitUntil(timeout: 30, "both nodes subscribed") {
+            [portA, portB].allSatisfy { (try? MetricsScrape.fetch(port: $0).value("switchboard_cluster_bus_up")) == 1 }
+        }
+
+        let bob = try GatewayTestClient(port: portB, path: "/v1/ws?token=\(GatewayTestServer.token(user: "bob", device: "phone", secret: Self.secret))")
+        _ = try bob.next("welcome")
+        let ann = try GatewayTestClient(port: portA, path: "/v1/ws?token=\(GatewayTestServer.token(user: "ann", device: "phone", secret: Self.secret))")
+        _ = try ann.next("welcome")
+        let annPresence: ([String: Any]) -> Bool = { $0["type"] as? String == "presence" && GatewayJSON.string($0, "data", "userId") == "ann" }
+        let online = try bob.next(timeout: 10, where: annPresence)
+        #expect(GatewayJSON.string(online, "data", "status") == "online")
+
+        kill(a.pid, SIGKILL)
+        let killedAt = Date()
+        #expect(a.exitStatus(within: 10) != nil)
+        let offline = try bob.next(timeout: 20, where: annPresence)     // the next word about ann: offline, not a repeat
+        let elapsed = Date().timeIntervalSince(killedAt)
+        #expect(GatewayJSON.string(offline, "data", "status") == "offline")
+        #expect(elapsed <= 15, "offline after \(elapsed) s")
+        print("presence: offline heard \(Int(elapsed * 1000)) ms after SIGKILL")
+        // Nothing more about ann: a marker published after the offline arrives with no presence frame before it.
+        #expect(try GatewayHTTP.request(port: portB, "POST", "/v1/users/bob/events", ["name": "marker"], key: key).status == 201)
+        let next = try bob.next(timeout: 10) { annPresence($0) || GatewayJSON.string($0, "data", "name") == "marker" }
+        #expect(GatewayJSON.string(next, "data", "name") == "marker")
+        withExtendedLifetime(redis) {}   // Redis runs until here
     }
 
     @Test(.timeLimit(.minutes(1))) func anUnreadablePasswordFileStopsServeNamingTheKey() throws {

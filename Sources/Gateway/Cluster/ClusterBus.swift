@@ -4,6 +4,9 @@ import Synchronization
 public enum ClusterSignal: Sendable, Equatable {
     /// `userId`'s log holds events up to `offset` (committed by some node, possibly this one).
     case advanced(userId: String, offset: Int64)
+    /// Another node has `connected` devices of `userId` (`away` of them away); 0 means none any more. Repeated by that
+    /// node while the devices stay (docs/CLUSTER.md, "Presence across nodes"); a node's own notices are not signalled.
+    case presence(userId: String, node: String, connected: Int, away: Int)
     /// Notices may be missed from now on (the link to the bus broke, or notices were dropped): until `restored`, the
     /// node re-reads its connected users' logs on a timer so events are late, never lost.
     case lost
@@ -26,6 +29,9 @@ public protocol ClusterBus: AnyObject, Sendable {
     func start(signals: @escaping @Sendable (ClusterSignal) -> Void)
     /// After a commit: `userId`'s log now reaches `offset`. Queued, coalesced per user, never blocking.
     func announce(userId: String, offset: Int64)
+    /// This node now has `connected` devices of `userId`, `away` of them away (also repeated as a refresh). Queued,
+    /// coalesced per user (the latest counts win), never blocking.
+    func announcePresence(userId: String, connected: Int, away: Int)
     /// Stops the bus's threads; no signal is sent after it returns.
     func stop()
 }
@@ -65,6 +71,14 @@ public final class InMemoryClusterBus: Sendable {
         for signals in receivers { signals(.advanced(userId: userId, offset: offset)) }
     }
 
+    fileprivate func announcePresence(from id: Int, userId: String, connected: Int, away: Int) {
+        let receivers = state.withLock { s -> [@Sendable (ClusterSignal) -> Void] in
+            guard s.healthy else { return [] }
+            return s.members.filter { $0.key != id }.values.compactMap { $0 }
+        }
+        for signals in receivers { signals(.presence(userId: userId, node: "\(id)", connected: connected, away: away)) }
+    }
+
     fileprivate func stop(_ id: Int) { state.withLock { s in s.members[id] = .some(nil) } }
 }
 
@@ -74,5 +88,8 @@ private final class InMemoryClusterMember: ClusterBus {
     init(bus: InMemoryClusterBus, id: Int) { (self.bus, self.id) = (bus, id) }
     func start(signals: @escaping @Sendable (ClusterSignal) -> Void) { bus.start(id, signals) }
     func announce(userId: String, offset: Int64) { bus.announce(userId: userId, offset: offset) }
+    func announcePresence(userId: String, connected: Int, away: Int) {
+        bus.announcePresence(from: id, userId: userId, connected: connected, away: away)
+    }
     func stop() { bus.stop(id) }
 }

@@ -6,7 +6,9 @@ import Synchronization
 
 /// The cluster bus over Redis publish/subscribe (docs/CLUSTER.md, "Cross-node delivery"): one shared channel,
 /// `sb:notices`, carrying `<offset> <user>` per user whose log grew, `*` (every node re-reads its connected users'
-/// logs once) when the publisher's queue overflowed, and a heartbeat from every node each second.
+/// logs once) when the publisher's queue overflowed, `p <connected> <away> <node bytes> <node><user>` per user whose
+/// device count on a node changed or is repeated (presence, docs/CLUSTER.md), and a heartbeat from every node each
+/// second. A node of an older build reads a presence notice as it reads a heartbeat: it ignores it.
 ///
 /// Two threads, each with its own blocking hiredis connection, so neither the hub nor an event loop ever waits on
 /// Redis: the publisher drains a queue coalesced per user (the latest offset wins), keeping what it could not send
@@ -19,6 +21,7 @@ public final class RedisClusterBus: ClusterBus {
     static let resync: [UInt8] = Array("*".utf8)
 
     private let endpoint: RedisEndpoint
+    private let nodeId: String
     private let logger: Logger
     private let heartbeatMs: Int
     private let silenceMs: Int
@@ -26,6 +29,8 @@ public final class RedisClusterBus: ClusterBus {
     /// Users with new events not yet published (or, after an overflow, `resync` instead of them), and the condition
     /// the publisher waits on.
     private let outbox = Mutex<(latest: [String: Int64], resync: Bool, stopped: Bool)>(([:], false, false))
+    /// Presence counts not yet published, per user (the latest counts win; bounded by the users connected here).
+    private let presenceOutbox = Mutex<[String: (connected: Int, away: Int)]>([:])
     private let wake = DispatchSemaphore(value: 0)
     private let subscriber = Mutex<(socket: Int32, stopped: Bool)>((-1, false))
     private let signals = Mutex<(@Sendable (ClusterSignal) -> Void)?>(nil)
@@ -35,8 +40,10 @@ public final class RedisClusterBus: ClusterBus {
     /// its connected users' logs once), which costs reads, never events.
     static let maxQueuedUsers = 100_000
 
-    public init(endpoint: RedisEndpoint, logger: Logger, heartbeatMs: Int = 1000, silenceMs: Int = 3500, retryMs: UInt32 = 200) {
+    /// `nodeId` names this node in presence notices (the configured `node_id`); it must differ between nodes.
+    public init(endpoint: RedisEndpoint, nodeId: String, logger: Logger, heartbeatMs: Int = 1000, silenceMs: Int = 3500, retryMs: UInt32 = 200) {
         self.endpoint = endpoint
+        self.nodeId = nodeId
         self.logger = logger
         self.heartbeatMs = heartbeatMs
         self.silenceMs = silenceMs
@@ -60,6 +67,11 @@ public final class RedisClusterBus: ClusterBus {
                 box.latest[userId] = max(box.latest[userId] ?? 0, offset)
             }
         }
+        wake.signal()
+    }
+
+    public func announcePresence(userId: String, connected: Int, away: Int) {
+        presenceOutbox.withLock { $0[userId] = (connected, away) }
         wake.signal()
     }
 
@@ -89,13 +101,15 @@ public final class RedisClusterBus: ClusterBus {
                 defer { (box.latest, box.resync) = ([:], false) }
                 return (box.latest, box.resync, box.stopped)
             }
+            let presence = presenceOutbox.withLock { box in defer { box = [:] }; return box }
             // Stopping: what is still queued is sent once more (other nodes' devices would otherwise wait for the
             // users' next events), without retrying.
-            if stopped && batch.isEmpty && !resync { return }
+            if stopped && batch.isEmpty && presence.isEmpty && !resync { return }
             do {
                 if connection == nil { connection = try endpoint.connect(timeoutMs: 2000) }
                 var messages = resync ? [Self.resync] : []
                 messages += batch.map { Array("\($0.value) \($0.key)".utf8) }
+                messages += presence.map { Self.presenceNotice(node: nodeId, userId: $0.key, connected: $0.value.connected, away: $0.value.away) }
                 let beat = ContinuousClock.now - lastHeartbeat >= .milliseconds(heartbeatMs)
                 if beat { messages.append(Self.heartbeat) }
                 // One round trip for the whole batch (in slices, so one write stays a few hundred kilobytes at most).
@@ -114,6 +128,7 @@ public final class RedisClusterBus: ClusterBus {
                         for (userId, offset) in batch { box.latest[userId] = max(box.latest[userId] ?? 0, offset) }
                     }
                 }
+                presenceOutbox.withLock { box in box.merge(presence) { newer, _ in newer } }
                 if connection != nil { logger.warning("cluster bus: cannot publish to Redis: \(error)") }
                 connection = nil
                 usleep(retryMs * 1000)
@@ -145,6 +160,10 @@ public final class RedisClusterBus: ClusterBus {
                 while true {
                     let (_, message) = try connection.nextMessage()
                     if message == Self.resync { signal(.restored); continue }
+                    if let p = Self.parsePresence(message) {
+                        if p.node != nodeId { signal(.presence(userId: p.userId, node: p.node, connected: p.connected, away: p.away)) }
+                        continue
+                    }
                     guard let notice = Self.parse(message) else { continue }   // a heartbeat
                     signal(.advanced(userId: notice.userId, offset: notice.offset))
                 }
@@ -158,7 +177,27 @@ public final class RedisClusterBus: ClusterBus {
         }
     }
 
-    /// `<offset> <user>`; nil for anything else (heartbeats).
+    /// `p <connected> <away> <node bytes> <node><user>`: the node's name is length-prefixed, so neither name is limited
+    /// in what it holds.
+    static func presenceNotice(node: String, userId: String, connected: Int, away: Int) -> [UInt8] {
+        Array("p \(connected) \(away) \(node.utf8.count) ".utf8) + Array(node.utf8) + Array(userId.utf8)
+    }
+
+    /// A presence notice, or nil for anything else.
+    static func parsePresence(_ message: [UInt8]) -> (node: String, userId: String, connected: Int, away: Int)? {
+        guard message.starts(with: Array("p ".utf8)) else { return nil }
+        let fields = message.dropFirst(2).split(separator: UInt8(ascii: " "), maxSplits: 3, omittingEmptySubsequences: false)
+        guard fields.count == 4,
+              let connected = Int(String(decoding: fields[0], as: UTF8.self)), connected >= 0,
+              let away = Int(String(decoding: fields[1], as: UTF8.self)), away >= 0, away <= connected,
+              let nodeBytes = Int(String(decoding: fields[2], as: UTF8.self)), nodeBytes > 0,
+              fields[3].count > nodeBytes else { return nil }
+        let rest = fields[3]
+        let split = rest.index(rest.startIndex, offsetBy: nodeBytes)
+        return (String(decoding: rest[..<split], as: UTF8.self), String(decoding: rest[split...], as: UTF8.self), connected, away)
+    }
+
+    /// `<offset> <user>`; nil for anything else (heartbeats, presence).
     static func parse(_ message: [UInt8]) -> (userId: String, offset: Int64)? {
         guard let space = message.firstIndex(of: UInt8(ascii: " ")),
               let offset = Int64(String(decoding: message[..<space], as: UTF8.self)) else { return nil }

@@ -20,6 +20,9 @@ public final class GatewayRuntime: @unchecked Sendable {
         /// Set (with `postgres`): events other nodes commit reach this node's devices through Redis
         /// (`RedisClusterBus`); nil: only after a resume.
         public var redisURL: String?
+        /// This node's name (`cluster.node_id`); with a random suffix per start it names the node in presence notices,
+        /// so two nodes never pass for one and a restarted node's old counts expire rather than merge.
+        public var nodeId = "node"
         public var synchronousFull = false
         public var hs256Secret: String?
         public var es256PublicKeyFile: String?
@@ -99,7 +102,8 @@ public final class GatewayRuntime: @unchecked Sendable {
             }
             switch RedisEndpoint.parse(url) {
             case .success(let endpoint):
-                hub.clusterBus = RedisClusterBus(endpoint: endpoint, logger: logger)
+                hub.clusterBus = RedisClusterBus(endpoint: endpoint, nodeId: options.nodeId + "/" + String(UInt32.random(in: 0...UInt32.max), radix: 16),
+                                                 logger: logger)
                 logger.info("cross-node delivery: Redis publish/subscribe at \(endpoint.address)")
             case .failure(let error): throw ServerError.configuration("cluster.redis_url: \(error.message)")
             }

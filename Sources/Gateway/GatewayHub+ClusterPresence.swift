@@ -1,0 +1,67 @@
+/// Presence across nodes (docs/CLUSTER.md, "Presence across nodes"): each node announces on the cluster bus how
+/// many devices of a user it has whenever that changes and repeats it every `clusterPresenceRefreshMs` for every user
+/// connected to it; every node keeps the other nodes' counts, each believed for `clusterPresenceTtlMs`, and feeds its
+/// own `PresenceMachine` per user the sum of its devices and theirs. Every node computes the same status from the same
+/// counts and tells only the devices connected to it, so each contact's device hears each change once. A node killed
+/// without a word stops repeating; its counts expire and the grace period runs as for any last device leaving.
+extension GatewayHub {
+    /// The user's devices on every node: this node's plus the other nodes' unexpired counts.
+    func clusterDevices(of userId: String) -> (connected: Int, away: Int) {
+        let local = localDevices(of: userId)
+        var total = local
+        for remote in (remotePresence[userId] ?? [:]).values {
+            total.connected += remote.connected
+            total.away += remote.away
+        }
+        return total
+    }
+
+    func localDevices(of userId: String) -> (connected: Int, away: Int) {
+        let states = clients[userId].map { Array($0.values) } ?? []
+        return (states.count, states.filter(\.away).count)
+    }
+
+    /// Another node's notice: its counts replace what it said before (0 removes it), then the aggregate is stepped.
+    func clusterPresence(userId: String, node: String, connected: Int, away: Int) {
+        if connected > 0 {
+            remotePresence[userId, default: [:]][node] = RemoteDevices(connected: connected, away: away,
+                                                                       expiresAt: clock.now() + settings.clusterPresenceTtlMs)
+        } else {
+            remotePresence[userId]?[node] = nil
+            if remotePresence[userId]?.isEmpty == true { remotePresence[userId] = nil }
+        }
+        stepAggregatePresence(of: userId)
+    }
+
+    /// Every `clusterPresenceRefreshMs`: repeats this node's counts and counts out other nodes' that were not repeated
+    /// in time. While the bus is down nothing expires (the silence is Redis's, not the nodes'): on `restored` every
+    /// count is believed for one more TTL.
+    func scheduleClusterPresenceRefresh() {
+        guard let bus = clusterBus else { return }
+        clusterPresenceTimer = scheduler.schedule(at: clock.now() + settings.clusterPresenceRefreshMs) { [self] in
+            for userId in clients.keys {
+                let local = localDevices(of: userId)
+                bus.announcePresence(userId: userId, connected: local.connected, away: local.away)
+            }
+            if clusterHealthy { expireRemotePresence() }
+            scheduleClusterPresenceRefresh()
+        }
+    }
+
+    /// The bus works again: other nodes' counts get a fresh TTL (their repeats were lost with it, not their devices).
+    func renewRemotePresence() {
+        let expiresAt = clock.now() + settings.clusterPresenceTtlMs
+        for userId in remotePresence.keys {
+            for node in remotePresence[userId]!.keys { remotePresence[userId]![node]!.expiresAt = expiresAt }
+        }
+    }
+
+    private func expireRemotePresence() {
+        let now = clock.now()
+        for (userId, nodes) in remotePresence where nodes.values.contains(where: { $0.expiresAt <= now }) {
+            remotePresence[userId] = nodes.filter { $0.value.expiresAt > now }
+            if remotePresence[userId]?.isEmpty == true { remotePresence[userId] = nil }
+            stepAggregatePresence(of: userId)
+        }
+    }
+}

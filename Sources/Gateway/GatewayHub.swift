@@ -34,7 +34,6 @@ public final class GatewayHub: @unchecked Sendable {
     var latestApprovalSequence: Int64 = 0
     var pushTokens: [DeviceKey: [PushTokenRecord]] = [:]
     var notificationSettings: [String: NotificationSettings] = [:]
-    var latestPushJobId: Int64 = 0
     var presencePushPending: [String: Set<String>] = [:]
     var presencePushTimers: [String: GatewayTimer] = [:]
     var presencePushSentAt: [String: Int64] = [:]
@@ -97,7 +96,6 @@ public final class GatewayHub: @unchecked Sendable {
         latestApprovalSequence = snapshot.latestApprovalSequence
         for token in snapshot.pushTokens { pushTokens[token.deviceKey, default: []].append(token) }
         notificationSettings = snapshot.notificationSettings
-        latestPushJobId = snapshot.latestPushJobId
         for approval in snapshot.pendingApprovals {
             approvals[approval.id] = approval
             armTimeout(for: approval)

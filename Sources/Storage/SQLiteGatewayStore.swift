@@ -114,6 +114,15 @@ public final class SQLiteGatewayStore: DurableGatewayStore, @unchecked Sendable 
         try read { reader throws(StorageError) in try reader.pushJob(id: id) }
     }
 
+    /// A write: runs on the writer thread in its own transaction after every batch queued before it; blocks the caller.
+    public func claimPushJobs(claimant: String, now: Int64, leaseMs: Int64, limit: Int) throws -> [PushJobRecord] {
+        let claimed = try writer.runAlone { backend throws(StorageError) in
+            try StoreReader(db: backend.connection).claimPushJobs(claimant: claimant, now: now, leaseMs: leaseMs, limit: limit)
+        }
+        guard let claimed else { throw StorageError("\(path): store is closed") }
+        return claimed
+    }
+
     public func events(userId: String, after: Int64, limit: Int) throws -> [StoredEvent] {
         try read { reader throws(StorageError) in try reader.events(userId: userId, after: after, limit: limit) }
     }

@@ -1,0 +1,38 @@
+import Foundation
+import Gateway
+import Testing
+@testable import Storage
+
+/// Migration 8 adds push job claims; the jobs of a version 7 file keep their ids and are claimed like new ones, and
+/// new jobs are numbered after them.
+@Suite struct PushClaimMigrationTests {
+    /// A sent job 1 and a pending job 2, their blobs as this build writes them.
+    static var version7Rows: String {
+        let job = StoreDecisionContractTests.pushJob(due: 10)
+        func hex(_ value: some Encodable) -> String { "X'" + PushBlobs.encode(value).map { String(format: "%02x", $0) }.joined() + "'" }
+        return """
+            INSERT INTO push_jobs (id, user_id, device_id, target, notice, fallback, state, attempts, next_attempt_at, last_error, created_at) VALUES
+                (1, 'u1', 'd1', \(hex(job.target)), \(hex(job.notice)), NULL, 'sent', 1, 10, NULL, 10),
+                (2, 'u1', 'd1', \(hex(job.target)), \(hex(job.notice)), NULL, 'pending', 0, 20, NULL, 20);
+            """
+    }
+
+    @Test func jobsOfAVersion7FileAreClaimedAndNewJobsAreNumberedAfterThem() throws {
+        let directory = try TemporaryDirectory()
+        let path = try databaseAt(version: 7, in: directory, rows: Self.version7Rows)
+        let store = try openStore(path)
+        defer { store.close() }
+        let db = try SQLiteConnection(path: path, readOnly: true, busyTimeoutMs: 1000)
+        defer { db.close() }
+        #expect(try SchemaMigrations.currentVersion(db) == SchemaV8.version)
+        let columns = try db.query("SELECT name FROM pragma_table_info('push_jobs') ORDER BY cid") { $0.string(0) }
+        #expect(columns.suffix(2) == ["claimed_by", "lease_until"])
+
+        #expect(commit(store, [[.enqueuePush(StoreDecisionContractTests.pushJob(due: 30))]]) == [nil])
+        let claimed = try store.claimPushJobs(claimant: "a", now: 100, leaseMs: 1_000, limit: 10)
+        #expect(claimed.map(\.id) == [2, 3])
+        #expect(claimed.first?.notice.genericTitle == "New message")
+        #expect(try db.query("SELECT claimed_by, lease_until FROM push_jobs WHERE id = 2") { [$0.string(0), String($0.int64(1))] }
+                == [["a", "1100"]])
+    }
+}

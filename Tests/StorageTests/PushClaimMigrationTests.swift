@@ -36,3 +36,27 @@ import Testing
                 == [["a", "1100"]])
     }
 }
+
+/// PostgreSQL's migration 8: the jobs of a version 7 database keep their ids, new ones are numbered past the largest.
+@Suite struct PostgresPushClaimMigrationTests {
+    @Test func jobsOfAVersion7DatabaseAreClaimedAndNewJobsAreNumberedAfterThem() throws {
+        let url = try PostgresCluster.shared().createDatabase()
+        let db = try PostgresDatabase(options: PostgresStoreOptions(url: url))
+        try db.execute("CREATE TABLE schema_version (version INTEGER NOT NULL); INSERT INTO schema_version (version) VALUES (7)")
+        for migration in PostgresSchema.migrations where migration.version <= 7 { try db.execute(migration.sql) }
+        let job = StoreDecisionContractTests.pushJob(due: 10)
+        for (id, state) in [(Int64(5), "sent"), (7, "pending")] {
+            try db.query("""
+                INSERT INTO push_jobs (id, user_id, device_id, target, notice, state, attempts, next_attempt_at, created_at)
+                VALUES ($1, 'u1', 'd1', $2, $3, $4, 0, $1, $1)
+                """, [id, PushBlobs.encode(job.target), PushBlobs.encode(job.notice), state])
+        }
+        db.close()
+
+        let store = try PostgresGatewayStore(options: PostgresStoreOptions(url: url))
+        defer { store.close() }
+        #expect(commit(store, [[.enqueuePush(job)], [.enqueuePush(job)]]) == [nil, nil])
+        #expect(try store.claimPushJobs(claimant: "a", now: 100, leaseMs: 1_000, limit: 10).map(\.id) == [7, 8, 9])
+        #expect(try store.pushJob(id: 5)?.state == "sent")
+    }
+}

@@ -51,6 +51,9 @@ public final class SQLiteGatewayStore: DurableGatewayStore, @unchecked Sendable 
             try writeConnection.execute("PRAGMA wal_autocheckpoint = \(max(1, options.walAutocheckpointPages))")
             try writeConnection.execute("PRAGMA journal_size_limit = \(max(1, options.walAutocheckpointPages) * 4096)")
             try SchemaMigrations.migrate(writeConnection)
+            // One process serves a SQLite file: claims on push jobs are this file's previous process's, which is gone
+            // (a crash mid-send). Its jobs are due again at once rather than when their leases run out.
+            try writeConnection.execute("UPDATE push_jobs SET claimed_by = NULL, lease_until = NULL WHERE lease_until IS NOT NULL")
             readConnection = try SQLiteConnection(path: options.path, readOnly: true, busyTimeoutMs: options.busyTimeoutMs)
         } catch {
             writeConnection.close()

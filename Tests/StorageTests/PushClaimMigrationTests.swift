@@ -37,6 +37,22 @@ import Testing
     }
 }
 
+/// A SQLite file has one serving process: the claims of the previous one (which crashed mid-send) end when the file
+/// is opened again, so its jobs are due at once, not after their lease.
+@Suite struct SQLitePushClaimReopenTests {
+    @Test func reopeningTheFileEndsThePreviousProcesssClaims() throws {
+        let directory = try TemporaryDirectory()
+        let store = try openStore(directory.path())
+        #expect(commit(store, [[.enqueuePush(StoreDecisionContractTests.pushJob(due: 10))]]) == [nil])
+        #expect(try store.claimPushJobs(claimant: "a", now: 100, leaseMs: 60_000, limit: 10).map(\.id) == [1])
+        #expect(try store.claimPushJobs(claimant: "a", now: 200, leaseMs: 60_000, limit: 10).isEmpty)
+        store.close()
+        let reopened = try openStore(directory.path())
+        defer { reopened.close() }
+        #expect(try reopened.claimPushJobs(claimant: "b", now: 200, leaseMs: 60_000, limit: 10).map(\.id) == [1])
+    }
+}
+
 /// PostgreSQL's migration 8: the jobs of a version 7 database keep their ids, new ones are numbered past the largest.
 @Suite struct PostgresPushClaimMigrationTests {
     @Test func jobsOfAVersion7DatabaseAreClaimedAndNewJobsAreNumberedAfterThem() throws {

@@ -96,8 +96,7 @@ extension GatewayHub {
         let now = clock.now()
         for (device, targets) in targetsByDevice {
             for (target, fallback) in targets {
-                latestPushJobId += 1
-                jobs.append(PushJobRecord(id: latestPushJobId, userId: event.userId, deviceId: device.deviceId, target: target, notice: notice,
+                jobs.append(PushJobRecord(id: 0, userId: event.userId, deviceId: device.deviceId, target: target, notice: notice,
                                           fallback: fallback, nextAttemptAt: now, createdAt: now))
             }
         }
@@ -186,8 +185,7 @@ extension GatewayHub {
                 var jobs: [PushJobRecord] = []
                 for device in devices(of: watcher) {
                     for (target, _) in backgroundTargets(device: device) {
-                        latestPushJobId += 1
-                        jobs.append(PushJobRecord(id: latestPushJobId, userId: watcher, deviceId: device.deviceId, target: target, notice: notice,
+                        jobs.append(PushJobRecord(id: 0, userId: watcher, deviceId: device.deviceId, target: target, notice: notice,
                                                   nextAttemptAt: clock.now(), createdAt: clock.now()))
                     }
                 }

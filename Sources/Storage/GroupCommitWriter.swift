@@ -230,3 +230,18 @@ private final class ThreadBody {
     let body: () -> Void
     init(_ body: @escaping () -> Void) { self.body = body }
 }
+
+extension GroupCommitWriter {
+    /// Runs `body` on the writer thread alone in its own transaction, after every batch queued before it, and returns
+    /// what it returned once committed; blocks the caller. nil when the writer is stopped.
+    func runAlone<R: Sendable>(_ body: @escaping (Backend) throws(StorageError) -> R) throws(StorageError) -> R? {
+        let result = BlockingReply<R>()
+        let reply = BlockingReply<Result<Int, StorageError>>()
+        guard submit(.maintenance({ backend throws(StorageError) in
+            result.fulfil(try body(backend))
+            return 0
+        }, reply)) else { return nil }
+        _ = try reply.wait().get()   // the commit's outcome: a rolled-back result is never returned
+        return result.wait()
+    }
+}

@@ -51,6 +51,9 @@ public final class SQLiteGatewayStore: DurableGatewayStore, @unchecked Sendable 
             try writeConnection.execute("PRAGMA wal_autocheckpoint = \(max(1, options.walAutocheckpointPages))")
             try writeConnection.execute("PRAGMA journal_size_limit = \(max(1, options.walAutocheckpointPages) * 4096)")
             try SchemaMigrations.migrate(writeConnection)
+            // One process serves a SQLite file: claims on push jobs are this file's previous process's, which is gone
+            // (a crash mid-send). Its jobs are due again at once rather than when their leases run out.
+            try writeConnection.execute("UPDATE push_jobs SET claimed_by = NULL, lease_until = NULL WHERE lease_until IS NOT NULL")
             readConnection = try SQLiteConnection(path: options.path, readOnly: true, busyTimeoutMs: options.busyTimeoutMs)
         } catch {
             writeConnection.close()
@@ -112,6 +115,15 @@ public final class SQLiteGatewayStore: DurableGatewayStore, @unchecked Sendable 
 
     public func pushJob(id: Int64) throws -> PushJobRecord? {
         try read { reader throws(StorageError) in try reader.pushJob(id: id) }
+    }
+
+    /// A write: runs on the writer thread in its own transaction after every batch queued before it; blocks the caller.
+    public func claimPushJobs(claimant: String, now: Int64, leaseMs: Int64, limit: Int) throws -> [PushJobRecord] {
+        let claimed = try writer.runAlone { backend throws(StorageError) in
+            try StoreReader(db: backend.connection).claimPushJobs(claimant: claimant, now: now, leaseMs: leaseMs, limit: limit)
+        }
+        guard let claimed else { throw StorageError("\(path): store is closed") }
+        return claimed
     }
 
     public func events(userId: String, after: Int64, limit: Int) throws -> [StoredEvent] {

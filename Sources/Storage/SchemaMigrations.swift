@@ -19,6 +19,7 @@ enum SchemaMigrations {
         SchemaMigration(version: SchemaV5.version, sql: SchemaV5.sql),
         SchemaMigration(version: SchemaV6.version, sql: SchemaV6.sql, transform: SchemaV6.hashDeviceSecrets),
         SchemaMigration(version: SchemaV7.version, sql: SchemaV7.sql),
+        SchemaMigration(version: SchemaV8.version, sql: SchemaV8.sql),
     ]
 
     /// Applies every migration newer than the recorded version, in order; returns the resulting version.

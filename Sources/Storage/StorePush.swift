@@ -8,17 +8,21 @@ extension StoreWriteApplier {
     func applyPush(_ write: StoreWrite) throws(StorageError) {
         switch write {
         case .enqueuePush(let job):
+            // No id: the store assigns the next one (ids are the store's, so nodes never collide).
             let target = PushBlobs.encode(job.target), notice = PushBlobs.encode(job.notice), fallback = job.fallback.map(PushBlobs.encode)
             try db.run("""
-                INSERT INTO push_jobs (id, user_id, device_id, target, notice, fallback, state, attempts, next_attempt_at, last_error, created_at)
-                VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)
+                INSERT INTO push_jobs (user_id, device_id, target, notice, fallback, state, attempts, next_attempt_at, last_error, created_at)
+                VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)
                 """) {
-                $0.bind(1, job.id); $0.bind(2, job.userId); $0.bind(3, job.deviceId); $0.bind(4, target); $0.bind(5, notice)
-                $0.bind(6, fallback); $0.bind(7, job.state); $0.bind(8, job.attempts); $0.bind(9, job.nextAttemptAt)
-                $0.bind(10, job.lastError); $0.bind(11, job.createdAt)
+                $0.bind(1, job.userId); $0.bind(2, job.deviceId); $0.bind(3, target); $0.bind(4, notice)
+                $0.bind(5, fallback); $0.bind(6, job.state); $0.bind(7, job.attempts); $0.bind(8, job.nextAttemptAt)
+                $0.bind(9, job.lastError); $0.bind(10, job.createdAt)
             }
         case .updatePushJob(let id, let state, let attempts, let nextAttemptAt, let lastError):
-            try db.run("UPDATE push_jobs SET state = ?2, attempts = ?3, next_attempt_at = ?4, last_error = ?5 WHERE id = ?1") {
+            try db.run("""
+                UPDATE push_jobs SET state = ?2, attempts = ?3, next_attempt_at = ?4, last_error = ?5,
+                    claimed_by = NULL, lease_until = NULL WHERE id = ?1
+                """) {
                 $0.bind(1, id); $0.bind(2, state); $0.bind(3, attempts); $0.bind(4, nextAttemptAt); $0.bind(5, lastError)
             }
         case .upsertPushToken(let t):
@@ -60,7 +64,6 @@ extension StoreReader {
         for (user, blob) in settings {
             snapshot.notificationSettings[user] = PushBlobs.settings(blob)
         }
-        snapshot.latestPushJobId = try db.queryFirst("SELECT COALESCE(MAX(id), 0) FROM push_jobs") { $0.int64(0) } ?? 0
     }
 
     func duePushJobs(now: Int64, limit: Int) throws(StorageError) -> [PushJobRecord] {
@@ -68,6 +71,17 @@ extension StoreReader {
             SELECT \(Self.pushColumns) FROM push_jobs WHERE state = 'pending' AND next_attempt_at <= ?1
             ORDER BY next_attempt_at, id LIMIT ?2
             """) { $0.bind(1, now); $0.bind(2, Int64(limit)) } row: { Self.pushJob($0) }.compactMap { $0 }
+    }
+
+    /// `GatewayStore.claimPushJobs` as one statement on the writer (SQLite has one writer, so it is atomic).
+    func claimPushJobs(claimant: String, now: Int64, leaseMs: Int64, limit: Int) throws(StorageError) -> [PushJobRecord] {
+        try db.query("""
+            UPDATE push_jobs SET claimed_by = ?1, lease_until = ?2 + ?3
+            WHERE id IN (SELECT id FROM push_jobs WHERE state = 'pending' AND next_attempt_at <= ?2
+                AND (lease_until IS NULL OR lease_until < ?2) ORDER BY next_attempt_at, id LIMIT ?4)
+            RETURNING \(Self.pushColumns)
+            """) { $0.bind(1, claimant); $0.bind(2, now); $0.bind(3, leaseMs); $0.bind(4, Int64(limit)) } row: { Self.pushJob($0) }
+            .compactMap { $0 }.sorted { ($0.nextAttemptAt, $0.id) < ($1.nextAttemptAt, $1.id) }
     }
 
     func pushJob(id: Int64) throws(StorageError) -> PushJobRecord? {

@@ -128,4 +128,7 @@ final class DeferredStore: GatewayStore, @unchecked Sendable {
     func pruneEvents(before: Int64, keepLatest: Int) throws -> Int { try inner.pruneEvents(before: before, keepLatest: keepLatest) }
     func duePushJobs(now: Int64, limit: Int) throws -> [PushJobRecord] { try inner.duePushJobs(now: now, limit: limit) }
     func pushJob(id: Int64) throws -> PushJobRecord? { try inner.pushJob(id: id) }
+    func claimPushJobs(claimant: String, now: Int64, leaseMs: Int64, limit: Int) throws -> [PushJobRecord] {
+        try inner.claimPushJobs(claimant: claimant, now: now, leaseMs: leaseMs, limit: limit)
+    }
 }

@@ -36,7 +36,7 @@ final class GatewayTestServer: @unchecked Sendable {
     /// backing off with `pushRetryDelay` (nil = the production policy). No defaults here, so a trailing `configure`
     /// closure keeps selecting the initializer above.
     init(directory: TemporaryDirectory?, pushTransport: PushTransport?, pushRetryDelay: (@Sendable (Int, Int64?) -> Int64?)?,
-         configure: (inout GatewayRuntime.Options) -> Void = { _ in }, server configureServer: (inout ServerSettings) -> Void = { _ in }) throws {
+         pushLeaseMs: Int64? = nil, configure: (inout GatewayRuntime.Options) -> Void = { _ in }, server configureServer: (inout ServerSettings) -> Void = { _ in }) throws {
         self.directory = try directory ?? TemporaryDirectory()
         var options = GatewayRuntime.Options(databasePath: self.directory.path + "/gateway.db")
         options.hs256Secret = Self.secret
@@ -47,7 +47,8 @@ final class GatewayTestServer: @unchecked Sendable {
         configure(&options)
         var logger = Logger(label: "gateway-test")
         logger.logLevel = .critical
-        runtime = try GatewayRuntime(options: options, pushTransport: pushTransport, pushRetryDelay: pushRetryDelay, logger: logger)
+        runtime = try GatewayRuntime(options: options, pushTransport: pushTransport, pushRetryDelay: pushRetryDelay, pushLeaseMs: pushLeaseMs,
+                                     logger: logger)
 
         var settings = ServerSettings()
         settings.listen = .init(host: "127.0.0.1", port: 0)

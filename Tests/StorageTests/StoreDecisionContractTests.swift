@@ -244,4 +244,41 @@ extension ApprovalRecord {
         #expect(s.write([.upsertConnectCode(revoked)]) == [nil])
         #expect(try s.store.loadSnapshot().connectCodes == [revoked])
     }
+
+    static func pushJob(due: Int64, id: Int64 = 0) -> PushJobRecord {
+        PushJobRecord(id: id, userId: "u1", deviceId: "d1", target: PushTarget(provider: "webhook", token: "https://example.test/hook", kind: "alert"),
+                      notice: PushNotice(type: "message", genericTitle: "New message"), nextAttemptAt: due, createdAt: due)
+    }
+
+    @Test(arguments: StoreFactory.all)
+    func pushJobIdsAreTheStores(factory: StoreFactory) throws {
+        let s = try factory.open()
+        // Two nodes' records may carry the same id (or none): the store numbers them.
+        #expect(s.write([.enqueuePush(Self.pushJob(due: 10)), .enqueuePush(Self.pushJob(due: 20))], [.enqueuePush(Self.pushJob(due: 30, id: 1))])
+                == [nil, nil])
+        #expect(try s.store.duePushJobs(now: 100, limit: 10).map(\.id) == [1, 2, 3])
+        #expect(try s.store.pushJob(id: 3)?.nextAttemptAt == 30)
+    }
+
+    @Test(arguments: StoreFactory.all)
+    func aDuePushJobIsClaimedByOneNodeUntilItsLeaseRunsOutOrItsOutcomeIsRecorded(factory: StoreFactory) throws {
+        let s = try factory.open()
+        #expect(s.write([.enqueuePush(Self.pushJob(due: 10)), .enqueuePush(Self.pushJob(due: 20)), .enqueuePush(Self.pushJob(due: 30)),
+                         .enqueuePush(Self.pushJob(due: 5_000))]) == [nil])
+        func claim(_ node: String, at now: Int64, limit: Int = 10) throws -> [Int64] {
+            try s.store.claimPushJobs(claimant: node, now: now, leaseMs: 1_000, limit: limit).map(\.id)
+        }
+        #expect(try claim("a", at: 100, limit: 2) == [1, 2])
+        #expect(try claim("b", at: 100) == [3])               // not due yet: job 4
+        #expect(try claim("a", at: 1_100).isEmpty)            // every lease runs until 1 100
+        // Recording an outcome ends the claim: a retry is due again for anyone.
+        #expect(s.write([.updatePushJob(id: 2, state: "pending", attempts: 1, nextAttemptAt: 1_050, lastError: "503")]) == [nil])
+        #expect(try claim("b", at: 1_100) == [2])
+        // A claimant that died: its leases run out and another node takes the jobs over, oldest first.
+        #expect(try claim("a", at: 1_101) == [1, 3])
+        #expect(s.write([.updatePushJob(id: 1, state: "sent", attempts: 1, nextAttemptAt: 1_200, lastError: nil)]) == [nil])
+        #expect(try claim("b", at: 10_000) == [3, 2, 4])     // by next attempt; a sent job is never claimed again
+        #expect(try s.store.pushJob(id: 1)?.state == "sent")
+    }
 }
+

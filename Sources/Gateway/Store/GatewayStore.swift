@@ -26,9 +26,10 @@ public enum StoreWrite: Sendable, Equatable {
     /// "approval:<user>␟<session>"; `key` from the client) and a digest of the request, so a reuse of the key for a
     /// different request can be refused.
     case putIdempotency(scope: String, key: String, response: [UInt8], requestHash: String = "", createdAt: Int64)
-    /// A push to send, in the same transaction as the event it announces (the outbox).
+    /// A push to send, in the same transaction as the event it announces (the outbox). The store assigns the job's
+    /// id (the record's `id` is ignored): ids are unique across nodes and never reused.
     case enqueuePush(PushJobRecord)
-    /// The outcome of an attempt: `sent`, `dead`, or still `pending` with the next attempt's time.
+    /// The outcome of an attempt: `sent`, `dead`, or still `pending` with the next attempt's time. Ends the job's claim.
     case updatePushJob(id: Int64, state: String, attempts: Int, nextAttemptAt: Int64, lastError: String?)
     case upsertPushToken(PushTokenRecord)
     /// Forgets a token (invalid, or replaced); `sessionId` "" for tokens that are not per session.
@@ -142,8 +143,6 @@ public struct GatewaySnapshot: Sendable, Equatable {
     public var latestApprovalSequence: Int64 = 0
     public var pushTokens: [PushTokenRecord] = []
     public var notificationSettings: [String: NotificationSettings] = [:]
-    /// The highest push job id ever stored (0 when none).
-    public var latestPushJobId: Int64 = 0
     // Relationships, each list in first-insert order.
     public var friendRequests: [FriendRequestRecord] = []
     public var contactPauses: [ContactPauseRecord] = []
@@ -195,6 +194,11 @@ public protocol GatewayStore: AnyObject, Sendable {
     func duePushJobs(now: Int64, limit: Int) throws -> [PushJobRecord]
     /// One push job by id (any state).
     func pushJob(id: Int64) throws -> PushJobRecord?
+    /// Claims up to `limit` due push jobs for `claimant` until `now + leaseMs`, oldest first, and returns them: a job
+    /// is due when pending, its next attempt is at or before `now`, and no other claim on it is still running. The
+    /// store decides it atomically (nodes sharing a store each get different jobs), and a claim whose lease ran out
+    /// (its node died mid-send) is taken over. Recording the job's outcome (`updatePushJob`) ends the claim.
+    func claimPushJobs(claimant: String, now: Int64, leaseMs: Int64, limit: Int) throws -> [PushJobRecord]
     /// Drops events older than `before` (ms) but always keeps each user's newest `keepLatest` events. Returns how many were removed.
     func pruneEvents(before: Int64, keepLatest: Int) throws -> Int
 }

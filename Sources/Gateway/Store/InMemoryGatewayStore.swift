@@ -13,6 +13,8 @@ public final class InMemoryGatewayStore: GatewayStore {
         var resolvedApprovals: [String: ApprovalRecord] = [:]
         var batches = 0
         var pushJobs: [Int64: PushJobRecord] = [:]
+        /// Running claims on push jobs: the lease's end by job id.
+        var pushLeases: [Int64: Int64] = [:]
 
         mutating func apply(_ write: StoreWrite) throws {
             switch write {
@@ -97,14 +99,15 @@ public final class InMemoryGatewayStore: GatewayStore {
                 snapshot.invites[i].state = .used
                 snapshot.invites[i].usedBy = usedBy
                 snapshot.invites[i].usedAt = usedAt
-            case .enqueuePush(let job):
+            case .enqueuePush(var job):
+                job.id = (pushJobs.keys.max() ?? 0) + 1   // jobs are never removed, so ids are never reused
                 pushJobs[job.id] = job
-                snapshot.latestPushJobId = max(snapshot.latestPushJobId, job.id)
             case .updatePushJob(let id, let state, let attempts, let nextAttemptAt, let lastError):
                 pushJobs[id]?.state = state
                 pushJobs[id]?.attempts = attempts
                 pushJobs[id]?.nextAttemptAt = nextAttemptAt
                 pushJobs[id]?.lastError = lastError
+                pushLeases[id] = nil
             case .upsertPushToken(let token):
                 replace(&snapshot.pushTokens, token) {
                     $0.deviceKey == token.deviceKey && $0.kind == token.kind && $0.sessionId == token.sessionId
@@ -205,6 +208,16 @@ public final class InMemoryGatewayStore: GatewayStore {
 
     public func pushJob(id: Int64) throws -> PushJobRecord? {
         state.withLock { $0.pushJobs[id] }
+    }
+
+    public func claimPushJobs(claimant: String, now: Int64, leaseMs: Int64, limit: Int) throws -> [PushJobRecord] {
+        state.withLock { state in
+            let claimed = Array(state.pushJobs.values
+                .filter { $0.state == "pending" && $0.nextAttemptAt <= now && (state.pushLeases[$0.id] ?? .min) < now }
+                .sorted { ($0.nextAttemptAt, $0.id) < ($1.nextAttemptAt, $1.id) }.prefix(max(0, limit)))
+            for job in claimed { state.pushLeases[job.id] = now + leaseMs }
+            return claimed
+        }
     }
 
     public func pruneEvents(before: Int64, keepLatest: Int) throws -> Int {

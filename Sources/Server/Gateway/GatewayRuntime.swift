@@ -60,8 +60,10 @@ public final class GatewayRuntime: @unchecked Sendable {
     private let pushOutbox: PushOutbox?
 
     /// `pushTransport`: where outbox jobs are sent (the push adapters); nil keeps jobs queued in the outbox unsent.
+    /// `pushLeaseMs`: how long a claimed job stays with this node before another may take it (default 60 s).
     public init(options: Options, pushTransport: PushTransport? = nil,
-                pushRetryDelay: (@Sendable (Int, Int64?) -> Int64?)? = nil, logger: Logger) throws {
+                pushRetryDelay: (@Sendable (Int, Int64?) -> Int64?)? = nil, pushLeaseMs: Int64? = nil,
+                logger: Logger) throws {
         if let postgres = options.postgres {
             guard options.hs256Secret != nil else {
                 throw ServerError.configuration("auth.hs256_secret: required with cluster.postgres_url (every node verifies the same tokens)")
@@ -130,7 +132,7 @@ public final class GatewayRuntime: @unchecked Sendable {
         web = WebRoutes(next: api, demo: options.demo ? DemoAPI(api: api) : nil)
         if let pushTransport {
             pushOutbox = PushOutbox(hub: hub, store: store, scheduler: scheduler, transport: pushTransport,
-                                    retryDelay: pushRetryDelay ?? PushOutbox.defaultRetryDelay)
+                                    retryDelay: pushRetryDelay ?? PushOutbox.defaultRetryDelay, leaseMs: pushLeaseMs ?? PushOutbox.defaultLeaseMs)
         } else {
             pushOutbox = nil
         }

@@ -1,4 +1,5 @@
 import Gateway
+import Glibc
 import Metrics
 import Synchronization
 
@@ -21,11 +22,13 @@ public protocol PushTransport: AnyObject, Sendable {
     func send(_ notice: PushNotice, to target: PushTarget, deliveryID: String, completion: @escaping @Sendable (PushDeliveryOutcome) -> Void)
 }
 
-/// Drains the push outbox: due jobs are read from the store, sent with bounded concurrency, and their outcome written
-/// back (sent, retried with backoff, or dead with a reason). An invalid Live Activity token falls back to the job's
-/// alert target in the same delivery and the token is forgotten. Runs on the hub thread; after a crash, jobs that were
-/// pending are simply due again (at-least-once: a push whose success was not yet recorded can go out twice —
-/// the APNs collapse id keeps that to one visible notification).
+/// Drains the push outbox: due jobs are claimed from the store with a lease (`claimPushJobs`: every node sharing the
+/// store drains it, each job goes to one of them), sent with bounded concurrency, and their outcome written back
+/// (sent, retried with backoff, or dead with a reason), which ends the claim. An invalid Live Activity token falls
+/// back to the job's alert target in the same delivery and the token is forgotten. Runs on the hub thread; after a
+/// crash, the jobs this process had claimed are due again when their lease runs out, on any node (at-least-once: a
+/// push whose success was not yet recorded can go out twice — the APNs collapse id keeps that to one visible
+/// notification, the webhook id lets receivers drop the repeat).
 final class PushOutbox: @unchecked Sendable {
     // @unchecked: hub thread only (the counters are locked for /metrics).
     private let hub: GatewayHub
@@ -34,6 +37,9 @@ final class PushOutbox: @unchecked Sendable {
     private let transport: PushTransport
     private let maxInFlight: Int
     private let retryDelay: @Sendable (_ attempt: Int, _ retryAfterMs: Int64?) -> Int64?
+    private let leaseMs: Int64
+    /// Names this process's claims in the store (`push_jobs.claimed_by`), for operators; the lease decides.
+    private let claimant = PushOutbox.claimantName()
     private var inFlight: Set<Int64> = []
     private var reading = false
     /// Jobs whose outcome was recorded while a read of due jobs was under way: that read may still return their
@@ -44,13 +50,26 @@ final class PushOutbox: @unchecked Sendable {
     private let latency = PushLatencyMetrics()
 
     init(hub: GatewayHub, store: GatewayStore, scheduler: HubScheduler, transport: PushTransport, maxInFlight: Int = 64,
-         retryDelay: @escaping @Sendable (_ attempt: Int, _ retryAfterMs: Int64?) -> Int64? = PushOutbox.defaultRetryDelay) {
+         retryDelay: @escaping @Sendable (_ attempt: Int, _ retryAfterMs: Int64?) -> Int64? = PushOutbox.defaultRetryDelay,
+         leaseMs: Int64 = PushOutbox.defaultLeaseMs) {
+        self.leaseMs = leaseMs
         self.hub = hub
         self.store = store
         self.scheduler = scheduler
         self.transport = transport
         self.maxInFlight = maxInFlight
         self.retryDelay = retryDelay
+    }
+
+    /// How long a claimed job stays with its claimant: far above one attempt (the push clients time out well within
+    /// it), so only a claimant that died hands its jobs on, after at most this.
+    static let defaultLeaseMs: Int64 = 60_000
+
+    /// The host name, process id and a random suffix (two runtimes in one process claim apart).
+    private static func claimantName() -> String {
+        var name = [CChar](repeating: 0, count: 256)
+        let host = gethostname(&name, name.count) == 0 ? String(cString: name) : "node"
+        return "\(host)/\(getpid())/\(UInt32.random(in: 0...UInt32.max))"
     }
 
     /// Exponential backoff with full jitter from 1 s, capped at 10 min, honouring Retry-After; 12 attempts at most.
@@ -76,9 +95,9 @@ final class PushOutbox: @unchecked Sendable {
         guard !reading, inFlight.count < maxInFlight else { return }
         reading = true
         finishedDuringRead = []
-        let (store, limit, now) = (self.store, maxInFlight - inFlight.count, scheduler.now())
+        let (store, limit, now, claimant, leaseMs) = (self.store, maxInFlight - inFlight.count, scheduler.now(), claimant, leaseMs)
         scheduler.runBlocking { [self] in
-            let due = (try? store.duePushJobs(now: now, limit: limit)) ?? []
+            let due = (try? store.claimPushJobs(claimant: claimant, now: now, leaseMs: leaseMs, limit: limit)) ?? []
             scheduler.execute { [self] in
                 reading = false
                 for job in due where !inFlight.contains(job.id) && !finishedDuringRead.contains(job.id) {
@@ -90,7 +109,8 @@ final class PushOutbox: @unchecked Sendable {
     }
 
     private func attempt(_ job: PushJobRecord, target: PushTarget, usingFallback: Bool) {
-        // Job ids are never reused (the outbox keeps its rows), so this is stable across retries and restarts.
+        // Job ids are the store's and never reused (the outbox keeps its rows), so this is stable across retries,
+        // restarts and nodes.
         transport.send(job.notice, to: target, deliveryID: "psh_\(job.id)") { [self] outcome in
             scheduler.execute { [self] in finish(job, target: target, usingFallback: usingFallback, outcome: outcome) }
         }

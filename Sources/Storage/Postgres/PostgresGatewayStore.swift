@@ -127,6 +127,15 @@ public final class PostgresGatewayStore: DurableGatewayStore, @unchecked Sendabl
         try read { reader throws(StorageError) in try reader.pushJob(id: id) }
     }
 
+    /// A write: runs on the writer thread in its own transaction after every batch queued before it; blocks the caller.
+    public func claimPushJobs(claimant: String, now: Int64, leaseMs: Int64, limit: Int) throws -> [PushJobRecord] {
+        let claimed = try writer.runAlone { backend throws(StorageError) in
+            try PostgresReader(db: backend.db).claimPushJobs(claimant: claimant, now: now, leaseMs: leaseMs, limit: limit)
+        }
+        guard let claimed else { throw StorageError("\(name): store is closed") }
+        return claimed
+    }
+
     /// Runs on the writer thread in its own transaction after every batch queued before it; blocks the caller.
     public func pruneEvents(before: Int64, keepLatest: Int) throws -> Int {
         let reply = BlockingReply<Result<Int, StorageError>>()

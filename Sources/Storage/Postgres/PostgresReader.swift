@@ -45,7 +45,6 @@ struct PostgresReader {
         for row in try db.query("SELECT user_id, settings FROM notification_settings").map({ ($0.string(0), $0.bytes(1)) }) {
             s.notificationSettings[row.0] = PushBlobs.settings(row.1)
         }
-        s.latestPushJobId = try db.int64("SELECT COALESCE(MAX(id), 0) FROM push_jobs") ?? 0
         try loadRelationships(into: &s)
         return s
     }
@@ -156,6 +155,18 @@ struct PostgresReader {
             SELECT \(StoreReader.pushColumns) FROM push_jobs WHERE state = 'pending' AND next_attempt_at <= $1
             ORDER BY next_attempt_at, id LIMIT $2
             """, [now, limit]).map(Self.pushJob).compactMap { $0 }
+    }
+
+    /// `GatewayStore.claimPushJobs` as one statement: rows another node is claiming at the same moment are skipped
+    /// (`SKIP LOCKED`), not waited for, so concurrent claims get disjoint jobs without blocking each other.
+    func claimPushJobs(claimant: String, now: Int64, leaseMs: Int64, limit: Int) throws(StorageError) -> [PushJobRecord] {
+        try db.query("""
+            UPDATE push_jobs SET claimed_by = $1, lease_until = $2 + $3
+            WHERE id IN (SELECT id FROM push_jobs WHERE state = 'pending' AND next_attempt_at <= $2
+                AND (lease_until IS NULL OR lease_until < $2) ORDER BY next_attempt_at, id LIMIT $4 FOR UPDATE SKIP LOCKED)
+            RETURNING \(StoreReader.pushColumns)
+            """, [claimant, now, leaseMs, limit]).map(Self.pushJob).compactMap { $0 }
+            .sorted { ($0.nextAttemptAt, $0.id) < ($1.nextAttemptAt, $1.id) }
     }
 
     func pushJob(id: Int64) throws(StorageError) -> PushJobRecord? {

@@ -160,14 +160,17 @@ struct PostgresWriteApplier {
     private func applyPush(_ write: StoreWrite) throws(StorageError) {
         switch write {
         case .enqueuePush(let job):
+            // No id: the identity column assigns it (ids are the store's, so nodes never collide).
             try db.query("""
-                INSERT INTO push_jobs (id, user_id, device_id, target, notice, fallback, state, attempts, next_attempt_at, last_error, created_at)
-                VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)
-                """, [job.id, job.userId, job.deviceId, PushBlobs.encode(job.target), PushBlobs.encode(job.notice),
+                INSERT INTO push_jobs (user_id, device_id, target, notice, fallback, state, attempts, next_attempt_at, last_error, created_at)
+                VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)
+                """, [job.userId, job.deviceId, PushBlobs.encode(job.target), PushBlobs.encode(job.notice),
                       job.fallback.map(PushBlobs.encode), job.state, job.attempts, job.nextAttemptAt, job.lastError, job.createdAt])
         case .updatePushJob(let id, let state, let attempts, let nextAttemptAt, let lastError):
-            try db.query("UPDATE push_jobs SET state = $2, attempts = $3, next_attempt_at = $4, last_error = $5 WHERE id = $1",
-                         [id, state, attempts, nextAttemptAt, lastError])
+            try db.query("""
+                UPDATE push_jobs SET state = $2, attempts = $3, next_attempt_at = $4, last_error = $5,
+                    claimed_by = NULL, lease_until = NULL WHERE id = $1
+                """, [id, state, attempts, nextAttemptAt, lastError])
         case .upsertPushToken(let t):
             try db.query("""
                 INSERT INTO push_tokens (device_id, kind, session_id, token, environment, updated_at, user_id)

@@ -7,7 +7,7 @@ ARG SWIFT_IMAGE=docker.io/library/swift:6.3-bookworm
 ARG RUNTIME_IMAGE=docker.io/library/debian:bookworm-slim
 
 FROM ${SWIFT_IMAGE} AS build
-RUN apt-get update && apt-get install -y --no-install-recommends libssl-dev zlib1g-dev libsqlite3-dev libcurl4-openssl-dev libpq-dev \
+RUN apt-get update && apt-get install -y --no-install-recommends libssl-dev zlib1g-dev libsqlite3-dev libcurl4-openssl-dev libpq-dev libhiredis-dev \
     && rm -rf /var/lib/apt/lists/*
 WORKDIR /src
 COPY . .
@@ -20,7 +20,7 @@ RUN scripts/build-stamp || true \
            config/switchboard.example.toml > /out/etc/switchboard/switchboard.toml
 
 FROM ${RUNTIME_IMAGE}
-RUN apt-get update && apt-get install -y --no-install-recommends libssl3 zlib1g libsqlite3-0 libcurl4 libpq5 ca-certificates \
+RUN apt-get update && apt-get install -y --no-install-recommends libssl3 zlib1g libsqlite3-0 libcurl4 libpq5 libhiredis0.14 ca-certificates \
     && rm -rf /var/lib/apt/lists/* \
     && groupadd --system switchboard \
     && useradd --system --gid switchboard --home-dir /var/lib/switchboard --shell /usr/sbin/nologin switchboard \

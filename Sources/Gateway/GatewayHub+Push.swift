@@ -300,25 +300,3 @@ extension GatewayHub {
         }
     }
 }
-
-public struct PushRegisterCommand: Decodable, Sendable {
-    public var kind: String
-    public var token: String
-    public var environment: String?
-    public var sessionId: String?
-}
-
-public struct PushUnregisterCommand: Decodable, Sendable {
-    public var kind: String
-    public var sessionId: String?
-}
-
-public struct NotificationSettingsCommand: Decodable, Sendable {
-    public var liveActivities: Bool?
-    public var backgroundNotifications: Bool?
-    public var timeSensitive: Bool?
-    public var showDetails: Bool?
-    public var presenceUpdates: Bool?
-    public var contactUpdates: Bool?
-}
-

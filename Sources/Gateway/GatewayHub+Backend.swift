@@ -61,8 +61,9 @@ extension GatewayHub {
             contacts[x, default: [:]][y] = record
             writes.append(.upsertContact(record))
         }
-        let events = [PendingEvent(userId: a, type: "contact_added", data: encode(contactData(b))),
-                      PendingEvent(userId: b, type: "contact_added", data: encode(contactData(a)))]
+        let (dataA, dataB) = (contactData(a), contactData(b))
+        let events = [PendingEvent(userId: a, type: "contact_added", data: encode(dataB), pushable: .contactAdded(dataB)),
+                      PendingEvent(userId: b, type: "contact_added", data: encode(dataA), pushable: .contactAdded(dataA))]
         commit(writes, events: events) { [self] outcome in
             if case .success = outcome {
                 // Each side now sees the other's presence.
@@ -88,8 +89,8 @@ extension GatewayHub {
             contacts[x]?[y] = record
             writes.append(.upsertContact(record))
         }
-        let events = [PendingEvent(userId: a, type: "contact_removed", data: encode(["userId": b])),
-                      PendingEvent(userId: b, type: "contact_removed", data: encode(["userId": a]))]
+        let events = [PendingEvent(userId: a, type: "contact_removed", data: encode(["userId": b]), pushable: .contactRemoved(userId: b)),
+                      PendingEvent(userId: b, type: "contact_removed", data: encode(["userId": a]), pushable: .contactRemoved(userId: a))]
         commit(writes, events: events) { outcome in completion(outcome.map { _ in () }) }
     }
 

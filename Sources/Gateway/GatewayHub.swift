@@ -116,6 +116,8 @@ public final class GatewayHub: @unchecked Sendable {
         var userId: String
         var type: String
         var data: [UInt8]
+        /// The typed data for push policy, for the event types it may push (`PushableEvent`); nil for the rest.
+        var pushable: PushableEvent? = nil
     }
 
     /// Appends `events` (offsets assigned now, in order) together with `writes` in one durable batch; after the commit

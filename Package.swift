@@ -89,7 +89,7 @@ let package = Package(
 
         // The load generator: a network client of the server (never links Server), on the same event loop.
         .executableTarget(name: "switchboard-load", dependencies: [
-            "EventLoop", "WebSocketCodec", "WebSocketDeflate", "HTTP1", "TLS", "Auth", "JSON", "SwitchboardClient", "Metrics",
+            "EventLoop", "WebSocketCodec", "WebSocketDeflate", "HTTP1", "TLS", "Auth", "JSON", "GatewayProtocol", "SwitchboardClient", "Metrics",
             .product(name: "Histogram", package: "hdrhistogram-swift"),
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ], path: "loadtest/Sources/switchboard-load"),

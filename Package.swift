@@ -38,7 +38,7 @@ let package = Package(
         .target(name: "WebSocketCodec"),
         // RFC 4648 base64, both alphabets, strict decoding: the one implementation (handshake, JWS, webhooks).
         .target(name: "Base64"),
-        .target(name: "HTTP1", dependencies: ["Base64", "JSON"]),
+        .target(name: "HTTP1", dependencies: ["Base64", "JSON", "COpenSSL"]),
         .target(name: "SwitchboardConfig"),
         // A strict JSON value (duplicate keys and trailing commas rejected), shared by tokens and the wire protocol.
         .target(name: "JSON"),

@@ -106,6 +106,7 @@ public final class GatewayRuntime: @unchecked Sendable {
             case .success(let endpoint):
                 hub.clusterBus = RedisClusterBus(endpoint: endpoint, nodeId: options.nodeId + "/" + String(UInt32.random(in: 0...UInt32.max), radix: 16),
                                                  logger: logger)
+                hub.sharedAttemptLimits = RedisAttemptLimits(endpoint: endpoint, logger: logger)
                 logger.info("cross-node delivery: Redis publish/subscribe at \(endpoint.address)")
             case .failure(let error): throw ServerError.configuration("cluster.redis_url: \(error.message)")
             }
@@ -185,6 +186,7 @@ public final class GatewayRuntime: @unchecked Sendable {
         let hub = self.hub
         hubLoop.execute { hub.flushWrites() }
         hub.clusterBus?.stop()
+        hub.sharedAttemptLimits?.stop()
         hubLoop.stop()
         hubLoop.join()
         store.close()

@@ -166,11 +166,12 @@ struct PostgresWriteApplier {
                 VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)
                 """, [job.userId, job.deviceId, PushBlobs.encode(job.target), PushBlobs.encode(job.notice),
                       job.fallback.map(PushBlobs.encode), job.state, job.attempts, job.nextAttemptAt, job.lastError, job.createdAt])
-        case .updatePushJob(let id, let state, let attempts, let nextAttemptAt, let lastError):
+        case .updatePushJob(let id, let state, let attempts, let nextAttemptAt, let lastError, let claimant):
+            // Only the claim's holder records; the row lock makes a concurrent claim wait and then see the outcome.
             try db.query("""
                 UPDATE push_jobs SET state = $2, attempts = $3, next_attempt_at = $4, last_error = $5,
-                    claimed_by = NULL, lease_until = NULL WHERE id = $1
-                """, [id, state, attempts, nextAttemptAt, lastError])
+                    claimed_by = NULL, lease_until = NULL WHERE id = $1 AND claimed_by IS NOT DISTINCT FROM $6::text
+                """, [id, state, attempts, nextAttemptAt, lastError, claimant])
         case .upsertPushToken(let t):
             try db.query("""
                 INSERT INTO push_tokens (device_id, kind, session_id, token, environment, updated_at, user_id)

@@ -183,8 +183,19 @@ public final class GatewayRuntime: @unchecked Sendable {
     public func shutdown() {
         // Batches queued in the hub's last round reach the store (which commits them on close) even if the flush
         // task the hub posted itself would run after the loop stopped.
-        let hub = self.hub
-        hubLoop.execute { hub.flushWrites() }
+        let (hub, store, loop) = (self.hub, self.store, self.hubLoop)
+        let drained = DispatchSemaphore(value: 0)
+        hubLoop.execute {
+            hub.flushWrites()
+            // With a bus, the events committed while draining are announced before it stops, or other nodes' devices
+            // would get them only with the user's next event: an empty job queued after every batch handed over
+            // completes after theirs (the writer completes in submission order, the hub runs its tasks in order),
+            // i.e. once their completions delivered and announced them.
+            guard hub.clusterBus != nil else { drained.signal(); return }
+            store.write(batches: [[]]) { _ in loop.execute { drained.signal() } }
+        }
+        // Bounded: a store that cannot commit (PostgreSQL gone) fails its batches within the statement timeout.
+        _ = drained.wait(timeout: .now() + .seconds(15))
         hub.clusterBus?.stop()
         hub.sharedAttemptLimits?.stop()
         hubLoop.stop()

@@ -16,7 +16,13 @@ protocol GroupCommitBackend {
     func run(_ sql: String) throws(StorageError)
     /// Applies one write inside the open transaction; a lost decision throws a `StorageError` carrying the conflict.
     func apply(_ write: StoreWrite) throws(StorageError)
+    /// Commits the open transaction; throws only when it is not stored (`COMMIT` by default).
+    func commit() throws(StorageError)
     func close()
+}
+
+extension GroupCommitBackend {
+    func commit() throws(StorageError) { try run("COMMIT") }
 }
 
 /// The single writer thread that owns the write connection and commits in groups.
@@ -228,7 +234,7 @@ final class GroupCommitWriter<Backend: GroupCommitBackend>: @unchecked Sendable 
             return
         }
         do {
-            try connection.run("COMMIT")
+            try connection.commit()
             commits.add(1, ordering: .relaxed)
         } catch {
             if !connection.isAutocommit { try? connection.run("ROLLBACK") }
@@ -260,7 +266,7 @@ final class GroupCommitWriter<Backend: GroupCommitBackend>: @unchecked Sendable 
         do {
             try connection.begin()
             let value = try body(connection)
-            try connection.run("COMMIT")
+            try connection.commit()
             commits.add(1, ordering: .relaxed)
             return .success(value)
         } catch {

@@ -154,8 +154,9 @@ extension GatewayHub {
 
     /// A contact's presence changed: watchers with no connected device who opted in get one background push,
     /// coalesced — at most one per `presencePushIntervalMs`, carrying the users that changed since the last one.
+    /// Devices on other nodes count (their presence counts): such a watcher hears the change there, over its socket.
     func presencePush(changed userId: String, watchers: [String]) {
-        for watcher in watchers where clients[watcher] == nil {
+        for watcher in watchers where clusterDevices(of: watcher).connected == 0 {
             let settings = notificationSettings[watcher] ?? NotificationSettings()
             guard settings.presenceUpdates, settings.backgroundNotifications else { continue }
             presencePushPending[watcher, default: []].insert(userId)
@@ -164,7 +165,7 @@ extension GatewayHub {
             presencePushTimers[watcher] = scheduler.schedule(at: max(clock.now(), earliest)) { [self] in
                 presencePushTimers[watcher] = nil
                 let changed = (presencePushPending.removeValue(forKey: watcher) ?? []).sorted()
-                guard !changed.isEmpty, clients[watcher] == nil else { return }
+                guard !changed.isEmpty, clusterDevices(of: watcher).connected == 0 else { return }
                 presencePushSentAt[watcher] = clock.now()
                 let notice = PushNotice(type: "presence", genericTitle: "Contacts' status changed",
                                         ids: ["userIds": changed.joined(separator: ",")], collapseID: "presence")

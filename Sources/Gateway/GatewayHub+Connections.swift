@@ -94,7 +94,10 @@ extension GatewayHub {
         var recovered: Bool
         switch read {
         case .failure:
-            recovered = false
+            // The store is unreachable (a database restart): the log is not gone, so `recovered: false` would be a lie
+            // that makes the device skip what it missed. It reconnects (1011: with backoff) and resumes again.
+            state.client.close(code: 1011, reason: "the event log could not be read; reconnect and resume")
+            return
         case .success(let (found, oldest)):
             events = found
             if after > latest {

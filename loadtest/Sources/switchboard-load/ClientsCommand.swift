@@ -91,6 +91,7 @@ struct ClientsCommand: ParsableCommand {
             users: users)
         let result = Self.wait { await load.run() }
         print(Self.summary(result))
+        for line in result.lossDetails.prefix(20) { print("clients: lost: \(line)") }
         if let json { try Self.json(result).write(toFile: json, atomically: true, encoding: .utf8) }
         if !result.passed { throw ExitCode(1) }
     }

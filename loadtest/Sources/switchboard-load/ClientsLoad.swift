@@ -56,6 +56,8 @@ struct ClientsLoad: Sendable {
         var partnerOffline = 0
         /// The longest time one client spent between losing its connection and its next `welcome`.
         var longestReconnect = 0.0
+        /// One line per client that lacks messages: who, from whom, the first number missing and the last expected.
+        var lossDetails: [String] = []
 
         /// True when every message was accepted and arrived exactly once, in order.
         var passed: Bool { failedSends == 0 && lost == 0 && duplicatedOrReordered == 0 && delivered == sent }
@@ -155,7 +157,11 @@ struct ClientsLoad: Sendable {
             lock.withLock {
                 result.delivered += counts.delivered
                 result.duplicatedOrReordered += counts.duplicates
-                result.lost += counts.lost + verifier.missing(through: Int64(expected))
+                let missing = verifier.missing(through: Int64(expected))
+                result.lost += counts.lost + missing
+                if counts.lost + missing > 0 {
+                    result.lossDetails.append("\(user) from \(partner): \(counts.lost) skipped, waiting for \(verifier.nextExpected) of 1…\(expected)")
+                }
                 result.cuts += counts.cuts
                 result.reconnects += max(0, counts.connects - 1)
                 result.acknowledged += counts.acknowledged

@@ -57,9 +57,6 @@ extension GatewayHub {
         var scope: String
     }
 
-    /// Ids drawn again after the store reported `apr_<n>` as taken (another node used it).
-    static let approvalIdAttempts = 3
-
     /// Creates the approval under the next id. The id and the idempotency key are the store's decisions: a taken id
     /// moves the counter past the store's latest and tries again; a key another node claimed answers with its response.
     private func createApproval(_ spec: ApprovalSpec, requestHash: String, attempt: Int,
@@ -84,9 +81,9 @@ extension GatewayHub {
         }
         commit(writes, events: [PendingEvent(userId: approval.userId, type: "approval_request", data: encode(data), pushable: .approval(data))], onConflict: { [self] conflict in
             forget()
-            if case .idTaken(.approval, let latest) = conflict, attempt < Self.approvalIdAttempts {
+            if case .idTaken(.approval, let latest) = conflict, attempt < Self.idAttempts {
                 latestApprovalSequence = max(latestApprovalSequence, latest)
-                return createApproval(spec, requestHash: requestHash, attempt: attempt + 1, done: done)
+                return retryWithNewId(attempt: attempt + 1) { [self] in createApproval(spec, requestHash: requestHash, attempt: attempt + 1, done: done) }
             }
             if !settleIdempotency(after: conflict) {
                 done(.failure(GatewayError(.storageFailed, "could not store the request: \(conflict)")))

@@ -92,14 +92,24 @@ extension GatewayHub {
         guard self.state(of: state.client) === state else { return } // disconnected meanwhile
         var events: [StoredEvent] = []
         var recovered: Bool
+        var end = latest
         switch read {
         case .failure:
-            recovered = false
+            // The store is unreachable (a database restart): the log is not gone, so `recovered: false` would be a lie
+            // that makes the device skip what it missed. It reconnects (1011: with backoff) and resumes again.
+            state.client.close(code: 1011, reason: "the event log could not be read; reconnect and resume")
+            return
         case .success(let (found, oldest)):
-            events = found
-            if after > latest {
+            // This node's memory of the log's end can lag the store: in a cluster, events another node committed and
+            // had not announced yet (e.g. just before it was killed). The read began at that end, so what it found is
+            // the real one: a device whose offset lies within it is not ahead of the log (answering `recovered: false`
+            // would make it move back and take those events again) and gets only what follows its offset.
+            end = max(latest, found.last?.offset ?? latest)
+            if end > latestOffsets[state.client.userId] ?? 0 { latestOffsets[state.client.userId] = end }
+            events = found.filter { $0.offset > after }
+            if after > end {
                 recovered = false                       // the client is ahead of this log (a reset store)
-            } else if after == latest {
+            } else if after == end {
                 recovered = true
             } else if let oldest, oldest <= after + 1 {
                 recovered = found.count < settings.maxReplayEvents || found.last.map { $0.offset >= latest } == true
@@ -113,12 +123,12 @@ extension GatewayHub {
                                  firstReplayed: events.first?.offset, lastReplayed: events.last?.offset)
         state.client.send(ServerFrames.event(type: "resume", offset: nil, timestamp: clock.now(), data: encode(summary)))
         // The replay and the live events buffered meanwhile leave as one batch, so the socket can pace it. A device
-        // ahead of the log continues from `latest` (what its welcome said), so the next event of the log reaches it.
+        // ahead of the log continues from its end (what its welcome said, or later), so the next event reaches it.
         // With a cluster bus, live events buffered meanwhile may follow another node's event the read did not see: they
         // wait for one more read (GatewayHub+Cluster).
-        state.lastSentOffset = min(after, latest)
+        state.lastSentOffset = min(after, end)
         state.resuming = false
-        let complete = clusterBus == nil ? Int64.max : max(events.last?.offset ?? 0, min(after, latest))
+        let complete = clusterBus == nil ? Int64.max : max(events.last?.offset ?? 0, min(after, end))
         if !state.sendInOrder(events.map(\.frame), complete: complete) { catchUp(state.client.userId) }
     }
 

@@ -67,7 +67,7 @@ extension GatewayHub {
                     for waiter in waiters { waiter(.success(record)) }
                 }
             case .failure(let error):
-                finish(.failure(GatewayError(.storageFailed, "\(error)")))
+                finish(.failure(.storageFailed("\(error)", cause: error)))
             }
         }
     }

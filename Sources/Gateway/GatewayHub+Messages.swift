@@ -26,9 +26,9 @@ extension GatewayHub {
             }
             let data = encode(message.event)
             commit(writes, events: message.logs.map { PendingEvent(userId: $0, type: "message", data: data, pushable: .message(message.event)) }, onConflict: { [self] conflict in
-                if case .idTaken(.message, let latest) = conflict, attempt < Self.messageIdAttempts {
+                if case .idTaken(.message, let latest) = conflict, attempt < Self.idAttempts {
                     latestMessageId = max(latestMessageId, latest)
-                    return send(requestHash, attempt: attempt + 1, done: done)
+                    return retryWithNewId(attempt: attempt + 1) { send(requestHash, attempt: attempt + 1, done: done) }
                 }
                 if !settleIdempotency(after: conflict) {
                     done(.failure(GatewayError(.storageFailed, "could not store the message: \(conflict)")))
@@ -48,9 +48,6 @@ extension GatewayHub {
         idempotent(scope: scope, key: key, request: MessageRequest(to: command.to, text: text), perform: { send($0, attempt: 1, done: $1) },
                    completion: answer)
     }
-
-    /// Message ids drawn again after the store reported one as taken.
-    static let messageIdAttempts = 3
 
     func history(_ command: HistoryCommand, for client: GatewayClient, reply: Reply) {
         let limit = command.limit ?? min(50, settings.historyPageLimit)

@@ -37,7 +37,7 @@ extension GatewayHub {
     private func load<R>(read: @escaping @Sendable () throws -> R, _ body: @escaping (Result<R, GatewayError>) -> Void) {
         let box = UncheckedBox(body)
         scheduler.runBlocking { [self] in
-            let result = UncheckedBox(Result { try read() }.mapError { GatewayError(.storageFailed, "could not read the store: \($0)") })
+            let result = UncheckedBox(Result { try read() }.mapError { GatewayError.storageFailed("could not read the store: \($0)", cause: $0) })
             scheduler.execute { box.value(result.value) }
         }
     }

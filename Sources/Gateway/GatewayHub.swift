@@ -191,7 +191,7 @@ public final class GatewayHub: @unchecked Sendable {
                     if settleIdempotency(after: conflict) { return }
                 }
                 metrics.commitFailures.add(1, ordering: .relaxed)
-                completion(.failure(GatewayError(.storageFailed, "could not store the change: \(error)")))
+                completion(.failure(.storageFailed("could not store the change: \(error)", cause: error)))
                 return
             }
             metrics.eventsCommitted.add(storedEvents.count, ordering: .relaxed)

@@ -2,8 +2,9 @@
 public struct GatewayError: Error, Sendable, Equatable, Codable, CustomStringConvertible {
     public var code: GatewayErrorCode
     public var message: String
-    /// With `overloaded` and `rate_limited`: how long the client should wait before retrying the same command
-    /// (omitted otherwise; the server API also sends it as `Retry-After`, in whole seconds rounded up).
+    /// With `overloaded`, `rate_limited`, and `storage_failed` when the store was unreachable (a retry may succeed; nothing
+    /// was stored): how long the client should wait before retrying the same command (omitted otherwise; the server API
+    /// also sends it as `Retry-After`, in whole seconds rounded up).
     public var retryAfterMs: Int?
 
     public init(_ code: GatewayErrorCode, _ message: String, retryAfterMs: Int? = nil) {

@@ -3,7 +3,7 @@ import Gateway
 
 /// A failure of a store. `message` names the database (file, or PostgreSQL URL without password) and carries the
 /// engine's own error text (plus what the store was doing), so a log line alone is enough to find the cause.
-public struct StorageError: Error, Sendable, CustomStringConvertible {
+public struct StorageError: Error, Sendable, CustomStringConvertible, RetryableStoreFailure {
     /// Human-readable cause: `"<path>: <sqlite error text> (<context>)"`.
     public var message: String
     /// The extended SQLite result code, when the error came from SQLite (e.g. 2067 = SQLITE_CONSTRAINT_UNIQUE).

@@ -63,6 +63,22 @@ import Testing
         #expect(offsets(phone) == [4])
     }
 
+    /// A device whose node died resumes on a node that has not heard of the dead node's last events (they were never
+    /// announced): the read finds the log's real end, so the device is not "ahead of the log" and gets nothing twice.
+    @Test func aResumeOnANodeWhoseMemoryOfTheLogLagsReplaysNothingTheDeviceHas() throws {
+        let a = try hub(clockA, bus: nil)                  // announces nothing: B never hears of A's events
+        a.upsertUser(id: "ann", displayName: nil) { _ in }
+        let b = try hub(clockB, bus: bus)
+        for i in 0..<3 { publish(a, "seen\(i)") }          // the phone had these (offset 3) when its node died
+        let phone = FakeClient("ann", "phone", "ios")
+        b.connect(phone, resumeAfter: 3)
+        #expect(data(phone.events("resume").first ?? [:])["recovered"] as? Bool == true, "\(phone.events("resume"))")
+        #expect(names(phone) == [])
+        publish(b, "next")                                  // B's memory moved to the log's end: offset 4
+        #expect(names(phone) == ["next"])
+        #expect(offsets(phone) == [4])
+    }
+
     @Test func anOwnEventAfterOneNotHeardOfWaitsForTheMissingOneAndBothGoOutInOrder() throws {
         let (a, b, phone) = try twoNodes(busOnA: false)   // A announces nothing: B never hears of e0
         publish(a, "e0")

@@ -41,10 +41,7 @@ public final class PostgresCluster: @unchecked Sendable {   // immutable after i
         let log = directory + "/setup.log"
         try Self.runAsPostgres(Self.binaries + "/initdb", ["-D", dataDirectory, "-U", "postgres", "-A", "trust", "-E", "UTF8",
                                                            "--no-sync", "--locale=C"], log: log)
-        try Self.runAsPostgres(Self.binaries + "/pg_ctl", [
-            "-D", dataDirectory, "-l", directory + "/server.log", "-w", "-t", "60",
-            "-o", "-c listen_addresses='' -k \(socketDirectory) -p \(port) -c fsync=off -c max_connections=200", "start",
-        ], log: log)
+        try startServer()
     }
 
     deinit { stop() }
@@ -80,6 +77,21 @@ public final class PostgresCluster: @unchecked Sendable {   // immutable after i
     public func restart() throws {
         try Self.runAsPostgres(Self.binaries + "/pg_ctl", ["-D", dataDirectory, "-m", "fast", "-w", "-t", "60", "restart"],
                                log: directory + "/setup.log")
+    }
+
+    /// Stops the server (fast shutdown: open connections are dropped) and keeps its data; `startServer()` starts it
+    /// again. For tests that own their cluster, never on `shared()`.
+    public func stopServer() throws {
+        try Self.runAsPostgres(Self.binaries + "/pg_ctl", ["-D", dataDirectory, "-m", "fast", "-w", "-t", "60", "stop"],
+                               log: directory + "/setup.log")
+    }
+
+    /// Starts a server stopped by `stopServer()` and returns once it accepts connections.
+    public func startServer() throws {
+        try Self.runAsPostgres(Self.binaries + "/pg_ctl", [
+            "-D", dataDirectory, "-l", directory + "/server.log", "-w", "-t", "60",
+            "-o", "-c listen_addresses='' -k \(socketDirectory) -p \(port) -c fsync=off -c max_connections=200", "start",
+        ], log: directory + "/setup.log")
     }
 
     /// A libpq URL for `database` on this cluster, as the superuser `postgres`.

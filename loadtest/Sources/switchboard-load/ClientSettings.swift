@@ -20,16 +20,30 @@ struct ClientSettings: Sendable {
     let handshakeTimeoutMs: UInt64
     /// How long to wait for the server's close frame after sending ours before dropping the connection.
     let closeTimeoutMs: UInt64
+    /// `--node-url`s resolved: more nodes of the same cluster, after `target` (node 0).
+    let otherNodes: [(target: TargetURL, address: SocketAddress)]
+
+    /// Node `index` of the cluster (`target` is node 0), counted modulo the number of nodes.
+    func node(_ index: Int) -> (target: TargetURL, address: SocketAddress) {
+        let count = otherNodes.count + 1
+        let slot = (index % count + count) % count
+        return slot == 0 ? (target, address) : otherNodes[slot - 1]
+    }
 
     /// Resolves the target and the source addresses; throws a usage error naming what could not be resolved.
     init(target: TargetURL, sourceAddresses: [String], insecure: Bool, caFile: String?, deflate: Bool,
-         maxMessageBytes: Int, handshakeTimeoutMs: UInt64 = 10_000, closeTimeoutMs: UInt64 = 2_000) throws {
+         maxMessageBytes: Int, handshakeTimeoutMs: UInt64 = 10_000, closeTimeoutMs: UInt64 = 2_000,
+         otherNodes: [TargetURL] = []) throws {
         self.target = target
-        do {
-            address = try SocketAddress.resolve(host: target.host, port: target.port)
-        } catch {
-            throw LoadTestError.usage("cannot resolve \(target.host): \(error)")
+        func resolve(_ target: TargetURL) throws -> SocketAddress {
+            do {
+                return try SocketAddress.resolve(host: target.host, port: target.port)
+            } catch {
+                throw LoadTestError.usage("cannot resolve \(target.host): \(error)")
+            }
         }
+        address = try resolve(target)
+        self.otherNodes = try otherNodes.map { ($0, try resolve($0)) }
         sources = try sourceAddresses.map { text in
             do { return try SocketAddress.resolve(host: text, port: 0) } catch {
                 throw LoadTestError.usage("--source-addresses: cannot use \"\(text)\": \(error)")

@@ -2,6 +2,7 @@ import ArgumentParser
 import EventLoop
 import Foundation
 import Glibc
+import JSON
 import Synchronization
 
 /// `clients`: the Swift client library (`SwitchboardClient`) under load, with connections cut on purpose.
@@ -15,7 +16,11 @@ struct ClientsCommand: ParsableCommand {
             and sends --messages numbered messages to its partner, one every --send-interval s. With --cut-every S \
             every client's connection is dropped every S s (staggered), as a lost network would drop it. Verified: \
             every accepted message reaches the partner exactly once and in order; exit status 1 otherwise. Prints \
-            one summary line (and JSON with --json).
+            one summary line (and JSON with --json). A refusal marked retryable (storage_failed, overloaded) is \
+            sent again under the same clientMessageId with a backoff (50 ms doubling to 1 s, for up to --retry-for s) \
+            and counted by code. For fault injection (scripts/chaos): --stop-file ends the sending when the file \
+            appears, --progress writes the running figures every 100 ms, and --setup-only / --skip-setup with a \
+            fixed --run-id create the users and contacts in a separate run (e.g. before a second node starts).
             Example: switchboard-load clients --url ws://127.0.0.1:7420/v1/ws --jwt-secret S --api-key K \
             --clients 20 --messages 100 --cut-every 0.5
             """)
@@ -43,26 +48,50 @@ struct ClientsCommand: ParsableCommand {
     @Option(help: "Write the figures as JSON to this file.")
     var json: String?
 
+    @Option(help: "Stop sending once this file exists (the remaining messages are not sent).")
+    var stopFile: String?
+
+    @Option(help: "Append a JSON line of running figures to this file every 100 ms (Unix time t, acknowledged, delivered, connected, errors, partnerOffline).")
+    var progress: String?
+
+    @Option(help: "Seconds one message is retried after retryable refusals (storage_failed, overloaded) before it counts as failed.")
+    var retryFor = 60.0
+
+    @Option(help: "The users' id prefix (default: a fresh one per run); the same in a --setup-only run and the --skip-setup run after it.")
+    var runId: String?
+
+    @Flag(help: "Only create the users and make them contacts, then exit.")
+    var setupOnly = false
+
+    @Flag(help: "Do not create users or contacts: a --setup-only run with the same --run-id did.")
+    var skipSetup = false
+
     func validate() throws {
         guard clients >= 2, clients % 2 == 0, clients <= 10_000 else { throw ValidationError("--clients must be even, 2 … 10000") }
         guard messages >= 1 else { throw ValidationError("--messages must be at least 1") }
         guard sendInterval >= 0, drainTimeout >= 0 else { throw ValidationError("--send-interval and --drain-timeout must not be negative") }
         if let cutEvery, cutEvery < 0.05 { throw ValidationError("--cut-every must be at least 0.05 s") }
+        guard retryFor >= 0 else { throw ValidationError("--retry-for must not be negative") }
+        guard !(setupOnly && skipSetup) else { throw ValidationError("--setup-only and --skip-setup exclude each other") }
+        if skipSetup && runId == nil { throw ValidationError("--skip-setup needs the --run-id of the --setup-only run") }
     }
 
     func run() throws {
         let common = try CommonOptions.parse(["--url", url])
         let environment = try GatewayEnvironment(options: gateway, common: common)
-        let users = (0..<clients).map { "\(environment.runID)-c\($0)" }
-        try Self.makeContacts(users, environment: environment)
+        let users = (0..<clients).map { "\(runId ?? environment.runID)-c\($0)" }
+        if !skipSetup { try Self.makeContacts(users, environment: environment) }
+        if setupOnly { return print("clients: \(users.count) users made contacts in pairs (run id \(runId ?? environment.runID))") }
         let minter = environment.minter
         let load = ClientsLoad(
             settings: .init(url: url, pairs: clients / 2, messagesPerClient: messages, sendInterval: sendInterval,
-                            cutEvery: cutEvery, drainTimeout: drainTimeout),
+                            cutEvery: cutEvery, drainTimeout: drainTimeout, stopFile: stopFile, progressFile: progress,
+                            retryFor: retryFor),
             token: { minter.token(userId: $0, deviceId: "\($0)-dev", clientType: "ios") },
             users: users)
         let result = Self.wait { await load.run() }
         print(Self.summary(result))
+        for line in result.lossDetails.prefix(20) { print("clients: lost: \(line)") }
         if let json { try Self.json(result).write(toFile: json, atomically: true, encoding: .utf8) }
         if !result.passed { throw ExitCode(1) }
     }
@@ -97,15 +126,20 @@ struct ClientsCommand: ParsableCommand {
     }
 
     static func summary(_ r: ClientsLoad.Result) -> String {
-        "clients: \(r.clients) clients, \(r.sent) sent, \(r.delivered) delivered, \(r.lost) lost, "
-            + "\(r.duplicatedOrReordered) duplicated or reordered, \(r.failedSends) failed sends, \(r.cuts) cuts, "
-            + "\(r.reconnects) reconnects in \(String(format: "%.1f", r.seconds)) s — \(r.passed ? "passed" : "FAILED")"
+        let errors = r.errors.isEmpty ? "no refusals" : r.errors.sorted { $0.key < $1.key }.map { "\($0.value) \($0.key)" }.joined(separator: ", ")
+        return "clients: \(r.clients) clients, \(r.sent) sent, \(r.acknowledged) acknowledged, \(r.delivered) delivered, \(r.lost) lost, "
+            + "\(r.duplicatedOrReordered) duplicated or reordered, \(r.failedSends) failed sends (\(errors)), \(r.cuts) cuts, "
+            + "\(r.reconnects) reconnects (longest \(String(format: "%.2f", r.longestReconnect)) s), "
+            + "\(r.partnerOffline) partner-offline events in \(String(format: "%.1f", r.seconds)) s — \(r.passed ? "passed" : "FAILED")"
     }
 
     static func json(_ r: ClientsLoad.Result) -> String {
-        #"{"scenario":"clients","clients":\#(r.clients),"sent":\#(r.sent),"delivered":\#(r.delivered),"lost":\#(r.lost),"#
+        let errors = r.errors.sorted { $0.key < $1.key }.map { "\(JSONString.quoted($0.key)):\($0.value)" }.joined(separator: ",")
+        return #"{"scenario":"clients","clients":\#(r.clients),"sent":\#(r.sent),"acknowledged":\#(r.acknowledged),"#
+            + #""delivered":\#(r.delivered),"lost":\#(r.lost),"#
             + #""duplicatedOrReordered":\#(r.duplicatedOrReordered),"failedSends":\#(r.failedSends),"cuts":\#(r.cuts),"#
-            + #""reconnects":\#(r.reconnects),"seconds":\#(r.seconds),"passed":\#(r.passed)}"# + "\n"
+            + #""reconnects":\#(r.reconnects),"longestReconnect":\#(r.longestReconnect),"errors":{\#(errors)},"#
+            + #""partnerOffline":\#(r.partnerOffline),"seconds":\#(r.seconds),"passed":\#(r.passed)}"# + "\n"
     }
 }
 

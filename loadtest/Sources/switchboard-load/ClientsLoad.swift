@@ -7,6 +7,11 @@ import SwitchboardClient
 /// (``OrderedDeliveryVerifier``), so the client's queue, resends with `clientMessageId`, resume and acks are what is
 /// under load, not a hand-written socket.
 ///
+/// A refusal the server marks as worth retrying (`storage_failed` while the database is unreachable, `overloaded`) is
+/// sent again under the same `clientMessageId` after a short backoff, as an app would, and counted by code; so a
+/// database restart under load shows up as errors and a stall, and is a failure only if the message is never
+/// accepted (within `retryFor`) or arrives twice.
+///
 /// Thread/ownership: `run` is called once; the per-client state lives in ``ClientsLoad/Device`` behind a lock.
 struct ClientsLoad: Sendable {
     /// What to run.
@@ -23,6 +28,12 @@ struct ClientsLoad: Sendable {
         var cutEvery: Double?
         /// Seconds to wait after the last send for the last deliveries.
         var drainTimeout: Double
+        /// Stop sending once this file exists (the remaining numbers are not sent; nil: send them all).
+        var stopFile: String? = nil
+        /// Append one JSON line of running figures here every 100 ms (``ClientsLoad/Progress``).
+        var progressFile: String? = nil
+        /// Seconds one message is retried after retryable refusals before it counts as failed.
+        var retryFor: Double = 60
     }
 
     /// What happened: every figure the report prints.
@@ -36,6 +47,17 @@ struct ClientsLoad: Sendable {
         var cuts = 0
         var reconnects = 0
         var seconds = 0.0
+        /// Sends the server accepted (answered ok).
+        var acknowledged = 0
+        /// Refusals by error code, retried ones included.
+        var errors: [String: Int] = [:]
+        /// `presence` events saying a client's partner went offline (none expected while every client stays connected
+        /// or reconnects within the grace period).
+        var partnerOffline = 0
+        /// The longest time one client spent between losing its connection and its next `welcome`.
+        var longestReconnect = 0.0
+        /// One line per client that lacks messages: who, from whom, the first number missing and the last expected.
+        var lossDetails: [String] = []
 
         /// True when every message was accepted and arrived exactly once, in order.
         var passed: Bool { failedSends == 0 && lost == 0 && duplicatedOrReordered == 0 && delivered == sent }
@@ -55,8 +77,15 @@ struct ClientsLoad: Sendable {
         var client: SwitchboardClient!
         private let lock = NSLock()
         private var verifier = OrderedDeliveryVerifier(first: 1)
-        private var counts = (delivered: 0, duplicates: 0, lost: 0, connects: 0, cuts: 0)
+        private var counts = (delivered: 0, duplicates: 0, lost: 0, connects: 0, cuts: 0, acknowledged: 0, partnerOffline: 0)
         private var current: CuttableTransport?
+        private var errors: [String: Int] = [:]
+        /// Highest number the server accepted from this client (what its partner must receive, in order).
+        private var acceptedThrough: Int64 = 0
+        private var connected = false
+        /// When the connection was lost, while it is.
+        private var lostAt: ContinuousClock.Instant?
+        private var longestReconnect: Duration = .zero
 
         init(user: String, partner: String) {
             self.user = user
@@ -81,6 +110,14 @@ struct ClientsLoad: Sendable {
                 switch event {
                 case .connection(.connected):
                     counts.connects += 1
+                    connected = true
+                    if let lostAt { longestReconnect = max(longestReconnect, ContinuousClock.now - lostAt) }
+                    lostAt = nil
+                case .connection(.waitingToReconnect):
+                    if connected { lostAt = ContinuousClock.now }
+                    connected = false
+                case .presence(let presence) where presence.userId == partner && presence.status == "offline":
+                    counts.partnerOffline += 1
                 case .message(let message) where message.from == partner:
                     guard let number = Int64(message.text) else { counts.duplicates += 1; return }
                     switch verifier.receive(number) {
@@ -95,15 +132,42 @@ struct ClientsLoad: Sendable {
 
         var delivered: Int { lock.withLock { counts.delivered } }
         var hasConnected: Bool { lock.withLock { counts.connects > 0 } }
+        var isConnected: Bool { lock.withLock { connected } }
+        /// Highest number the server accepted from this client.
+        var accepted: Int64 { lock.withLock { acceptedThrough } }
+
+        /// The server accepted message `number`.
+        func accepted(_ number: Int64) {
+            lock.withLock {
+                counts.acknowledged += 1
+                acceptedThrough = max(acceptedThrough, number)
+            }
+        }
+
+        /// The server refused a send with `code` (or it failed locally: the client's own error name).
+        func refused(_ code: String) { lock.withLock { errors[code, default: 0] += 1 } }
+
+        /// Running figures for the progress file: acknowledged sends, deliveries, refusals, partner-offline events.
+        var running: (acknowledged: Int, delivered: Int, errors: [String: Int], partnerOffline: Int) {
+            lock.withLock { (counts.acknowledged, counts.delivered, errors, counts.partnerOffline) }
+        }
 
         /// Adds this device's figures; messages not yet arrived up to `expected` count as lost.
         func add(to result: inout Result, expected: Int) {
             lock.withLock {
                 result.delivered += counts.delivered
                 result.duplicatedOrReordered += counts.duplicates
-                result.lost += counts.lost + verifier.missing(through: Int64(expected))
+                let missing = verifier.missing(through: Int64(expected))
+                result.lost += counts.lost + missing
+                if counts.lost + missing > 0 {
+                    result.lossDetails.append("\(user) from \(partner): \(counts.lost) skipped, waiting for \(verifier.nextExpected) of 1…\(expected)")
+                }
                 result.cuts += counts.cuts
                 result.reconnects += max(0, counts.connects - 1)
+                result.acknowledged += counts.acknowledged
+                result.partnerOffline += counts.partnerOffline
+                result.errors.merge(errors, uniquingKeysWith: +)
+                result.longestReconnect = max(result.longestReconnect, longestReconnect.seconds)
             }
         }
     }
@@ -143,37 +207,70 @@ struct ClientsLoad: Sendable {
                 }
             }
         }
+        let progress = settings.progressFile.map { ClientsProgress(path: $0, devices: devices) }
         let failures = await withTaskGroup(of: Int.self) { group in
             for device in devices {
-                group.addTask {
-                    var failed = 0
-                    for number in 1...settings.messagesPerClient {
-                        // The id makes the client's own resends after a cut safe; a failure is counted, not retried.
-                        let id = "\(device.user)-\(number)"
-                        do { _ = try await device.client.send(message: "\(number)", to: device.partner, clientMessageId: id) }
-                        catch { failed += 1 }
-                        if settings.sendInterval > 0 { try? await Task.sleep(for: .milliseconds(Int64(settings.sendInterval * 1000))) }
-                    }
-                    return failed
-                }
+                group.addTask { await sendAll(from: device) }
             }
             return await group.reduce(0, +)
         }
         for cutter in cutters { cutter.cancel() }
+        // Each partner must get, in order, every number this client had accepted (a message refused for good may still
+        // arrive: its reply was lost, not its commit).
+        let expected = devices.indices.map { Int(devices[$0 ^ 1].accepted) }
         let deadline = ContinuousClock.now + .milliseconds(Int64(settings.drainTimeout * 1000))
-        while devices.contains(where: { $0.delivered < settings.messagesPerClient }), ContinuousClock.now < deadline {
+        while devices.indices.contains(where: { devices[$0].delivered < expected[$0] }), ContinuousClock.now < deadline {
             try? await Task.sleep(for: .milliseconds(20))
         }
-        var result = Result(clients: devices.count, sent: devices.count * settings.messagesPerClient - failures, failedSends: failures)
-        for device in devices {
-            device.add(to: &result, expected: settings.messagesPerClient)
+        await progress?.stop()
+        var result = Result(clients: devices.count, sent: expected.reduce(0, +), failedSends: failures)
+        for (index, device) in devices.enumerated() {
+            device.add(to: &result, expected: expected[index])
             await device.client.disconnect()
         }
         for consumer in consumers { await consumer.value }
-        let elapsed = ContinuousClock.now - started
-        result.seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
+        result.seconds = (ContinuousClock.now - started).seconds
         return result
     }
+
+    /// Sends `device`'s numbered messages to its partner, one at a time, until all are sent or the stop file appears;
+    /// returns 1 when one was refused for good (sending stops there, so the partner's expected sequence has no hole).
+    private func sendAll(from device: Device) async -> Int {
+        for number in 1...settings.messagesPerClient {
+            if let stopFile = settings.stopFile, FileManager.default.fileExists(atPath: stopFile) { return 0 }
+            // The id makes resends (the client's own after a cut, and these after a retryable refusal) safe.
+            let id = "\(device.user)-\(number)"
+            let giveUp = ContinuousClock.now + .milliseconds(Int64(settings.retryFor * 1000))
+            var backoffMs: Int64 = 50
+            while true {
+                do {
+                    _ = try await device.client.send(message: "\(number)", to: device.partner, clientMessageId: id)
+                    device.accepted(Int64(number))
+                    break
+                } catch let error as ClientError {
+                    let code: String
+                    if case .server(let wire, _) = error { code = wire } else { code = "\(error)" }
+                    device.refused(code)
+                    guard Self.retryable.contains(code), ContinuousClock.now < giveUp else { return 1 }
+                    try? await Task.sleep(for: .milliseconds(backoffMs))
+                    backoffMs = min(backoffMs * 2, 1000)
+                } catch {
+                    device.refused("\(error)")
+                    return 1
+                }
+            }
+            if settings.sendInterval > 0 { try? await Task.sleep(for: .milliseconds(Int64(settings.sendInterval * 1000))) }
+        }
+        return 0
+    }
+
+    /// Refusals that say "nothing was done, try again" (docs/PROTOCOL.md, "Error codes").
+    static let retryable: Set<String> = ["storage_failed", "overloaded"]
+}
+
+extension Duration {
+    /// The duration in seconds, as a `Double`.
+    var seconds: Double { Double(components.seconds) + Double(components.attoseconds) / 1e18 }
 }
 
 /// A transport that can be dropped from outside, as a lost network would drop it: the client sees its connection

@@ -5,6 +5,9 @@ struct CommonOptions: ParsableArguments {
     @Option(help: "Server to load: ws://host:port/path or wss://host:port/path.")
     var url = "ws://127.0.0.1:7420/"
 
+    @Option(help: "Another node of the same cluster (repeat for more): connections are spread over --url and these. The gateway scenarios put a user's devices on consecutive nodes (phone and desktop apart; a message's sender and recipient apart), so the latencies they report are cross-node; the server API stays on --url (or --api-url).")
+    var nodeUrl: [String] = []
+
     @Option(help: "Connections to open in total (across all workers and loops).")
     var connections = 100
 
@@ -70,6 +73,9 @@ struct CommonOptions: ParsableArguments {
         }
         if let serverPid, serverPid <= 0 { throw ValidationError("--server-pid must be a process id") }
         do { _ = try TargetURL(parsing: url) } catch { throw ValidationError(error.description) }
+        for other in nodeUrl {
+            do { _ = try TargetURL(parsing: other) } catch { throw ValidationError("--node-url: \(error.description)") }
+        }
     }
 }
 

@@ -55,6 +55,10 @@ final class GatewayDevice: ConnectionSession {
         return id
     }
 
+    /// The user's devices go to consecutive nodes (phone on one, desktop on the next), and consecutive users start on
+    /// consecutive nodes: with `--node-url`, a user's devices and a message's two ends are on different nodes.
+    var node: Int { tag + slot }
+
     /// Starts the closing handshake.
     func close() {
         client?.close()

@@ -17,6 +17,9 @@ struct GatewayOptions: ParsableArguments {
     @Option(help: "Backend threads calling the server API, each with one blocking keep-alive connection.")
     var backendThreads = 4
 
+    @Option(help: "After the setup calls, create this file and wait (at most 10 minutes) until it is removed before connecting: time for a script to restart nodes that must load what the setup made (loadtest/bench/cluster.sh).")
+    var setupDone: String?
+
     func validate() throws {
         guard (1...256).contains(backendThreads) else { throw ValidationError("--backend-threads must be 1 … 256") }
         if let apiUrl, !apiUrl.hasPrefix("http://") {
@@ -37,6 +40,8 @@ struct GatewayEnvironment: Sendable {
     let basePath: String
     /// A fresh prefix for every user id of this run, so runs against the same database never see each other.
     let runID: String
+    /// `--setup-done`: created after the setup, waited on until removed.
+    let setupDone: String?
 
     /// Resolves the API address and checks the combination of options.
     init(options: GatewayOptions, common: CommonOptions) throws {
@@ -58,6 +63,7 @@ struct GatewayEnvironment: Sendable {
         apiHostHeader = host.contains(":") ? "[\(host)]:\(port)" : "\(host):\(port)"
         apiKey = options.apiKey
         backendThreads = options.backendThreads
+        setupDone = options.setupDone
         minter = try JWTMinter(secret: options.jwtSecret)
         var random = FastRandom(seed: MonotonicClock.nanoseconds() ^ UInt64(UInt32(bitPattern: getpid())) << 32)
         runID = "lt" + String(random.next() & 0xFF_FFFF_FFFF, radix: 36)

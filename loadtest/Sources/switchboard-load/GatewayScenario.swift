@@ -1,3 +1,6 @@
+import Foundation
+import Glibc
+
 /// The scenario behind every gateway subcommand: one or more components (one for `approvals`, several for
 /// `mixed`), each owning a contiguous range of the connections. Setup calls run in `prepare` on the main thread;
 /// traffic runs in a `GatewayCoordinator` on the (single) loop. Immutable and `Sendable`.
@@ -37,6 +40,14 @@ struct GatewayScenario: Scenario {
         }
         for batch in batches where !batch.isEmpty {
             if let failure = pool.runAll(batch) { throw .runtime("setup through the server API: \(failure)") }
+        }
+        if let marker = environment.setupDone {
+            guard FileManager.default.createFile(atPath: marker, contents: nil) else { throw .usage("--setup-done: cannot create \(marker)") }
+            let deadline = Date().addingTimeInterval(600)
+            while FileManager.default.fileExists(atPath: marker) {
+                guard Date() < deadline else { throw .runtime("--setup-done: \(marker) was not removed within 10 minutes") }
+                usleep(50_000)   // polling a file another process removes
+            }
         }
     }
 

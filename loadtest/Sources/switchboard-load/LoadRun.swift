@@ -27,7 +27,8 @@ struct LoadRun {
         let target = try TargetURL(parsing: options.url)
         let settings = try ClientSettings(
             target: target, sourceAddresses: options.sourceAddressList, insecure: options.insecure,
-            caFile: options.caFile, deflate: options.deflate, maxMessageBytes: scenario.maxMessageBytes)
+            caFile: options.caFile, deflate: options.deflate, maxMessageBytes: scenario.maxMessageBytes,
+            otherNodes: options.nodeUrl.map { try TargetURL(parsing: $0) })
         if let index = options.workerIndex {
             WorkerMain.run(index: index, options: options, scenario: scenario, settings: settings)
             return

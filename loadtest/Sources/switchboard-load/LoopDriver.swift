@@ -96,6 +96,7 @@ final class LoopDriver: WebSocketClientDelegate, @unchecked Sendable {
         let client = WebSocketClient(id: id, loop: loop, settings: plan.settings)
         client.delegate = self
         client.requestPath = session.requestPath
+        client.node = session.node
         clients.append(client)
         sessions.append(session)
         wasOpen.append(false)
@@ -128,6 +129,7 @@ final class LoopDriver: WebSocketClientDelegate, @unchecked Sendable {
         let session = plan.scenario.makeSession(id: id, driver: self)
         sessions[id] = session
         client.requestPath = session.requestPath
+        client.node = session.node
         stats.connectAttempts += 1
         stats.peakAttemptsInFlight = max(stats.peakAttemptsInFlight, id + 1 - resolved)
         live += 1

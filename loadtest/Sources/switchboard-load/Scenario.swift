@@ -58,8 +58,12 @@ protocol ConnectionSession: AnyObject {
     func didEnd()
     /// Request target for this connection's upgrade (e.g. with a `?token=`); nil uses the `--url` path.
     var requestPath: String? { get }
+    /// Which node of the cluster this connection goes to (`--url` is node 0, the `--node-url`s follow; modulo their
+    /// count).
+    var node: Int { get }
 }
 
 extension ConnectionSession {
     var requestPath: String? { nil }
+    var node: Int { 0 }
 }

@@ -42,6 +42,8 @@ final class WebSocketClient: SocketConnectionDelegate, @unchecked Sendable {
     var timer: TimerID?
     /// Set once we sent a close frame: the server's reply then ends the connection in order.
     var closeSent = false
+    /// Which node of the cluster to connect to (`ClientSettings.node(_:)`; 0 = `--url`). Set before `start`.
+    var node = 0
 
     init(id: Int, loop: EventLoop, settings: ClientSettings) {
         self.id = id
@@ -60,7 +62,7 @@ final class WebSocketClient: SocketConnectionDelegate, @unchecked Sendable {
             self?.fail("handshake_timeout")
         }
         do {
-            let connection = try SocketConnection.connect(to: settings.address, from: source, on: loop) { [weak self] error in
+            let connection = try SocketConnection.connect(to: settings.node(node).address, from: source, on: loop) { [weak self] error in
                 self?.didConnect(error: error)
             }
             connection.delegate = self
@@ -86,11 +88,12 @@ final class WebSocketClient: SocketConnectionDelegate, @unchecked Sendable {
             deflateOffer = offer
             extensions = offer
         }
+        let target = settings.node(node).target
         let request = WebSocketHandshake.clientRequest(
-            host: settings.target.hostHeader, path: requestPath ?? settings.target.path, key: handshakeKey, extensions: extensions)
+            host: target.hostHeader, path: requestPath ?? target.path, key: handshakeKey, extensions: extensions)
         if let context = settings.tlsContext {
             do {
-                let engine = try TLSEngine(context: context, serverName: settings.target.host)
+                let engine = try TLSEngine(context: context, serverName: target.host)
                 tls = engine
                 try engine.startHandshake()
             } catch {

@@ -38,7 +38,7 @@ let package = Package(
         .target(name: "WebSocketCodec"),
         // RFC 4648 base64, both alphabets, strict decoding: the one implementation (handshake, JWS, webhooks).
         .target(name: "Base64"),
-        .target(name: "HTTP1", dependencies: ["Base64", "JSON"]),
+        .target(name: "HTTP1", dependencies: ["Base64", "JSON", "COpenSSL"]),
         .target(name: "SwitchboardConfig"),
         // A strict JSON value (duplicate keys and trailing commas rejected), shared by tokens and the wire protocol.
         .target(name: "JSON"),
@@ -89,7 +89,7 @@ let package = Package(
 
         // The load generator: a network client of the server (never links Server), on the same event loop.
         .executableTarget(name: "switchboard-load", dependencies: [
-            "EventLoop", "WebSocketCodec", "WebSocketDeflate", "HTTP1", "TLS", "Auth", "JSON", "SwitchboardClient", "Metrics",
+            "EventLoop", "WebSocketCodec", "WebSocketDeflate", "HTTP1", "TLS", "Auth", "JSON", "GatewayProtocol", "SwitchboardClient", "Metrics",
             .product(name: "Histogram", package: "hdrhistogram-swift"),
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ], path: "loadtest/Sources/switchboard-load"),

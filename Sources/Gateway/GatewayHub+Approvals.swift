@@ -82,7 +82,7 @@ extension GatewayHub {
             if approvals[approval.id]?.state == .pending { metrics.pendingApprovals.subtract(1, ordering: .relaxed) }
             approvals[approval.id] = nil
         }
-        commit(writes, events: [PendingEvent(userId: approval.userId, type: "approval_request", data: encode(data))], onConflict: { [self] conflict in
+        commit(writes, events: [PendingEvent(userId: approval.userId, type: "approval_request", data: encode(data), pushable: .approval(data))], onConflict: { [self] conflict in
             forget()
             if case .idTaken(.approval, let latest) = conflict, attempt < Self.approvalIdAttempts {
                 latestApprovalSequence = max(latestApprovalSequence, latest)
@@ -147,7 +147,7 @@ extension GatewayHub {
                                 input: ApprovalMachine.Input, answeredBy client: GatewayClient?, reply: Reply?, attempt: Int) {
         let data = Self.approvalData(decided)
         var writes: [StoreWrite] = [.decideApproval(decided)]
-        var events = [PendingEvent(userId: decided.userId, type: event.rawValue, data: encode(data))]
+        var events = [PendingEvent(userId: decided.userId, type: event.rawValue, data: encode(data), pushable: .approval(data))]
         if let client {
             let (sessionWrites, sessionEvents) = activity(in: decided.sessionId, by: client)
             writes += sessionWrites

@@ -61,8 +61,9 @@ extension GatewayHub {
             contacts[x, default: [:]][y] = record
             writes.append(.upsertContact(record))
         }
-        let events = [PendingEvent(userId: a, type: "contact_added", data: encode(contactData(b))),
-                      PendingEvent(userId: b, type: "contact_added", data: encode(contactData(a)))]
+        let (dataA, dataB) = (contactData(a), contactData(b))
+        let events = [PendingEvent(userId: a, type: "contact_added", data: encode(dataB), pushable: .contactAdded(dataB)),
+                      PendingEvent(userId: b, type: "contact_added", data: encode(dataA), pushable: .contactAdded(dataA))]
         commit(writes, events: events) { [self] outcome in
             if case .success = outcome {
                 // Each side now sees the other's presence.
@@ -88,8 +89,8 @@ extension GatewayHub {
             contacts[x]?[y] = record
             writes.append(.upsertContact(record))
         }
-        let events = [PendingEvent(userId: a, type: "contact_removed", data: encode(["userId": b])),
-                      PendingEvent(userId: b, type: "contact_removed", data: encode(["userId": a]))]
+        let events = [PendingEvent(userId: a, type: "contact_removed", data: encode(["userId": b]), pushable: .contactRemoved(userId: b)),
+                      PendingEvent(userId: b, type: "contact_removed", data: encode(["userId": a]), pushable: .contactRemoved(userId: a))]
         commit(writes, events: events) { outcome in completion(outcome.map { _ in () }) }
     }
 
@@ -140,22 +141,28 @@ extension GatewayHub {
         guard ["ios", "android", "desktop", "web"].contains(platform) else {
             return completion(.failure(GatewayError(.invalidField, "platform must be ios, android, desktop or web")))
         }
-        if let key = devicesByToken[deviceToken], let device = devices[key], let user = users[device.userId] {
-            return completion(.success(Registration(userId: user.id, hexCode: user.hexCode, deviceId: device.id, clientType: device.clientType)))
+        func known() -> Registration? {
+            guard let key = devicesByToken[deviceToken], let device = devices[key], let user = users[device.userId] else { return nil }
+            return Registration(userId: user.id, hexCode: user.hexCode, deviceId: device.id, clientType: device.clientType)
         }
+        if let registration = known() { return completion(.success(registration)) }
         // New identities are limited per source address and per node: each one would otherwise bring its own
         // per-user allowances.
         var counters = [AttemptLimiter.Counter(key: "register-node", limit: settings.registrationsPerNodePerHour)]
         if let source {
             counters.append(AttemptLimiter.Counter(key: "register-address:" + source, limit: settings.registrationsPerAddressPerHour))
         }
-        if let refused = limitAttempt(.count(counters), "too many new registrations") { return completion(.failure(refused)) }
-        let user = createUser(id: "usr_" + randomToken(), displayName: nil)
-        let device = DeviceRecord(id: "dev_" + randomToken(), userId: user.id, clientType: platform, deviceToken: deviceToken, createdAt: clock.now())
-        devices[device.key] = device
-        devicesByToken[deviceToken] = device.key
-        let registration = Registration(userId: user.id, hexCode: user.hexCode, deviceId: device.id, clientType: platform)
-        commit([.upsertUser(user), .upsertDevice(device)]) { outcome in completion(outcome.map { _ in registration }) }
+        limitAttempt(.count(counters), "too many new registrations") { [self] refused in
+            if let refused { return completion(.failure(refused)) }
+            // The same secret may have been registered while the shared limits were asked.
+            if let registration = known() { return completion(.success(registration)) }
+            let user = createUser(id: "usr_" + randomToken(), displayName: nil)
+            let device = DeviceRecord(id: "dev_" + randomToken(), userId: user.id, clientType: platform, deviceToken: deviceToken, createdAt: clock.now())
+            devices[device.key] = device
+            devicesByToken[deviceToken] = device.key
+            let registration = Registration(userId: user.id, hexCode: user.hexCode, deviceId: device.id, clientType: platform)
+            commit([.upsertUser(user), .upsertDevice(device)]) { outcome in completion(outcome.map { _ in registration }) }
+        }
     }
 }
 

@@ -6,41 +6,36 @@ import GatewayProtocol
 extension GatewayHub {
     public func handle(_ frame: [UInt8], from client: GatewayClient) {
         guard let state = state(of: client) else { return }
-        // One strict parse per frame; the envelope and the body are both read from the parsed value.
-        let data: JSONValue
-        let envelope: CommandEnvelope
+        // One strict parse per frame, and the typed command read from it by hand (ids checked as they are read).
+        let read: CommandFrame
         do {
-            data = try StrictJSONDecoder.parse(frame)
+            read = try CommandFrame.decode(frame)
         } catch {
-            metrics.commandErrors.add(1, ordering: .relaxed)
-            client.send(ServerFrames.error(id: nil, describe(error, whole: true)))
+            switch error {
+            case .unreadable(let id, let error):
+                metrics.commandErrors.add(1, ordering: .relaxed)
+                client.send(ServerFrames.error(id: id, error))
+            case .invalid(let id, let error):
+                metrics.commands.add(1, ordering: .relaxed)
+                Reply(client: client, id: id, metrics: metrics).fail(error)
+            }
             return
         }
-        do {
-            envelope = try decoder.decode(CommandEnvelope.self, from: data)
-        } catch {
-            metrics.commandErrors.add(1, ordering: .relaxed)
-            client.send(ServerFrames.error(id: envelopeID(data), describe(error, whole: true)))
-            return
-        }
-        let reply = Reply(client: client, id: envelope.id, metrics: metrics)
+        let reply = Reply(client: client, id: read.id, metrics: metrics)
         metrics.commands.add(1, ordering: .relaxed)
         do {
-            try dispatch(envelope.type, data: data, state: state, reply: reply)
+            try dispatch(read.command, state: state, reply: reply)
         } catch let error as GatewayError {
             reply.fail(error)
         } catch {
-            reply.fail(describe(error, whole: false))
+            reply.fail(GatewayError(.internalError, "\(error)"))
         }
     }
 
-    private func dispatch(_ type: String, data: JSONValue, state: ClientState, reply: Reply) throws {
+    private func dispatch(_ command: ClientCommand, state: ClientState, reply: Reply) throws {
         let client = state.client
-        // Every field naming a user, session or group follows the one id grammar, in every command.
-        try Identifier.checkFields(of: data)
-        switch type {
-        case "ack":
-            let command = try decoder.decode(AckCommand.self, from: data)
+        switch command {
+        case .ack(let command):
             // An ack ahead of the log would count events not yet written as seen (and suppress their pushes).
             let latest = latestOffsets[client.userId] ?? 0
             guard command.offset >= 0, command.offset <= latest else {
@@ -49,88 +44,52 @@ extension GatewayHub {
             state.ackedOffset = max(state.ackedOffset, command.offset)
             queueWrite([.setDeviceAck(userId: client.userId, deviceId: client.deviceId, offset: command.offset)]) { _ in }
             reply.ok(Empty())
-        case "send_message":
-            sendMessage(try decoder.decode(SendMessageCommand.self, from: data), from: client, reply: reply)
-        case "history":
-            history(try decoder.decode(HistoryCommand.self, from: data), for: client, reply: reply)
-        case "unread_counts":
+        case .sendMessage(let command):
+            sendMessage(command, from: client, reply: reply)
+        case .history(let command):
+            history(command, for: client, reply: reply)
+        case .unreadCounts:
             unreadCounts(for: client, reply: reply)
-        case "mark_read":
-            markRead(try decoder.decode(MarkReadCommand.self, from: data), for: client, reply: reply)
-        case "set_presence":
-            let command = try decoder.decode(SetPresenceCommand.self, from: data)
+        case .markRead(let command):
+            markRead(command, for: client, reply: reply)
+        case .setPresence(let command):
             guard command.status == "online" || command.status == "away" else {
                 throw GatewayError(.invalidField, "status must be \"online\" or \"away\"")
             }
             state.away = command.status == "away"
             updatePresence(of: client.userId)
             reply.ok(presenceData(of: client.userId))
-        case "presence":
+        case .presence:
             let list = activeContacts(of: client.userId).sorted().map { presenceData(of: $0) }
             reply.ok(["contacts": list])
-        case "session_attach":
-            let command = try decoder.decode(SessionCommand.self, from: data)
+        case .sessionAttach(let command):
             attach(sessionId: command.sessionId, client: client, reply: reply)
-        case "session_get":
-            let command = try decoder.decode(SessionCommand.self, from: data)
+        case .sessionGet(let command):
             sessionData(command.sessionId, for: client.userId, reply: reply)
-        case "session_list":
+        case .sessionList:
             let list = sessions.values.filter { $0.userId == client.userId }.sorted { $0.createdAt < $1.createdAt }.map(Self.sessionData)
             reply.ok(["sessions": list])
-        case "approve", "deny":
-            let command = try decoder.decode(ApprovalAnswerCommand.self, from: data)
-            answer(requestId: command.requestId, approve: type == "approve", client: client, reply: reply)
-        case "approvals_pending":
+        case .approve(let command):
+            answer(requestId: command.requestId, approve: true, client: client, reply: reply)
+        case .deny(let command):
+            answer(requestId: command.requestId, approve: false, client: client, reply: reply)
+        case .approvalsPending:
             let pending = approvals.values.filter { $0.userId == client.userId && $0.state == .pending }
                 .sorted { $0.createdAt < $1.createdAt }.map(Self.approvalData)
             reply.ok(PendingApprovals(approvals: pending, badge: pending.count))
-        case "push_register":
-            try registerPushToken(try decoder.decode(PushRegisterCommand.self, from: data), client: client, reply: reply)
-        case "push_unregister":
-            let command = try decoder.decode(PushUnregisterCommand.self, from: data)
+        case .pushRegister(let command):
+            try registerPushToken(command, client: client, reply: reply)
+        case .pushUnregister(let command):
             unregisterPushToken(kind: command.kind, sessionId: command.sessionId, client: client, reply: reply)
-        case "notification_settings":
+        case .notificationSettings:
             reply.ok(notificationSettings[client.userId] ?? NotificationSettings())
-        case "set_notification_settings":
-            updateNotificationSettings(try decoder.decode(NotificationSettingsCommand.self, from: data), client: client, reply: reply)
-        case _ where Self.relationshipCommandTypes.contains(type):
-            try relationshipCommand(type, data: data, client: client, reply: reply)
-        case "auth":
+        case .setNotificationSettings(let command):
+            updateNotificationSettings(command, client: client, reply: reply)
+        case .relationship(let command):
+            try relationshipCommand(command, client: client, reply: reply)
+        case .auth:
             throw GatewayError(.alreadyAuthenticated, "this connection is already authenticated")
-        default:
-            throw GatewayError(.unknownType, "unknown command type \"\(type)\"")
         }
-    }
-
-    /// Turns a JSON decoding failure into the field-naming error a client developer needs.
-    public func describe(_ error: Error, whole: Bool) -> GatewayError {
-        guard let decoding = error as? DecodingError else {
-            return GatewayError(.internalError, "\(error)")
-        }
-        func path(_ context: DecodingError.Context, _ key: CodingKey? = nil) -> String {
-            (context.codingPath + (key.map { [$0] } ?? [])).map(\.stringValue).joined(separator: ".")
-        }
-        switch decoding {
-        case .keyNotFound(let key, let context):
-            return GatewayError(.missingField, "missing field \"\(path(context, key))\"")
-        case .typeMismatch(let type, let context):
-            return GatewayError(.invalidField, "field \"\(path(context))\" must be of type \(type)")
-        case .valueNotFound(let type, let context):
-            return GatewayError(.invalidField, "field \"\(path(context))\" must be a \(type), not null")
-        case .dataCorrupted(let context):
-            if context.codingPath.isEmpty || whole {
-                return GatewayError(.invalidJSON, "the frame is not a JSON object")
-            }
-            return GatewayError(.invalidField, "field \"\(path(context))\" is invalid")
-        @unknown default:
-            return GatewayError(.invalidJSON, "the frame could not be read")
-        }
-    }
-
-    /// The command id, when the frame is an object with a string `id` but otherwise unusable.
-    private func envelopeID(_ data: JSONValue) -> String? {
-        struct OnlyID: Decodable { var id: String }
-        return try? decoder.decode(OnlyID.self, from: data).id
     }
 }
 

@@ -9,11 +9,33 @@ extension GatewayHub {
     /// Guessing limits count over a sliding hour.
     static let attemptLimiter = AttemptLimiter(windowMs: 3_600_000)
 
-    /// Feeds one attempt to the guessing limits; `rate_limited` with the seconds until the attempt could go ahead,
-    /// or nil when it may.
-    func limitAttempt(_ attempt: AttemptLimiter.Attempt, _ what: String) -> GatewayError? {
+    /// Feeds one attempt to the guessing limits and calls `then` on the hub thread with `rate_limited` (with the
+    /// seconds until the attempt could go ahead), or nil when it may go ahead.
+    ///
+    /// This node's own counters decide first, at once; with `sharedAttemptLimits` an attempt they allow is then
+    /// decided by the counters of every node (off the hub thread, `then` runs when they answered) and counted here
+    /// too, so this node's counters still hold when the shared ones cannot be reached (the decision is then this
+    /// node's alone).
+    func limitAttempt(_ attempt: AttemptLimiter.Attempt, _ what: String, then: @escaping (GatewayError?) -> Void) {
+        guard let shared = sharedAttemptLimits else { return then(attemptRefusal(decideAttemptHere(attempt), what)) }
+        let local = decideAttemptHere(.ask(attempt.counters))
+        if case .refused = local { return then(attemptRefusal(local, what)) }
+        let then = UncheckedBox(then)
+        shared.decide(attempt, windowMs: Self.attemptLimiter.windowMs, now: clock.now()) { [self] decision in
+            scheduler.execute { [self] in
+                if let decision, case .refused = decision { return then.value(attemptRefusal(decision, what)) }
+                then.value(attemptRefusal(decideAttemptHere(attempt), what))
+            }
+        }
+    }
+
+    private func decideAttemptHere(_ attempt: AttemptLimiter.Attempt) -> AttemptLimiter.Decision {
         let (state, decision) = Self.attemptLimiter.decide(attemptLimits, attempt, now: clock.now())
         attemptLimits = state
+        return decision
+    }
+
+    private func attemptRefusal(_ decision: AttemptLimiter.Decision, _ what: String) -> GatewayError? {
         guard case .refused(_, let waitMs) = decision else { return nil }
         let seconds = (waitMs + 999) / 1000
         return GatewayError(.rateLimited, "\(what); retry after \(seconds) s", retryAfterMs: Int(seconds) * 1000)
@@ -90,26 +112,28 @@ extension GatewayHub {
         }
         let what = "too many failed connect attempts"
         func failAttempt(_ error: GatewayError) {
-            completion(.failure(limitAttempt(.count(counters), what) ?? error))
+            limitAttempt(.count(counters), what) { refused in completion(.failure(refused ?? error)) }
         }
         guard users[userId] != nil else { return completion(.failure(GatewayError(.userNotFound, "no user \"\(userId)\""))) }
         // Only failures count, but once over a limit the attempt is refused before the code is even looked at.
-        if let refused = limitAttempt(.ask(counters), what) { return completion(.failure(refused)) }
-        let code = rawCode.filter { $0 != " " && $0 != "-" }
-        guard code.count == 6, code.allSatisfy({ $0.isASCII && $0.isNumber }), let record = relations.connectCodes[code] else {
-            return failAttempt(GatewayError(.connectCodeInvalid, "no connect code \"\(rawCode)\""))
-        }
-        if record.revokedAt != nil || record.expiresAt.map({ clock.now() >= $0 }) == true {
-            return failAttempt(GatewayError(.connectCodeExpired, "this connect code has expired; ask for the current one"))
-        }
-        let other = record.userId
-        guard other != userId else { return completion(.failure(GatewayError(.selfRequest, "this is your own connect code"))) }
-        guard !areContacts(userId, other) else { return completion(.failure(GatewayError(.alreadyFriends, "you are already connected"))) }
-        let (writes, events) = contactCreation(userId, other)
-        let ref = userRef(other)
-        commit(writes, events: events) { [self] outcome in
-            if case .success = outcome { exchangePresence(userId, other) }
-            completion(outcome.map { _ in ref })
+        limitAttempt(.ask(counters), what) { [self] refused in
+            if let refused { return completion(.failure(refused)) }
+            let code = rawCode.filter { $0 != " " && $0 != "-" }
+            guard code.count == 6, code.allSatisfy({ $0.isASCII && $0.isNumber }), let record = relations.connectCodes[code] else {
+                return failAttempt(GatewayError(.connectCodeInvalid, "no connect code \"\(rawCode)\""))
+            }
+            if record.revokedAt != nil || record.expiresAt.map({ clock.now() >= $0 }) == true {
+                return failAttempt(GatewayError(.connectCodeExpired, "this connect code has expired; ask for the current one"))
+            }
+            let other = record.userId
+            guard other != userId else { return completion(.failure(GatewayError(.selfRequest, "this is your own connect code"))) }
+            guard !areContacts(userId, other) else { return completion(.failure(GatewayError(.alreadyFriends, "you are already connected"))) }
+            let (writes, events) = contactCreation(userId, other)
+            let ref = userRef(other)
+            commit(writes, events: events) { [self] outcome in
+                if case .success = outcome { exchangePresence(userId, other) }
+                completion(outcome.map { _ in ref })
+            }
         }
     }
 }

@@ -41,8 +41,8 @@ extension GatewayHub {
             let data = friendRequestData(request)
             let payload = encode(data)
             commit([.upsertFriendRequest(request)],
-                   events: [PendingEvent(userId: target, type: "friend_request", data: payload),
-                            PendingEvent(userId: userId, type: "friend_request", data: payload)]) { [self] outcome in
+                   events: [PendingEvent(userId: target, type: "friend_request", data: payload, pushable: .friendRequest(data)),
+                            PendingEvent(userId: userId, type: "friend_request", data: payload, pushable: .friendRequest(data))]) { [self] outcome in
                 if case .failure = outcome {
                     // Not stored: forget it, or the pair would stay blocked by a request nobody can see.
                     relations.friendRequests[request.id] = nil

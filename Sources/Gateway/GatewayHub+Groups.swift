@@ -152,10 +152,11 @@ extension GatewayHub {
         let scope = "group_message:" + userId
         let send = { [self] (requestHash: String, done: @escaping (Result<SentAt, GatewayError>) -> Void) in
             let sent = SentAt(sentAt: clock.now())
-            let data = encode(GroupMessageData(groupId: groupId, from: userRef(userId), text: text, sentAt: sent.sentAt, clientMessageId: clientMessageId))
+            let event = GroupMessageData(groupId: groupId, from: userRef(userId), text: text, sentAt: sent.sentAt, clientMessageId: clientMessageId)
+            let data = encode(event)
             var writes: [StoreWrite] = []
             if let clientMessageId { writes.append(.claimIdempotency(scope: scope, key: clientMessageId, response: encode(sent), requestHash: requestHash, createdAt: sent.sentAt)) }
-            let events = relations.activeMembers(of: groupId).map { PendingEvent(userId: $0.userId, type: "group_message", data: data) }
+            let events = relations.activeMembers(of: groupId).map { PendingEvent(userId: $0.userId, type: "group_message", data: data, pushable: .groupMessage(event)) }
             commit(writes, events: events) { [self] outcome in
                 if case .success = outcome { metrics.messagesSent.add(1, ordering: .relaxed) }
                 done(outcome.map { _ in sent })

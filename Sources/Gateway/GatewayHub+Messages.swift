@@ -25,7 +25,7 @@ extension GatewayHub {
                                                 createdAt: message.record.sentAt))
             }
             let data = encode(message.event)
-            commit(writes, events: message.logs.map { PendingEvent(userId: $0, type: "message", data: data) }, onConflict: { [self] conflict in
+            commit(writes, events: message.logs.map { PendingEvent(userId: $0, type: "message", data: data, pushable: .message(message.event)) }, onConflict: { [self] conflict in
                 if case .idTaken(.message, let latest) = conflict, attempt < Self.messageIdAttempts {
                     latestMessageId = max(latestMessageId, latest)
                     return send(requestHash, attempt: attempt + 1, done: done)

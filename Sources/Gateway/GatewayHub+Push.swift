@@ -12,87 +12,79 @@ extension GatewayHub {
     /// Push jobs for an event about to be committed. A user with a connected device gets none (the socket carries
     /// it), except a handoff, which goes to the previous device when that one is not connected.
     func pushJobs(for event: PendingEvent, offset: Int64, ignoringConnections: Bool = false) -> [PushJobRecord] {
-        // Decided before the event's JSON is parsed: most events are of a kind never pushed, or a message for a
-        // user with a connected device (every direct message is two such events, one per log).
-        switch event.type {
-        case "message", "group_message", "contact_added", "contact_removed", "friend_request", "friend_request_accepted":
+        // Typed values only (`PendingEvent.pushable`): nothing here reads the event's JSON. Events without one are
+        // never pushed (presence goes through presencePush); most of the rest are for a user with a connected device.
+        guard let pushable = event.pushable else { return [] }
+        switch pushable {
+        case .message, .groupMessage, .contactAdded, .contactRemoved, .friendRequest:
             if !ignoringConnections, let userClients = clients[event.userId], !userClients.isEmpty { return [] }
-        case "approval_request", "approval_resolved", "approval_timeout", "session_handoff":
+        case .approval, .handoff:
             break
-        default:
-            return []
         }
         let settings = notificationSettings[event.userId] ?? NotificationSettings()
-        let data = (try? JSONValue.parse(event.data)) ?? .null
-        func field(_ name: String) -> String? {
-            if case .object(let o) = data, case .string(let s)? = o[name] { return s }
-            return nil
-        }
         let connected = ignoringConnections ? [] : Set((clients[event.userId] ?? [:]).values.map(\.client.deviceId))
         var targetsByDevice: [(DeviceKey, [(PushTarget, PushTarget?)])] = []
         var notice: PushNotice
 
-        switch event.type {
-        case "approval_request":
-            guard let requestId = field("requestId"), let sessionId = field("sessionId") else { return [] }
+        switch pushable {
+        case .approval(let data) where event.type == "approval_request":
             guard connected.isEmpty else {
-                checkAcknowledgement(of: event, offset: offset, requestId: requestId)
+                checkAcknowledgement(of: event, offset: offset, requestId: data.requestId)
                 return []
             }
             for device in devices(of: event.userId) {
-                targetsByDevice.append((device, approvalTargets(device: device, sessionId: sessionId, settings: settings)))
+                targetsByDevice.append((device, approvalTargets(device: device, sessionId: data.sessionId, settings: settings)))
             }
             // The notice (its badge counts the user's pending approvals) only when some device has somewhere to go.
             guard targetsByDevice.contains(where: { !$0.1.isEmpty }) else { return [] }
-            notice = approvalNotice(event.type, data: data, requestId: requestId, sessionId: sessionId, settings: settings, title: "Approval needed")
-        case "approval_resolved", "approval_timeout":
-            // Clears the request on every device that is not connected, even when another device answered it.
-            guard settings.backgroundNotifications, let requestId = field("requestId"), let sessionId = field("sessionId") else { return [] }
+            notice = approvalNotice(event.type, data: data, settings: settings, title: "Approval needed")
+        case .approval(let data):
+            // approval_resolved / approval_timeout: clears the request on every device that is not connected, even
+            // when another device answered it.
+            guard settings.backgroundNotifications else { return [] }
             for device in devices(of: event.userId) where !connected.contains(device.deviceId) {
                 var targets = backgroundTargets(device: device)
-                if let la = token(device, "liveActivityUpdate", session: sessionId) {
+                if let la = token(device, "liveActivityUpdate", session: data.sessionId) {
                     targets.insert((PushTarget(provider: "apns", token: la.token, kind: "liveActivityUpdate", environment: la.environment), nil), at: 0)
                 }
                 targetsByDevice.append((device, targets))
             }
             guard targetsByDevice.contains(where: { !$0.1.isEmpty }) else { return [] }
-            notice = approvalNotice(event.type, data: data, requestId: requestId, sessionId: sessionId, settings: settings,
+            notice = approvalNotice(event.type, data: data, settings: settings,
                                     title: event.type == "approval_timeout" ? "Approval timed out" : "Approval answered")
-        case "session_handoff":
-            guard case .object(let o) = data, case .object(let previous)? = o["previous"], case .string(let old)? = previous["deviceId"],
-                  !connected.contains(old), let sessionId = field("sessionId") else { return [] }
-            let previousDevice = DeviceKey(userId: event.userId, deviceId: old)
-            var ids = ["sessionId": sessionId]
-            if case .object(let to)? = o["handedOffTo"], case .string(let newDevice)? = to["deviceId"] { ids["handedOffTo"] = newDevice }
-            notice = PushNotice(type: event.type, genericTitle: "Session moved to another device", ids: ids,
+        case .handoff(let data):
+            guard !connected.contains(data.previous.deviceId) else { return [] }
+            let sessionId = data.sessionId
+            let previousDevice = DeviceKey(userId: event.userId, deviceId: data.previous.deviceId)
+            notice = PushNotice(type: event.type, genericTitle: "Session moved to another device",
+                                ids: ["sessionId": sessionId, "handedOffTo": data.handedOffTo.deviceId],
                                 deepLinkPath: "session/\(sessionId)", collapseID: "handoff-\(sessionId)",
-                                contentState: data)
+                                contentState: pushable.contentState)
             var targets = settings.backgroundNotifications ? backgroundTargets(device: previousDevice) : []
             if let la = token(previousDevice, "liveActivityUpdate", session: sessionId) {
                 targets.append((PushTarget(provider: "apns", token: la.token, kind: "liveActivityEnd", environment: la.environment), nil))
             }
             targetsByDevice.append((previousDevice, targets))
-        case "message":
-            guard connected.isEmpty, let from = field("from"), from != event.userId else { return [] }
+        case .message(let data):
+            let from = data.from
+            guard connected.isEmpty, from != event.userId else { return [] }
             let sender = users[from].map { $0.displayName ?? $0.hexCode } ?? from
-            var ids = ["from": from]
-            if case .object(let o) = data, case .int(let id)? = o["messageId"] { ids["messageId"] = String(id) }
-            notice = PushNotice(type: event.type, title: sender, body: field("text"), genericTitle: "New message",
-                                showDetails: settings.showDetails, ids: ids, deepLinkPath: "chat/\(from)")
+            notice = PushNotice(type: event.type, title: sender, body: data.text, genericTitle: "New message",
+                                showDetails: settings.showDetails, ids: ["from": from, "messageId": String(data.messageId)],
+                                deepLinkPath: "chat/\(from)")
             for device in devices(of: event.userId) { targetsByDevice.append((device, alertTargets(device: device, settings: settings))) }
-        case "group_message":
-            guard connected.isEmpty, case .object(let o) = data, case .object(let from)? = o["from"],
-                  case .string(let sender)? = from["userId"], sender != event.userId, let groupId = field("groupId") else { return [] }
+        case .groupMessage(let data):
+            let sender = data.from.userId, groupId = data.groupId
+            guard connected.isEmpty, sender != event.userId else { return [] }
             let name = users[sender].map { $0.displayName ?? $0.hexCode } ?? sender
-            notice = PushNotice(type: event.type, title: name, body: field("text"), genericTitle: "New message",
+            notice = PushNotice(type: event.type, title: name, body: data.text, genericTitle: "New message",
                                 showDetails: settings.showDetails, ids: ["groupId": groupId, "from": sender], deepLinkPath: "group/\(groupId)")
             for device in devices(of: event.userId) { targetsByDevice.append((device, alertTargets(device: device, settings: settings))) }
-        case "contact_added", "contact_removed", "friend_request", "friend_request_accepted":
+        case .contactAdded, .contactRemoved, .friendRequest:
             guard connected.isEmpty, settings.contactUpdates, settings.backgroundNotifications else { return [] }
-            notice = PushNotice(type: event.type, genericTitle: "Contacts changed", ids: [:], collapseID: "contacts", contentState: data)
+            notice = PushNotice(type: event.type, genericTitle: "Contacts changed", ids: [:], collapseID: "contacts",
+                                contentState: pushable.contentState)
             for device in devices(of: event.userId) { targetsByDevice.append((device, backgroundTargets(device: device))) }
-        default:
-            return []   // presence goes through presencePush; other events are not pushed (docs/PUSH.md)
         }
 
         var jobs: [PushJobRecord] = []
@@ -122,23 +114,17 @@ extension GatewayHub {
         }
     }
 
-    private func approvalNotice(_ type: String, data: JSONValue, requestId: String, sessionId: String, settings: NotificationSettings,
-                                title: String) -> PushNotice {
-        var toolName: String?, summary: String?, expiresAt: Int64?
-        if case .object(let o) = data {
-            if case .string(let s)? = o["toolName"] { toolName = s }
-            if case .string(let s)? = o["summary"] { summary = s }
-            if case .int(let e)? = o["expiresAt"] { expiresAt = e }
-        }
+    private func approvalNotice(_ type: String, data: ApprovalData, settings: NotificationSettings, title: String) -> PushNotice {
+        let requestId = data.requestId, sessionId = data.sessionId
         // O(approvals in memory): one pass, the user looked up once (it was looked up per approval, copying a record
         // each time). A per-user pending count would make it O(1).
         let userId = approvals[requestId]?.userId
         let pending = approvals.values.reduce(0) { $1.state == .pending && $1.userId == userId ? $0 + 1 : $0 }
-        return PushNotice(type: type, title: toolName.map { "\(title): \($0)" }, body: summary, genericTitle: title,
+        return PushNotice(type: type, title: "\(title): \(data.toolName)", body: data.summary, genericTitle: title,
                           showDetails: settings.showDetails, timeSensitive: settings.timeSensitive && type == "approval_request",
                           ids: ["sessionId": sessionId, "requestId": requestId],
                           deepLinkPath: "session/\(sessionId)/approval/\(requestId)", collapseID: requestId,
-                          expiresAt: type == "approval_request" ? expiresAt : nil, badge: pending, contentState: data)
+                          expiresAt: type == "approval_request" ? data.expiresAt : nil, badge: pending, contentState: data.jsonValue)
     }
 
     /// Live Activity first (its update token, else push-to-start when enabled), falling back to an alert in the same delivery.
@@ -174,8 +160,9 @@ extension GatewayHub {
 
     /// A contact's presence changed: watchers with no connected device who opted in get one background push,
     /// coalesced — at most one per `presencePushIntervalMs`, carrying the users that changed since the last one.
+    /// Devices on other nodes count (their presence counts): such a watcher hears the change there, over its socket.
     func presencePush(changed userId: String, watchers: [String]) {
-        for watcher in watchers where clients[watcher] == nil {
+        for watcher in watchers where clusterDevices(of: watcher).connected == 0 {
             let settings = notificationSettings[watcher] ?? NotificationSettings()
             guard settings.presenceUpdates, settings.backgroundNotifications else { continue }
             presencePushPending[watcher, default: []].insert(userId)
@@ -184,7 +171,7 @@ extension GatewayHub {
             presencePushTimers[watcher] = scheduler.schedule(at: max(clock.now(), earliest)) { [self] in
                 presencePushTimers[watcher] = nil
                 let changed = (presencePushPending.removeValue(forKey: watcher) ?? []).sorted()
-                guard !changed.isEmpty, clients[watcher] == nil else { return }
+                guard !changed.isEmpty, clusterDevices(of: watcher).connected == 0 else { return }
                 presencePushSentAt[watcher] = clock.now()
                 let notice = PushNotice(type: "presence", genericTitle: "Contacts' status changed",
                                         ids: ["userIds": changed.joined(separator: ",")], collapseID: "presence")
@@ -309,25 +296,3 @@ extension GatewayHub {
         }
     }
 }
-
-public struct PushRegisterCommand: Decodable, Sendable {
-    public var kind: String
-    public var token: String
-    public var environment: String?
-    public var sessionId: String?
-}
-
-public struct PushUnregisterCommand: Decodable, Sendable {
-    public var kind: String
-    public var sessionId: String?
-}
-
-public struct NotificationSettingsCommand: Decodable, Sendable {
-    public var liveActivities: Bool?
-    public var backgroundNotifications: Bool?
-    public var timeSensitive: Bool?
-    public var showDetails: Bool?
-    public var presenceUpdates: Bool?
-    public var contactUpdates: Bool?
-}
-

@@ -20,7 +20,8 @@ extension GatewayHub {
             record.active = true
             contacts[x, default: [:]][y] = record
             writes.append(.upsertContact(record))
-            events.append(PendingEvent(userId: x, type: "contact_added", data: encode(contactData(y))))
+            let data = contactData(y)
+            events.append(PendingEvent(userId: x, type: "contact_added", data: encode(data), pushable: .contactAdded(data)))
         }
         for (from, to) in [(a, b), (b, a)] {
             guard let id = relations.pendingRequests[RelationshipState.pairKey(from, to)],
@@ -29,9 +30,9 @@ extension GatewayHub {
             request.resolvedAt = now
             relations.put(request)
             writes.append(.upsertFriendRequest(request))
-            let data = encode(friendRequestData(request))
-            events += [PendingEvent(userId: from, type: "friend_request_accepted", data: data),
-                       PendingEvent(userId: to, type: "friend_request_accepted", data: data)]
+            let typed = friendRequestData(request), data = encode(typed)
+            events += [PendingEvent(userId: from, type: "friend_request_accepted", data: data, pushable: .friendRequest(typed)),
+                       PendingEvent(userId: to, type: "friend_request_accepted", data: data, pushable: .friendRequest(typed))]
         }
         return (writes, events)
     }

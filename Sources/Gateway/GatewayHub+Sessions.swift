@@ -83,7 +83,7 @@ extension GatewayHub {
             case .commitActiveClient(let expected, let new):
                 writes.append(.setSessionActiveClient(sessionId: session.id, expected: expected, new: new))
             case .handoff(let handoff):
-                events.append(PendingEvent(userId: session.userId, type: "session_handoff", data: encode(handoff)))
+                events.append(PendingEvent(userId: session.userId, type: "session_handoff", data: encode(handoff), pushable: .handoff(handoff)))
             case .commitEnd:     // produced by `end` only
                 break
             case .refuseEnded:

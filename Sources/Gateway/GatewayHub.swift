@@ -43,6 +43,9 @@ public final class GatewayHub: @unchecked Sendable {
     var relations = RelationshipState()
     /// Failed connect codes and new registrations per user, source address and node (GatewayHub+ConnectCodes).
     var attemptLimits = AttemptLimiter.State()
+    /// The same limits counted for every node together (Redis), consulted after this node's own; nil on a single node.
+    /// Set before `start`.
+    public var sharedAttemptLimits: SharedAttemptLimits?
 
     // Live state.
     var clients: [String: [ObjectIdentifier: ClientState]] = [:]
@@ -116,6 +119,8 @@ public final class GatewayHub: @unchecked Sendable {
         var userId: String
         var type: String
         var data: [UInt8]
+        /// The typed data for push policy, for the event types it may push (`PushableEvent`); nil for the rest.
+        var pushable: PushableEvent? = nil
     }
 
     /// Appends `events` (offsets assigned now, in order) together with `writes` in one durable batch; after the commit

@@ -31,7 +31,7 @@ public struct GatewaySettings: Sendable, Equatable {
     /// hub's own deadline timers cover every approval it knows.
     public var approvalSweepIntervalMs: Int64 = 0
     /// Idempotency keys (with their answers) the node remembers, so a retry is answered without a store read; a key
-    /// not remembered is read from the store (which keeps every key). 0 remembers none. Not in the config file yet.
+    /// not remembered is read from the store (which keeps every key). 0 remembers none. `gateway.idempotency_memory_keys`.
     public var idempotencyMemoryKeys = 4_096
     /// With a cluster bus that is down (Redis unreachable): how often every connected user's log is re-read for
     /// events other nodes committed, so they arrive late but arrive. Not in the config file yet.
@@ -39,7 +39,7 @@ public struct GatewaySettings: Sendable, Equatable {
     /// With a cluster bus: how often a node repeats the device counts of the users connected to it, and how long
     /// another node believes them without a repeat. A node that dies without a word (`kill -9`) has its users' devices
     /// counted out after at most TTL + refresh, then the grace period runs (docs/CLUSTER.md, "Presence across
-    /// nodes"). Not in the config file yet.
+    /// nodes"). `cluster.presence_refresh_ms` and `cluster.presence_ttl_ms`.
     public var clusterPresenceRefreshMs: Int64 = 2_000
     public var clusterPresenceTtlMs: Int64 = 6_000
     /// Friend requests, connect codes, groups, invites and discovery.

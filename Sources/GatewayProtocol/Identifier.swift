@@ -1,5 +1,6 @@
 /// The one grammar of user, device, session and group ids, wherever an id enters: a token's `sub` and `device_id`,
-/// a client command's `to`/`with`/`userId`/`sessionId`/`groupId`, an API path segment or body field.
+/// a client command's `to`/`with`/`userId`/`sessionId`/`groupId` (checked as `JSONFields.id` reads it), an API path segment
+/// or body field.
 ///
 /// An id is 1–128 characters of `A–Z a–z 0–9 - . _ ~ ! $ & ' ( ) * + , ; = : @`, and not `.` or `..`. These are
 /// exactly the characters RFC 3986 allows unescaped in a URL path segment, so every id can be addressed through the
@@ -13,12 +14,6 @@ public enum Identifier {
     /// The rule in words, for error messages and docs.
     public static let rule = "1 to 128 characters of A-Z a-z 0-9 - . _ ~ ! $ & ' ( ) * + , ; = : @ (not \".\" or \"..\")"
 
-    /// Fields of client commands and API bodies that name a user, session or group: checked against the grammar
-    /// before the command or call runs, so a malformed id is `invalid_id`, never a confusing `user_not_found`.
-    public static let fields: Set<String> = [
-        "to", "with", "userId", "sessionId", "groupId", "contactId", "userA", "userB", "fromUserId", "ownerId", "inviterId",
-    ]
-
     /// True when `id` follows the grammar.
     public static func isValid(_ id: String) -> Bool {
         let bytes = id.utf8
@@ -30,14 +25,6 @@ public enum Identifier {
     public static func check(_ id: String, field: String) throws(GatewayError) {
         guard !isValid(id) else { return }
         throw GatewayError(.invalidID, "\(field) is not a valid id: ids are \(rule)")
-    }
-
-    /// Checks every string member of `value` (a command or API body) named in `fields`.
-    public static func checkFields(of value: JSONValue) throws(GatewayError) {
-        guard case .object(let members) = value else { return }
-        for (name, member) in members where fields.contains(name) {
-            if case .string(let id) = member { try check(id, field: "field \"\(name)\"") }
-        }
     }
 
     private static func allowed(_ byte: UInt8) -> Bool {

@@ -145,12 +145,32 @@ struct JSONParser {
             if current == UInt8(ascii: "+") || current == UInt8(ascii: "-") { index += 1 }
             guard skipDigits() > 0 else { throw fail("invalid number") }
         }
+        if integral, let value = wholeNumber(from: start) { return .int(value) }
         let text = String(decoding: bytes[start..<index], as: UTF8.self)
-        if integral, let value = Int64(text) { return .int(value) }
         guard let value = Double(text), value.isFinite else {
             throw JSONParseError(offset: start, reason: "number out of range")
         }
         return JSONValue.exactInt64(value).map(JSONValue.int) ?? .number(value)
+    }
+
+    /// The integer in `bytes[start..<index]` (grammar already checked: `-?digits`), or nil when it does not fit in
+    /// `Int64`. Accumulated in place: most numbers in commands are offsets and ids, and a `String` per number was
+    /// a good part of parsing them.
+    private func wholeNumber(from start: Int) -> Int64? {
+        var position = start
+        let negative = bytes[position] == UInt8(ascii: "-")
+        if negative { position += 1 }
+        var value: Int64 = 0
+        while position < index {
+            let digit = Int64(bytes[position] &- UInt8(ascii: "0"))
+            let (shifted, overflowA) = value.multipliedReportingOverflow(by: 10)
+            // Negative numbers accumulate downwards so Int64.min fits.
+            let (next, overflowB) = negative ? shifted.subtractingReportingOverflow(digit) : shifted.addingReportingOverflow(digit)
+            guard !overflowA, !overflowB else { return nil }
+            value = next
+            position += 1
+        }
+        return value
     }
 
     private mutating func skipDigits() -> Int {
@@ -161,7 +181,22 @@ struct JSONParser {
 
     private mutating func parseString() throws(JSONParseError) -> String {
         index += 1  // opening quote
-        var utf8: [UInt8] = []
+        // Most strings have no escape: validate and copy the slice once, without building a buffer byte by byte.
+        let start = index
+        while index < bytes.count {
+            let byte = bytes[index]
+            if byte == UInt8(ascii: "\"") {
+                index += 1
+                guard let string = String(validating: bytes[start..<(index - 1)], as: UTF8.self) else {
+                    throw fail("string is not valid UTF-8")
+                }
+                return string
+            }
+            if byte == UInt8(ascii: "\\") { break }
+            if byte < 0x20 { throw fail("unescaped control character in string") }
+            index += 1
+        }
+        var utf8 = Array(bytes[start..<index])
         while true {
             guard let byte = current else { throw fail("unterminated string") }
             switch byte {

@@ -1,6 +1,7 @@
 /// Decodes `Decodable` types from JSON bytes through the strict parser (``JSONValue/parse(_:)``): duplicate member
-/// names, trailing commas and the rest are rejected before any field is read. This is the one JSON input path of the
-/// project — client commands, server-API bodies and stored blobs — so what is valid JSON is decided in one place.
+/// names, trailing commas and the rest are rejected before any field is read. Used for stored blobs (push targets,
+/// notices, settings, idempotent responses); client commands and server-API bodies are read by hand from the same
+/// parse (`GatewayProtocol.JSONFields`), so what is valid JSON is still decided in one place.
 ///
 /// Errors are the standard `DecodingError`s (a field path in the context), so callers can name the bad field; a
 /// document the parser rejects is `.dataCorrupted` with an empty coding path and the ``JSONParseError`` underneath.
@@ -13,7 +14,7 @@ public struct StrictJSONDecoder: Sendable {
         try decode(type, from: try Self.parse(bytes))
     }
 
-    /// Decodes `type` from an already parsed value (a command's envelope and body share one parse).
+    /// Decodes `type` from an already parsed value.
     public func decode<T: Decodable>(_ type: T.Type, from value: JSONValue) throws -> T {
         if let value = value as? T { return value }
         return try T(from: ValueDecoder(value: value, codingPath: []))

@@ -71,6 +71,7 @@ extension GatewayRuntime.Options {
         approvalWebhookURL = g.approvalWebhookURL.isEmpty ? nil : g.approvalWebhookURL
         maxPendingCommands = g.maxPendingCommands
         overloadRetryAfterMs = g.overloadRetryAfterMs
+        settings.idempotencyMemoryKeys = g.idempotencyMemoryKeys
         let r = config.relationships
         settings.relationships.connectCodeLifetimeMs = r.connectCodeLifetimeHours == 0 ? nil : Int64(r.connectCodeLifetimeHours) * 3_600_000
         settings.relationships.defaultInviteHours = r.defaultInviteHours
@@ -91,6 +92,8 @@ extension GatewayRuntime.Options {
             postgres = store
             redisURL = c.redisURL.isEmpty ? nil : c.redisURL
             nodeId = Self.nodeID(c)
+            settings.clusterPresenceRefreshMs = Int64(c.presenceRefreshMs)
+            settings.clusterPresenceTtlMs = Int64(c.presenceTtlMs)
             // Other nodes' approvals (a dead node's among them) time out here too, within this of their deadline.
             settings.approvalSweepIntervalMs = Self.clusterApprovalSweepMs
         }

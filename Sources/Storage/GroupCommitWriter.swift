@@ -16,7 +16,13 @@ protocol GroupCommitBackend {
     func run(_ sql: String) throws(StorageError)
     /// Applies one write inside the open transaction; a lost decision throws a `StorageError` carrying the conflict.
     func apply(_ write: StoreWrite) throws(StorageError)
+    /// Commits the open transaction; throws only when it is not stored (`COMMIT` by default).
+    func commit() throws(StorageError)
     func close()
+}
+
+extension GroupCommitBackend {
+    func commit() throws(StorageError) { try run("COMMIT") }
 }
 
 /// The single writer thread that owns the write connection and commits in groups.
@@ -49,6 +55,7 @@ final class GroupCommitWriter<Backend: GroupCommitBackend>: @unchecked Sendable 
     private var idle = false                 // guarded by queueLock: the thread sleeps and needs a signal
     private var thread: pthread_t?
     private let commits = Atomic<Int>(0)
+    private let raceRetries = Atomic<Int>(0)
 
     /// Takes ownership of `connection`: from `start()` on only the writer thread touches it, and closes it.
     init(connection: Backend, maxBatchWrites: Int) {
@@ -58,6 +65,8 @@ final class GroupCommitWriter<Backend: GroupCommitBackend>: @unchecked Sendable 
 
     /// Transactions committed so far.
     var commitCount: Int { commits.load(ordering: .relaxed) }
+    /// Batches applied again after losing a deadlock or serialization check (`raceAttempts`).
+    var raceRetryCount: Int { raceRetries.load(ordering: .relaxed) }
 
     func start() throws(StorageError) {
         // A C thread entry cannot name a generic type, so the thread gets a plain closure box.
@@ -157,39 +166,81 @@ final class GroupCommitWriter<Backend: GroupCommitBackend>: @unchecked Sendable 
         }
     }
 
+    /// Attempts at a batch that lost a deadlock or a serialization check (SQLSTATE 40P01, 40001) before its error is
+    /// reported: the engine rolled back this writer's statement to break the cycle, and the batch, applied again a
+    /// moment later, normally goes through.
+    static var raceAttempts: Int { 6 }
+
+    /// The random wait (µs) before attempt `attempt + 1` of a batch that lost a race: 1…2^(attempt−1) × 5 ms, so the
+    /// other writer (woken by the rollback) takes its rows and commits before this one comes back, and two writers
+    /// that keep colliding fall out of step. At most 5 + 10 + 20 + 40 + 80 = 155 ms over all attempts.
+    static func raceBackoffMicroseconds(attempt: Int) -> UInt32 {
+        UInt32.random(in: 1_000...UInt32(5_000 << min(attempt - 1, 4)))
+    }
+
+    /// Whether `error` is a lost deadlock or serialization check, after which the same batch may simply be retried.
+    static func lostRace(_ error: StorageError) -> Bool { error.sqlstate == "40P01" || error.sqlstate == "40001" }
+
     /// Applies the batches in one transaction; returns each batch's outcome (nil = committed).
+    ///
+    /// A batch that lost a race (`lostRace`) is retried, up to `raceAttempts` times: first the transaction ends,
+    /// committing the batches before it (their row locks may be what the other writer waits for), then after a
+    /// random wait (`raceBackoffMicroseconds`) a new transaction starts with the batch again and goes on with the rest.
+    /// Batches thus still commit in submission order.
     private func commit(_ batches: ArraySlice<[StoreWrite]>) -> [StorageError?] {
         var results = [StorageError?](repeating: nil, count: batches.count)
         var pending: [Int] = []   // batches applied in the open transaction, not yet committed
         var inTransaction = false
         for (i, batch) in batches.enumerated() {
-            do {
-                if !inTransaction {
-                    try connection.begin()
-                    inTransaction = true
+            var attempt = 1
+            while true {
+                do {
+                    if !inTransaction {
+                        try connection.begin()
+                        inTransaction = true
+                    }
+                    try applyInSavepoint(batch)
+                    pending.append(i)
+                } catch {
+                    if inTransaction && connection.isAutocommit {
+                        // The engine rolled the whole transaction back (e.g. disk full, connection lost): earlier
+                        // batches are lost too.
+                        for j in pending { results[j] = error.prefixed("transaction rolled back: ") }
+                        pending.removeAll()
+                        inTransaction = false
+                    }
+                    if Self.lostRace(error) && attempt < Self.raceAttempts {
+                        if inTransaction { end(&pending, &results) }
+                        inTransaction = false
+                        usleep(Self.raceBackoffMicroseconds(attempt: attempt))
+                        attempt += 1
+                        raceRetries.add(1, ordering: .relaxed)
+                        continue
+                    }
+                    results[i] = error
                 }
-                try applyInSavepoint(batch)
-                pending.append(i)
-            } catch {
-                results[i] = error
-                if inTransaction && connection.isAutocommit {
-                    // The engine rolled the whole transaction back (e.g. disk full, connection lost): earlier
-                    // batches are lost too.
-                    for j in pending { results[j] = error.prefixed("transaction rolled back: ") }
-                    pending.removeAll()
-                    inTransaction = false
-                }
+                break
             }
         }
-        guard inTransaction else { return results }
+        if inTransaction { end(&pending, &results) }
+        return results
+    }
+
+    /// Ends the open transaction: commits the `pending` batches (each gets the error should COMMIT fail), or rolls
+    /// back when there are none.
+    private func end(_ pending: inout [Int], _ results: inout [StorageError?]) {
+        defer { pending.removeAll() }
+        guard !pending.isEmpty else {
+            try? connection.run("ROLLBACK")
+            return
+        }
         do {
-            try connection.run("COMMIT")
+            try connection.commit()
             commits.add(1, ordering: .relaxed)
         } catch {
             if !connection.isAutocommit { try? connection.run("ROLLBACK") }
             for j in pending { results[j] = error }
         }
-        return results
     }
 
     private func applyInSavepoint(_ batch: [StoreWrite]) throws(StorageError) {
@@ -216,7 +267,7 @@ final class GroupCommitWriter<Backend: GroupCommitBackend>: @unchecked Sendable 
         do {
             try connection.begin()
             let value = try body(connection)
-            try connection.run("COMMIT")
+            try connection.commit()
             commits.add(1, ordering: .relaxed)
             return .success(value)
         } catch {

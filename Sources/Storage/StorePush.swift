@@ -18,12 +18,14 @@ extension StoreWriteApplier {
                 $0.bind(5, fallback); $0.bind(6, job.state); $0.bind(7, job.attempts); $0.bind(8, job.nextAttemptAt)
                 $0.bind(9, job.lastError); $0.bind(10, job.createdAt)
             }
-        case .updatePushJob(let id, let state, let attempts, let nextAttemptAt, let lastError):
+        case .updatePushJob(let id, let state, let attempts, let nextAttemptAt, let lastError, let claimant):
+            // Only the claim's holder records (`IS`: NULL matches NULL, a job nobody claimed).
             try db.run("""
                 UPDATE push_jobs SET state = ?2, attempts = ?3, next_attempt_at = ?4, last_error = ?5,
-                    claimed_by = NULL, lease_until = NULL WHERE id = ?1
+                    claimed_by = NULL, lease_until = NULL WHERE id = ?1 AND claimed_by IS ?6
                 """) {
                 $0.bind(1, id); $0.bind(2, state); $0.bind(3, attempts); $0.bind(4, nextAttemptAt); $0.bind(5, lastError)
+                $0.bind(6, claimant)
             }
         case .upsertPushToken(let t):
             try db.run("""

@@ -215,7 +215,7 @@ struct StoreWriteApplier {
         case .endSession(let sessionId, _): return "endSession \(sessionId)"
         case .redeemInvite(let code, _, _): return "redeemInvite \(code.prefix(2))…"
         case .enqueuePush(let job): return "enqueuePush \(job.id)"
-        case .updatePushJob(let id, _, _, _, _): return "updatePushJob \(id)"
+        case .updatePushJob(let id, _, _, _, _, _): return "updatePushJob \(id)"
         case .upsertPushToken(let t): return "upsertPushToken \(t.userId)/\(t.deviceId)/\(t.kind)"
         case .deletePushToken(let userId, let deviceId, let kind, _): return "deletePushToken \(userId)/\(deviceId)/\(kind)"
         case .setNotificationSettings(let userId, _): return "setNotificationSettings \(userId)"

@@ -15,6 +15,12 @@ public struct ClusterSection: Sendable, Equatable {
     public var connectTimeoutMs: Int = 5_000
     /// The server cancels any statement running longer; 0 = no limit.
     public var statementTimeoutMs: Int = 10_000
+    /// With `redis_url`: how often this node repeats the device counts of the users connected to it (presence across
+    /// nodes, docs/CLUSTER.md).
+    public var presenceRefreshMs: Int = 2_000
+    /// With `redis_url`: how long another node's counts are believed without a repeat; a node that died without a
+    /// word has its devices counted out after at most this plus one refresh. At least twice `presenceRefreshMs`.
+    public var presenceTtlMs: Int = 6_000
     public init() {}
 
     /// Whether this node uses the shared PostgreSQL database.

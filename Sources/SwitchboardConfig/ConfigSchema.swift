@@ -79,6 +79,7 @@ enum ConfigSchema {
             .integer("gateway.approval_push_delay_ms", \.gateway.approvalPushDelayMs, 0...600_000),
             .integer("gateway.max_pending_commands", \.gateway.maxPendingCommands, 1...1_000_000),
             .integer("gateway.overload_retry_after_ms", \.gateway.overloadRetryAfterMs, 1...60_000),
+            .integer("gateway.idempotency_memory_keys", \.gateway.idempotencyMemoryKeys, 0...10_000_000),
 
             .string("push.apns_team_id", \.push.apnsTeamID),
             .string("push.apns_key_id", \.push.apnsKeyID),
@@ -110,6 +111,8 @@ enum ConfigSchema {
             .string("cluster.node_id", \.cluster.nodeID),
             .integer("cluster.connect_timeout_ms", \.cluster.connectTimeoutMs, 1_000...120_000),
             .integer("cluster.statement_timeout_ms", \.cluster.statementTimeoutMs, 0...3_600_000),
+            .integer("cluster.presence_refresh_ms", \.cluster.presenceRefreshMs, 100...60_000),
+            .integer("cluster.presence_ttl_ms", \.cluster.presenceTtlMs, 200...600_000),
         ]
     }
 

@@ -51,5 +51,8 @@ public struct GatewaySection: Sendable, Equatable {
     public var overloadRetryAfterMs: Int = 100
     /// POSTed a JSON body whenever an approval is decided or times out; empty = off.
     public var approvalWebhookURL: String = ""
+    /// Idempotency keys (with their answers) the node keeps in memory, so a retry is answered without a store read;
+    /// 0 = none (every retry reads the store, which keeps every key).
+    public var idempotencyMemoryKeys: Int = 4_096
     public init() {}
 }

@@ -71,6 +71,12 @@ extension SwitchboardConfiguration {
         if !c.redisURL.isEmpty && c.postgresURL.isEmpty {
             throw failure("cluster.redis_url", "set without cluster.postgres_url (nodes share events through the database)")
         }
+        if c.presenceTtlMs < 2 * c.presenceRefreshMs {
+            // The line of the TTL when the file sets it, else of the refresh that broke the rule against its default.
+            throw failure("cluster.presence_ttl_ms",
+                          "must be at least twice cluster.presence_refresh_ms (\(c.presenceRefreshMs)): one late repeat must not count a live node's devices out",
+                          at: lines["cluster.presence_ttl_ms"] == nil ? "cluster.presence_refresh_ms" : nil)
+        }
         if !ClusterSection.isNodeID(c.nodeID) {
             throw failure("cluster.node_id", "at most 64 letters, digits, '.', '_' or '-'")
         }

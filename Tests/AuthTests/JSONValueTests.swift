@@ -22,6 +22,7 @@ import Testing
         #expect(try parse("9223372036854775807") == .int(.max))
         #expect(try parse("-9223372036854775808") == .int(.min))
         #expect(try parse("9223372036854775808") == .number(9_223_372_036_854_775_808))
+        #expect(try parse("[0,-7,1234567890123]") == .array([.int(0), .int(-7), .int(1_234_567_890_123)]))
         #expect(try parse("0.25") == .number(0.25))
         #expect(try parse("1E-2") == .number(0.01))
     }
@@ -36,8 +37,12 @@ import Testing
         #expect(throws: JSONParseError.self) { try parse(text) }
     }
 
-    @Test func rejectsInvalidUTF8AndTooDeepNesting() {
+    @Test func rejectsInvalidUTF8AndTooDeepNesting() throws {
         #expect(throws: JSONParseError.self) { try JSONValue.parse([0x22, 0xC3, 0x28, 0x22]) }
+        // The same before an escape (the copy-free path hands over to the escaping one) and after one.
+        #expect(throws: JSONParseError.self) { try JSONValue.parse([0x22, 0xC3, 0x28, 0x5C, 0x6E, 0x22]) }
+        #expect(throws: JSONParseError.self) { try JSONValue.parse([0x22, 0x5C, 0x6E, 0xC3, 0x28, 0x22]) }
+        #expect(try JSONValue.parse([0x22, 0xC3, 0xA9, 0x5C, 0x6E, 0xC3, 0xA9, 0x22]) == .string("é\né"))
         #expect(throws: JSONParseError.self) { try parse(String(repeating: "[", count: 33) + String(repeating: "]", count: 33)) }
         #expect((try? parse(String(repeating: "[", count: 32) + String(repeating: "]", count: 32))) != nil)
     }

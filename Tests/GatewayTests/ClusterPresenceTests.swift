@@ -69,6 +69,33 @@ import Testing
         #expect(statuses(bobOnB) == ["online", "offline"])
     }
 
+    @Test func aWatcherWithADeviceOnAnotherNodeGetsNoPresencePushFromThisOne() throws {
+        let (a, b) = try twoNodes()
+        // bob opts in to presence pushes through A (which thus knows his token and settings), then leaves A.
+        let bobOnA = FakeClient("bob", "phone", "android")
+        a.connect(bobOnA, resumeAfter: nil)
+        a.handle(Array(#"{"id":"t","type":"push_register","kind":"fcm","token":"bob-fcm"}"#.utf8), from: bobOnA)
+        a.handle(Array(#"{"id":"s","type":"set_notification_settings","presenceUpdates":true}"#.utf8), from: bobOnA)
+        a.disconnect(bobOnA)
+        advanceBoth(by: 10_000)
+        func pushes() throws -> [String?] { try store.duePushJobs(now: .max, limit: 100).map { $0.notice.ids["userIds"] } }
+        // With his laptop on B, ann's changes reach him there; A sends no push for them.
+        let laptop = FakeClient("bob", "laptop", "desktop")
+        b.connect(laptop, resumeAfter: nil)
+        let ann = FakeClient("ann", "phone", "ios")
+        a.connect(ann, resumeAfter: nil)
+        advanceBoth(by: 1_000)
+        a.disconnect(ann)
+        advanceBoth(by: settings.presenceGraceMs + 1_000)
+        #expect(statuses(laptop) == ["online", "offline"])
+        #expect(try pushes() == [])
+        // With no device of his anywhere, the next change is pushed.
+        b.disconnect(laptop)
+        a.connect(ann, resumeAfter: nil)
+        advanceBoth(by: 1_000)
+        #expect(try pushes() == ["ann"])
+    }
+
     @Test func awayCountsAcrossNodes() throws {
         let (a, b) = try twoNodes()
         let bob = FakeClient("bob", "phone", "ios")

@@ -191,6 +191,38 @@ import TestSupport
         #expect(Self.offsets(events) == Array((lastSeen + 1)...(lastSeen + 10)))
     }
 
+    /// Offsets a stopping node's hub answered, recorded from its thread.
+    final class Answers: Sendable {
+        let offsets = Mutex<[Int64]>([])
+    }
+
+    @Test func eventsANodeCommitsWhileItStopsAreAnnouncedBeforeItsBusStops() throws {
+        let cluster = try Cluster()
+        let a = try cluster.addNode()
+        #expect(try a.api("POST", "/v1/users", ["userId": "ann"]).status == 200)
+        let b = try cluster.addNode()
+        try cluster.waitForBus(up: true)
+        let desk = try b.connect(user: "ann", device: "ann-desk")
+        // Appends queued on A's hub just before A shuts down: they commit while it stops.
+        let (hub, answers) = (a.runtime.hub, Answers())
+        a.runtime.scheduler.execute {
+            for i in 0..<5 {
+                hub.publish(userId: "ann", name: "last\(i)", payload: nil, idempotencyKey: nil) { result in
+                    if case .success(let offset) = result { answers.offsets.withLock { $0.append(offset) } }
+                }
+            }
+        }
+        a.shutdown()
+        #expect(answers.offsets.withLock { $0 } == [1, 2, 3, 4, 5])   // answered before the node stopped
+        // B hears of them through A's last notices (the bus is up, so B does not re-read on its own): a marker
+        // published on B would fetch them as a gap instead, so none is sent until they arrived.
+        let arrived = try (0..<5).map { _ in try desk.next("custom", timeout: 15) }
+        #expect(arrived.compactMap { GatewayJSON.string($0, "data", "name") } == (0..<5).map { "last\($0)" })
+        #expect(Self.offsets(arrived) == [1, 2, 3, 4, 5])
+        try Self.publish(b, to: "ann", name: "end")
+        #expect(try Self.events(on: desk, until: "end").isEmpty)   // each once
+    }
+
     @Test func withRedisKilledEventsStillArriveAndOnceItIsBackNoticesCarryThemAgain() throws {
         let cluster = try Cluster()
         let a = try cluster.addNode()

@@ -102,6 +102,47 @@ import Testing
         #expect(try store.loadSnapshot().latestOffsets == ["u": 4])
     }
 
+    /// A batch that loses a deadlock (SQLSTATE 40P01) is applied again by the writer in a new transaction, after the
+    /// batches before it committed and a short random wait, up to `raceAttempts` times in all. The server itself
+    /// raises the SQLSTATE, from a trigger counting attempts with a sequence (which a rollback does not undo), so the
+    /// real savepoint rollback runs; a real deadlock's victim is chosen by timing, which a test cannot hold still.
+    @Test func aBatchThatLostADeadlockIsRetriedAndOneThatKeepsLosingReportsItAfterBoundedAttempts() throws {
+        let url = try PostgresCluster.shared().createDatabase()
+        let store = try openPostgres(url: url)
+        defer { store.close() }
+        let db = try PostgresDatabase(options: PostgresStoreOptions(url: url))
+        defer { db.close() }
+        try db.execute("CREATE SEQUENCE lost_races")
+        // A user named "loser<n>" loses its first n attempts.
+        try db.execute("""
+            CREATE FUNCTION lose_races() RETURNS trigger LANGUAGE plpgsql AS $$
+            BEGIN
+              IF NEW.id LIKE 'loser%' AND nextval('lost_races') <= CAST(substr(NEW.id, 6) AS int) THEN
+                RAISE EXCEPTION 'deadlock detected (test)' USING ERRCODE = 'deadlock_detected';
+              END IF;
+              RETURN NEW;
+            END $$
+            """)
+        try db.execute("CREATE TRIGGER lose_races BEFORE INSERT ON users FOR EACH ROW EXECUTE FUNCTION lose_races()")
+        func user(_ id: String) -> [StoreWrite] { [.upsertUser(UserRecord(id: id, hexCode: id, createdAt: 1))] }
+        func write(_ batches: [[StoreWrite]]) -> [String?] {
+            let results = Recorder<[String?]>()
+            store.write(batches: batches) { errors in results.record(errors.map { $0.map { ($0 as? StorageError)?.sqlstate ?? "\($0)" } }) }
+            return results.wait(for: 1).first ?? []
+        }
+        let users = "SELECT count(*) FROM users WHERE id IN ('a1', 'a2', 'loser2', 'b1', 'b2', 'loser99')"
+
+        #expect(write([user("a1"), user("loser2"), user("a2")]) == [nil, nil, nil])
+        #expect(try db.int64("SELECT last_value FROM lost_races") == 3)   // lost twice, then stored
+        #expect(store.raceRetryCount == 2)
+        #expect(try db.int64(users) == 3)
+
+        try db.execute("ALTER SEQUENCE lost_races RESTART")
+        #expect(write([user("b1"), user("loser99"), user("b2")]) == [nil, "40P01", nil])
+        #expect(try db.int64("SELECT last_value FROM lost_races") == Int64(GroupCommitWriter<PostgresWriteBackend>.raceAttempts))
+        #expect(try db.int64(users) == 5)
+    }
+
     @Test func nodesStartingTogetherMigrateOnceAndAgreeOnTheVersion() throws {
         let url = try PostgresCluster.shared().createDatabase()
         let results = Recorder<String?>()

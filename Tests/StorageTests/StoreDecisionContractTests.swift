@@ -272,13 +272,43 @@ extension ApprovalRecord {
         #expect(try claim("b", at: 100) == [3])               // not due yet: job 4
         #expect(try claim("a", at: 1_100).isEmpty)            // every lease runs until 1 100
         // Recording an outcome ends the claim: a retry is due again for anyone.
-        #expect(s.write([.updatePushJob(id: 2, state: "pending", attempts: 1, nextAttemptAt: 1_050, lastError: "503")]) == [nil])
+        #expect(s.write([.updatePushJob(id: 2, state: "pending", attempts: 1, nextAttemptAt: 1_050, lastError: "503", claimant: "a")]) == [nil])
         #expect(try claim("b", at: 1_100) == [2])
         // A claimant that died: its leases run out and another node takes the jobs over, oldest first.
         #expect(try claim("a", at: 1_101) == [1, 3])
-        #expect(s.write([.updatePushJob(id: 1, state: "sent", attempts: 1, nextAttemptAt: 1_200, lastError: nil)]) == [nil])
+        #expect(s.write([.updatePushJob(id: 1, state: "sent", attempts: 1, nextAttemptAt: 1_200, lastError: nil, claimant: "a")]) == [nil])
         #expect(try claim("b", at: 10_000) == [3, 2, 4])     // by next attempt; a sent job is never claimed again
         #expect(try s.store.pushJob(id: 1)?.state == "sent")
+    }
+
+    @Test(arguments: StoreFactory.all)
+    func onlyTheNodeHoldingAPushJobsClaimRecordsItsOutcome(factory: StoreFactory) throws {
+        let s = try factory.open()
+        #expect(s.write([.enqueuePush(Self.pushJob(due: 10)), .enqueuePush(Self.pushJob(due: 20))]) == [nil])
+        func claim(_ node: String, at now: Int64) throws -> [Int64] {
+            try s.store.claimPushJobs(claimant: node, now: now, leaseMs: 1_000, limit: 10).map(\.id)
+        }
+        func record(_ id: Int64, _ state: String, attempts: Int, error: String? = nil, by node: String?) -> [StoreConflict?] {
+            s.write([.updatePushJob(id: id, state: state, attempts: attempts, nextAttemptAt: 5_000, lastError: error, claimant: node)])
+        }
+        #expect(try claim("a", at: 100) == [1, 2])
+        // A's sends outlast its lease; B takes both jobs over.
+        #expect(try claim("b", at: 1_101) == [1, 2])
+        // A's late outcome for job 1 changes nothing while B holds the claim...
+        #expect(record(1, "dead", attempts: 1, error: "timed out", by: "a") == [nil])
+        var job = try #require(try s.store.pushJob(id: 1))
+        #expect((job.state, job.attempts, job.lastError) == ("pending", 0, nil))
+        #expect(try claim("c", at: 1_200).isEmpty)          // ...and does not end B's claim
+        // ...nor after B recorded its own, nor does a job nobody holds take an outcome from a former claimant.
+        #expect(record(1, "sent", attempts: 1, by: "b") == [nil])
+        #expect(record(1, "pending", attempts: 1, error: "503", by: "a") == [nil])
+        job = try #require(try s.store.pushJob(id: 1))
+        #expect((job.state, job.attempts, job.lastError) == ("sent", 1, nil))
+        // The holder records however late: its lease ran out at 2 101, and nobody took the job over.
+        #expect(record(2, "pending", attempts: 1, error: "503", by: "b") == [nil])
+        #expect(try claim("b", at: 5_000) == [2])
+        #expect(record(2, "sent", attempts: 2, by: "b") == [nil])
+        #expect(try s.store.pushJob(id: 2)?.state == "sent")
     }
 }
 

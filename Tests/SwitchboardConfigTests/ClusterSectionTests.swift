@@ -7,6 +7,7 @@ import Testing
         let cluster = SwitchboardConfiguration().cluster
         #expect(!cluster.usesPostgres)
         #expect(cluster.connectTimeoutMs == 5_000 && cluster.statementTimeoutMs == 10_000)
+        #expect(cluster.presenceRefreshMs == 2_000 && cluster.presenceTtlMs == 6_000)
     }
 
     @Test func aClusterSectionParses() throws {
@@ -20,12 +21,15 @@ import Testing
             node_id = "node-a.eu_1"
             connect_timeout_ms = 3_000
             statement_timeout_ms = 0
+            presence_refresh_ms = 500
+            presence_ttl_ms = 1_000
             """
         let c = try SwitchboardConfiguration.parse(text, fileName: "x").cluster
         #expect(c.usesPostgres)
         #expect(c.postgresURL == "postgresql://switchboard@db.internal:5432/switchboard")
         #expect(c.postgresPasswordFile == "/run/secrets/pg" && c.redisURL == "redis://redis.internal:6379")
         #expect(c.nodeID == "node-a.eu_1" && c.connectTimeoutMs == 3_000 && c.statementTimeoutMs == 0)
+        #expect(c.presenceRefreshMs == 500 && c.presenceTtlMs == 1_000)
     }
 
     @Test(arguments: [
@@ -39,6 +43,11 @@ import Testing
         ("[cluster]\nconnect_timeout_ms = 10\n", "cluster.connect_timeout_ms", 2, "between 1000 and 120000"),
         ("[cluster]\nstatement_timeout_ms = -1\n", "cluster.statement_timeout_ms", 2, "between 0 and 3600000"),
         ("[cluster]\npostgres_url = \"postgresql:///db\"\n", "auth.hs256_secret", 2, "every node must verify the same tokens"),
+        ("[cluster]\npresence_refresh_ms = 99\n", "cluster.presence_refresh_ms", 2, "between 100 and 60000"),
+        ("[cluster]\npresence_ttl_ms = 600_001\n", "cluster.presence_ttl_ms", 2, "between 200 and 600000"),
+        ("[cluster]\npresence_refresh_ms = 3_000\n\npresence_ttl_ms = 5_999\n", "cluster.presence_ttl_ms", 4,
+         "at least twice cluster.presence_refresh_ms (3000)"),
+        ("[cluster]\npresence_refresh_ms = 4_000\n", "cluster.presence_ttl_ms", 2, "at least twice"),   // against the default TTL
     ] as [(String, String, Int, String)])
     func mistakesNameTheKeyAndLine(text: String, key: String, line: Int, message: String) {
         let error = parseError(text)

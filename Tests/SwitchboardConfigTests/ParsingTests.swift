@@ -76,6 +76,7 @@ import Testing
         approval_push_delay_ms = 2000
         max_pending_commands = 500
         overload_retry_after_ms = 250
+        idempotency_memory_keys = 0
 
         [push]
         apns_team_id = "TEAM123456"
@@ -110,6 +111,8 @@ import Testing
         node_id = "node-1"
         connect_timeout_ms = 2_000
         statement_timeout_ms = 500
+        presence_refresh_ms = 1_000
+        presence_ttl_ms = 3_000
         """
 
     @Test func everyKeyIsParsedIntoItsField() throws {
@@ -168,6 +171,7 @@ import Testing
         #expect(c.gateway.approvalPushDelayMs == 2000)
         #expect(c.gateway.maxPendingCommands == 500)
         #expect(c.gateway.overloadRetryAfterMs == 250)
+        #expect(c.gateway.idempotencyMemoryKeys == 0)
         #expect(c.push.apnsTeamID == "TEAM123456")
         #expect(c.push.apnsKeyID == "KEY1234567")
         #expect(c.push.apnsKeyFile == "/etc/sb/AuthKey.p8")
@@ -196,6 +200,7 @@ import Testing
         #expect(c.cluster.nodeID == "node-1")
         #expect(c.cluster.connectTimeoutMs == 2_000)
         #expect(c.cluster.statementTimeoutMs == 500)
+        #expect(c.cluster.presenceRefreshMs == 1_000 && c.cluster.presenceTtlMs == 3_000)
         #expect(c.explicitlySetKeys == Set(SwitchboardConfiguration.knownKeys))
     }
 

@@ -40,6 +40,7 @@ import Testing
         ("websocket.compression.max_window_bits", 8, 16), ("websocket.compression.mem_level", 0, 10),
         ("websocket.compression.level", -1, 10), ("http.max_header_count", 0, 10_001),
         ("gateway.max_pending_commands", 0, 1_000_001), ("gateway.overload_retry_after_ms", 0, 60_001),
+        ("gateway.idempotency_memory_keys", -1, 10_000_001),
     ])
     func outOfRangeOnBothSides(key: String, below: Int, above: Int) throws {
         let section = String(key[..<key.lastIndex(of: ".")!])

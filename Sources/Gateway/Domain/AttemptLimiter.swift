@@ -5,47 +5,57 @@
 /// An attempt is refused while **any** of its counters is full, and a refused attempt is not counted: so the entries
 /// held are bounded by the node counter's limit per window, whatever the number of addresses an attacker uses, and
 /// an address that stops trying is forgotten one window later.
-struct AttemptLimiter: Equatable {
+public struct AttemptLimiter: Equatable, Sendable {
     /// One limit: at most `limit` counted attempts under `key` in any window.
-    struct Counter: Hashable {
-        var key: String
-        var limit: Int
+    public struct Counter: Hashable, Sendable {
+        public var key: String
+        public var limit: Int
+        public init(key: String, limit: Int) { (self.key, self.limit) = (key, limit) }
     }
 
-    enum Attempt: Equatable {
+    /// What is asked of the limits.
+    public enum Attempt: Equatable, Sendable {
         /// May an attempt go ahead? Nothing is counted (checked before looking at a code, so a full counter refuses
         /// even a right guess).
         case ask([Counter])
         /// An attempt that counts (a failure, a new registration): refused when a counter is full, else counted
         /// under every counter.
         case count([Counter])
+
+        public var counters: [Counter] {
+            switch self {
+            case .ask(let counters), .count(let counters): counters
+            }
+        }
     }
 
-    enum Decision: Equatable {
+    /// The limits' answer.
+    public enum Decision: Equatable, Sendable {
         case allowed
         /// `key` is full until `retryAfterMs` from now (the longest wait among full counters).
         case refused(key: String, retryAfterMs: Int64)
     }
 
-    struct State: Equatable {
+    /// The attempts counted so far.
+    public struct State: Equatable, Sendable {
         /// Attempt times per key, oldest first; entries older than the window are dropped when the key is looked at
         /// and, for keys nobody looks at any more, by the sweep once per window.
         var times: [String: [Int64]] = [:]
         var sweptAt: Int64 = 0
+        public init() {}
     }
 
-    let windowMs: Int64
+    public let windowMs: Int64
+    public init(windowMs: Int64) { self.windowMs = windowMs }
 
-    func decide(_ state: State, _ attempt: Attempt, now: Int64) -> (State, Decision) {
+    /// Feeds one attempt at `now`: the next state and whether it may go ahead.
+    public func decide(_ state: State, _ attempt: Attempt, now: Int64) -> (State, Decision) {
         var next = state
         if now - next.sweptAt >= windowMs {
             next.times = next.times.compactMapValues { times in times.last.map { $0 > now - windowMs } == true ? times : nil }
             next.sweptAt = now
         }
-        let counters: [Counter]
-        switch attempt {
-        case .ask(let c), .count(let c): counters = c
-        }
+        let counters = attempt.counters
         var refusal: (key: String, retryAfterMs: Int64)?
         for counter in counters {
             var times = next.times[counter.key] ?? []

@@ -30,7 +30,9 @@ public enum StoreWrite: Sendable, Equatable {
     /// id (the record's `id` is ignored): ids are unique across nodes and never reused.
     case enqueuePush(PushJobRecord)
     /// The outcome of an attempt: `sent`, `dead`, or still `pending` with the next attempt's time. Ends the job's claim.
-    case updatePushJob(id: Int64, state: String, attempts: Int, nextAttemptAt: Int64, lastError: String?)
+    /// Applies only while `claimant` holds the job's claim (nil: a job nobody claimed): a node whose lease ran out and
+    /// whose job another node claimed since cannot overwrite that node's outcome — the write then changes nothing.
+    case updatePushJob(id: Int64, state: String, attempts: Int, nextAttemptAt: Int64, lastError: String?, claimant: String?)
     case upsertPushToken(PushTokenRecord)
     /// Forgets a token (invalid, or replaced); `sessionId` "" for tokens that are not per session.
     case deletePushToken(userId: String, deviceId: String, kind: String, sessionId: String)
@@ -197,7 +199,7 @@ public protocol GatewayStore: AnyObject, Sendable {
     /// Claims up to `limit` due push jobs for `claimant` until `now + leaseMs`, oldest first, and returns them: a job
     /// is due when pending, its next attempt is at or before `now`, and no other claim on it is still running. The
     /// store decides it atomically (nodes sharing a store each get different jobs), and a claim whose lease ran out
-    /// (its node died mid-send) is taken over. Recording the job's outcome (`updatePushJob`) ends the claim.
+    /// (its node died mid-send) is taken over. Recording the job's outcome (`updatePushJob` by the claimant) ends the claim.
     func claimPushJobs(claimant: String, now: Int64, leaseMs: Int64, limit: Int) throws -> [PushJobRecord]
     /// Drops events older than `before` (ms) but always keeps each user's newest `keepLatest` events. Returns how many were removed.
     func pruneEvents(before: Int64, keepLatest: Int) throws -> Int

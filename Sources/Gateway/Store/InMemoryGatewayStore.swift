@@ -13,8 +13,9 @@ public final class InMemoryGatewayStore: GatewayStore {
         var resolvedApprovals: [String: ApprovalRecord] = [:]
         var batches = 0
         var pushJobs: [Int64: PushJobRecord] = [:]
-        /// Running claims on push jobs: the lease's end by job id.
-        var pushLeases: [Int64: Int64] = [:]
+        /// Claims on push jobs by job id: the claimant and the lease's end (kept after it ran out, until another
+        /// claim or the outcome).
+        var pushLeases: [Int64: (claimant: String, until: Int64)] = [:]
 
         mutating func apply(_ write: StoreWrite) throws {
             switch write {
@@ -102,7 +103,8 @@ public final class InMemoryGatewayStore: GatewayStore {
             case .enqueuePush(var job):
                 job.id = (pushJobs.keys.max() ?? 0) + 1   // jobs are never removed, so ids are never reused
                 pushJobs[job.id] = job
-            case .updatePushJob(let id, let state, let attempts, let nextAttemptAt, let lastError):
+            case .updatePushJob(let id, let state, let attempts, let nextAttemptAt, let lastError, let claimant):
+                guard pushLeases[id]?.claimant == claimant else { break }
                 pushJobs[id]?.state = state
                 pushJobs[id]?.attempts = attempts
                 pushJobs[id]?.nextAttemptAt = nextAttemptAt
@@ -213,9 +215,9 @@ public final class InMemoryGatewayStore: GatewayStore {
     public func claimPushJobs(claimant: String, now: Int64, leaseMs: Int64, limit: Int) throws -> [PushJobRecord] {
         state.withLock { state in
             let claimed = Array(state.pushJobs.values
-                .filter { $0.state == "pending" && $0.nextAttemptAt <= now && (state.pushLeases[$0.id] ?? .min) < now }
+                .filter { $0.state == "pending" && $0.nextAttemptAt <= now && (state.pushLeases[$0.id]?.until ?? .min) < now }
                 .sorted { ($0.nextAttemptAt, $0.id) < ($1.nextAttemptAt, $1.id) }.prefix(max(0, limit)))
-            for job in claimed { state.pushLeases[job.id] = now + leaseMs }
+            for job in claimed { state.pushLeases[job.id] = (claimant, now + leaseMs) }
             return claimed
         }
     }

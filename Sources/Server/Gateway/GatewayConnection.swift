@@ -98,26 +98,30 @@ final class GatewayConnection: WebSocketHandler, GatewayClient, @unchecked Senda
 
     /// The first frame of an unauthenticated socket must be `auth`.
     private func authenticate(_ frame: [UInt8], socket: WebSocket) {
-        struct Auth: Decodable { var id: String; var type: String; var token: String?; var offset: Int64? }
-        let decoder = StrictJSONDecoder()
-        let value = try? StrictJSONDecoder.parse(frame)
-        guard let value, let command = try? decoder.decode(Auth.self, from: value), command.type == "auth", let token = command.token else {
-            let id = value.flatMap { try? decoder.decode(CommandEnvelope.self, from: $0) }?.id
-            sendNow(ServerFrames.error(id: id, GatewayError(.unauthenticated, "send {\"type\":\"auth\",\"id\":…,\"token\":…} first")))
-            return
+        // The same one-pass read as every command; anything but an `auth` with a token is refused alike.
+        let read: CommandFrame
+        do {
+            read = try CommandFrame.decode(frame)
+        } catch {
+            return refuseUnauthenticated(id: error.id)
         }
+        guard case .auth(let command) = read.command, let token = command.token else { return refuseUnauthenticated(id: read.id) }
         switch endpoint.authenticator.identify(token: token) {
         case .success(let identity):
             self.identity = identity
             if command.offset != nil { resumeAfter = command.offset }
             if let authTimer { socket.loop.cancel(authTimer) }
-            sendNow(ServerFrames.ok(id: command.id, result: ["userId": identity.userId, "deviceId": identity.deviceId]))
+            sendNow(ServerFrames.ok(id: read.id, result: ["userId": identity.userId, "deviceId": identity.deviceId]))
             register()
         case .failure(let error):
             socket.logAuthenticationFailure(reason: error.code)
-            sendNow(ServerFrames.error(id: command.id, GatewayError(.tokenInvalid, "\(error.code): \(error.message)")))
+            sendNow(ServerFrames.error(id: read.id, GatewayError(.tokenInvalid, "\(error.code): \(error.message)")))
             socket.close(code: GatewayCloseCode.authenticationFailed, reason: "authentication failed")
         }
+    }
+
+    private func refuseUnauthenticated(id: String?) {
+        sendNow(ServerFrames.error(id: id, GatewayError(.unauthenticated, "send {\"type\":\"auth\",\"id\":…,\"token\":…} first")))
     }
 
     private func register() {

@@ -106,6 +106,7 @@ public final class GatewayRuntime: @unchecked Sendable {
             case .success(let endpoint):
                 hub.clusterBus = RedisClusterBus(endpoint: endpoint, nodeId: options.nodeId + "/" + String(UInt32.random(in: 0...UInt32.max), radix: 16),
                                                  logger: logger)
+                hub.sharedAttemptLimits = RedisAttemptLimits(endpoint: endpoint, logger: logger)
                 logger.info("cross-node delivery: Redis publish/subscribe at \(endpoint.address)")
             case .failure(let error): throw ServerError.configuration("cluster.redis_url: \(error.message)")
             }
@@ -182,9 +183,21 @@ public final class GatewayRuntime: @unchecked Sendable {
     public func shutdown() {
         // Batches queued in the hub's last round reach the store (which commits them on close) even if the flush
         // task the hub posted itself would run after the loop stopped.
-        let hub = self.hub
-        hubLoop.execute { hub.flushWrites() }
+        let (hub, store, loop) = (self.hub, self.store, self.hubLoop)
+        let drained = DispatchSemaphore(value: 0)
+        hubLoop.execute {
+            hub.flushWrites()
+            // With a bus, the events committed while draining are announced before it stops, or other nodes' devices
+            // would get them only with the user's next event: an empty job queued after every batch handed over
+            // completes after theirs (the writer completes in submission order, the hub runs its tasks in order),
+            // i.e. once their completions delivered and announced them.
+            guard hub.clusterBus != nil else { drained.signal(); return }
+            store.write(batches: [[]]) { _ in loop.execute { drained.signal() } }
+        }
+        // Bounded: a store that cannot commit (PostgreSQL gone) fails its batches within the statement timeout.
+        _ = drained.wait(timeout: .now() + .seconds(15))
         hub.clusterBus?.stop()
+        hub.sharedAttemptLimits?.stop()
         hubLoop.stop()
         hubLoop.join()
         store.close()

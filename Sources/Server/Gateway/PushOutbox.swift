@@ -143,7 +143,7 @@ final class PushOutbox: @unchecked Sendable {
     }
 
     private func record(_ id: Int64, _ state: String, _ attempts: Int, _ next: Int64, _ error: String?) {
-        store.write([.updatePushJob(id: id, state: state, attempts: attempts, nextAttemptAt: next, lastError: error)]) { [self] _ in
+        store.write([.updatePushJob(id: id, state: state, attempts: attempts, nextAttemptAt: next, lastError: error, claimant: claimant)]) { [self] _ in
             scheduler.execute { [self] in
                 inFlight.remove(id)
                 if reading { finishedDuringRead.insert(id) }

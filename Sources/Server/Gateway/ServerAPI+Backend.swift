@@ -5,14 +5,37 @@ import HTTP1
 
 /// Backend routes (API key checked by the caller).
 extension ServerAPI {
-    private struct UserBody: Decodable { var userId: String; var displayName: String? }
-    private struct ContactBody: Decodable { var userA: String; var userB: String }
-    private struct SessionBody: Decodable { var userId: String; var sessionId: String?; var title: String? }
-    private struct SessionEventBody: Decodable { var kind: String; var payload: JSONValue? }
-    private struct ApprovalBody: Decodable {
-        var toolName: String; var summary: String; var details: JSONValue?; var timeoutSeconds: Double?; var idempotencyKey: String?
+    private struct UserBody: JSONFieldsDecodable {
+        var userId: String; var displayName: String?
+        init(fields f: JSONFields) throws(GatewayError) { userId = try f.id("userId"); displayName = try f.optionalString("displayName") }
     }
-    private struct PublishBody: Decodable { var name: String; var payload: JSONValue?; var idempotencyKey: String? }
+    private struct ContactBody: JSONFieldsDecodable {
+        var userA: String; var userB: String
+        init(fields f: JSONFields) throws(GatewayError) { userA = try f.id("userA"); userB = try f.id("userB") }
+    }
+    private struct SessionBody: JSONFieldsDecodable {
+        var userId: String; var sessionId: String?; var title: String?
+        init(fields f: JSONFields) throws(GatewayError) {
+            userId = try f.id("userId"); sessionId = try f.optionalID("sessionId"); title = try f.optionalString("title")
+        }
+    }
+    private struct SessionEventBody: JSONFieldsDecodable {
+        var kind: String; var payload: JSONValue?
+        init(fields f: JSONFields) throws(GatewayError) { kind = try f.string("kind"); payload = f.optionalJSON("payload") }
+    }
+    private struct ApprovalBody: JSONFieldsDecodable {
+        var toolName: String; var summary: String; var details: JSONValue?; var timeoutSeconds: Double?; var idempotencyKey: String?
+        init(fields f: JSONFields) throws(GatewayError) {
+            toolName = try f.string("toolName"); summary = try f.string("summary"); details = f.optionalJSON("details")
+            timeoutSeconds = try f.optionalDouble("timeoutSeconds"); idempotencyKey = try f.optionalString("idempotencyKey")
+        }
+    }
+    private struct PublishBody: JSONFieldsDecodable {
+        var name: String; var payload: JSONValue?; var idempotencyKey: String?
+        init(fields f: JSONFields) throws(GatewayError) {
+            name = try f.string("name"); payload = f.optionalJSON("payload"); idempotencyKey = try f.optionalString("idempotencyKey")
+        }
+    }
     private struct OffsetResult: Encodable { var offset: Int64 }
     private struct Done: Encodable { var ok = true }
 

@@ -6,22 +6,55 @@ import HTTP1
 /// Backend routes of the relationship flows (API key checked by the caller). Each calls the same hub method as
 /// the client command, naming the acting user in the body; documented with curl examples in docs/PROTOCOL.md.
 extension ServerAPI {
-    private struct PhoneBody: Decodable { var phone: String }
+    private struct PhoneBody: JSONFieldsDecodable {
+        var phone: String
+        init(fields f: JSONFields) throws(GatewayError) { phone = try f.string("phone") }
+    }
     private struct PhoneResult: Encodable { var userId: String; var phone: String? }
-    private struct FriendRequestBody: Decodable { var fromUserId: String; var toHexCode: String }
-    private struct ActorBody: Decodable { var userId: String }
-    private struct ConnectBody: Decodable { var userId: String; var code: String }
-    private struct PauseBody: Decodable { var userId: String; var contactId: String }
-    private struct GroupBody: Decodable {
+    private struct FriendRequestBody: JSONFieldsDecodable {
+        var fromUserId: String; var toHexCode: String
+        init(fields f: JSONFields) throws(GatewayError) { fromUserId = try f.id("fromUserId"); toHexCode = try f.string("toHexCode") }
+    }
+    private struct ActorBody: JSONFieldsDecodable {
+        var userId: String
+        init(fields f: JSONFields) throws(GatewayError) { userId = try f.id("userId") }
+    }
+    private struct ConnectBody: JSONFieldsDecodable {
+        var userId: String; var code: String
+        init(fields f: JSONFields) throws(GatewayError) { userId = try f.id("userId"); code = try f.string("code") }
+    }
+    private struct PauseBody: JSONFieldsDecodable {
+        var userId: String; var contactId: String
+        init(fields f: JSONFields) throws(GatewayError) { userId = try f.id("userId"); contactId = try f.id("contactId") }
+    }
+    private struct GroupBody: JSONFieldsDecodable {
         var ownerId: String; var groupId: String?; var name: String; var kind: String?; var maxMembers: Int?
         var invitePolicy: String?; var roleLimits: [String: Int]?
+        init(fields f: JSONFields) throws(GatewayError) {
+            ownerId = try f.id("ownerId"); groupId = try f.optionalID("groupId"); name = try f.string("name")
+            kind = try f.optionalString("kind"); maxMembers = try f.optionalInt("maxMembers")
+            invitePolicy = try f.optionalString("invitePolicy"); roleLimits = try f.optionalIntMap("roleLimits")
+        }
     }
-    private struct MemberBody: Decodable { var userId: String; var role: String? }
-    private struct InviteBody: Decodable {
+    private struct MemberBody: JSONFieldsDecodable {
+        var userId: String; var role: String?
+        init(fields f: JSONFields) throws(GatewayError) { userId = try f.id("userId"); role = try f.optionalString("role") }
+    }
+    private struct InviteBody: JSONFieldsDecodable {
         var inviterId: String; var phone: String?; var email: String?; var role: String?; var expiresInHours: Int?
+        init(fields f: JSONFields) throws(GatewayError) {
+            inviterId = try f.id("inviterId"); phone = try f.optionalString("phone"); email = try f.optionalString("email")
+            role = try f.optionalString("role"); expiresInHours = try f.optionalInt("expiresInHours")
+        }
     }
-    private struct GroupEventBody: Decodable { var name: String; var payload: JSONValue? }
-    private struct DiscoverBody: Decodable { var numbers: [String]?; var hashes: [String]? }
+    private struct GroupEventBody: JSONFieldsDecodable {
+        var name: String; var payload: JSONValue?
+        init(fields f: JSONFields) throws(GatewayError) { name = try f.string("name"); payload = f.optionalJSON("payload") }
+    }
+    private struct DiscoverBody: JSONFieldsDecodable {
+        var numbers: [String]?; var hashes: [String]?
+        init(fields f: JSONFields) throws(GatewayError) { numbers = try f.optionalStrings("numbers"); hashes = try f.optionalStrings("hashes") }
+    }
     private struct Entries: Encodable { var entries: [DiscoveryEntry] }
     private struct Contacts: Encodable { var contacts: [ContactStateData] }
 

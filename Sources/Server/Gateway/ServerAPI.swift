@@ -93,17 +93,14 @@ final class ServerAPI: HTTPApplication, Sendable {
         return .jsonError(status: status, code: error.code.rawValue, message: error.message, extraHeaders: retry)
     }
 
-    /// Decodes a JSON body, or answers 400 naming the field.
-    func decode<T: Decodable>(_ type: T.Type, _ request: HTTPRequest, respond: Respond) -> T? {
-        do {
-            let value = try StrictJSONDecoder.parse(request.body.isEmpty ? Array("{}".utf8) : request.body)
-            try Identifier.checkFields(of: value)
-            return try StrictJSONDecoder().decode(T.self, from: value)
-        } catch let error as GatewayError {
-            respond(Self.failure(error))
-            return nil
+    /// Reads a JSON body (an empty body is `{}`) through the same strict parse and field reader as client
+    /// commands, or answers 400 naming the field.
+    func decode<T: JSONFieldsDecodable>(_ type: T.Type, _ request: HTTPRequest, respond: Respond) -> T? {
+        do throws(GatewayError) {
+            let fields = request.body.isEmpty ? try JSONFields(.object([:])) : try JSONFields.parse(request.body, what: "body")
+            return try T(fields: fields)
         } catch {
-            respond(Self.failure(hub.describe(error, whole: true)))
+            respond(Self.failure(error))
             return nil
         }
     }
@@ -125,7 +122,10 @@ final class ServerAPI: HTTPApplication, Sendable {
 
     // MARK: Standalone
 
-    private struct RegisterBody: Decodable { var deviceToken: String; var platform: String }
+    private struct RegisterBody: JSONFieldsDecodable {
+        var deviceToken: String; var platform: String
+        init(fields f: JSONFields) throws(GatewayError) { deviceToken = try f.string("deviceToken"); platform = try f.string("platform") }
+    }
     private struct Registered: Encodable { var userId: String; var hexCode: String; var deviceId: String; var token: String }
 
     private func registerDevice(_ request: HTTPRequest, respond: @escaping Respond) {
@@ -153,7 +153,10 @@ final class ServerAPI: HTTPApplication, Sendable {
         }
     }
 
-    private struct DisplayNameBody: Decodable { var displayName: String }
+    private struct DisplayNameBody: JSONFieldsDecodable {
+        var displayName: String
+        init(fields f: JSONFields) throws(GatewayError) { displayName = try f.string("displayName") }
+    }
 
     /// The device behind `Authorization: Bearer <client jwt>`, or nil after answering 401.
     func deviceIdentity(_ request: HTTPRequest, respond: Respond) -> ClientIdentity? {

@@ -18,9 +18,18 @@ final class DemoAPI: Sendable {
 
     init(api: ServerAPI) { self.api = api }
 
-    private struct DeviceBody: Decodable { var platform: String? }
+    private struct DeviceBody: JSONFieldsDecodable {
+        var platform: String?
+        init(fields f: JSONFields) throws(GatewayError) { platform = try f.optionalString("platform") }
+    }
     private struct NewDevice: Encodable { var userId: String; var deviceId: String; var token: String }
-    private struct ApprovalBody: Decodable { var summary: String?; var toolName: String?; var timeoutSeconds: Double? }
+    private struct ApprovalBody: JSONFieldsDecodable {
+        var summary: String?; var toolName: String?; var timeoutSeconds: Double?
+        init(fields f: JSONFields) throws(GatewayError) {
+            summary = try f.optionalString("summary"); toolName = try f.optionalString("toolName")
+            timeoutSeconds = try f.optionalDouble("timeoutSeconds")
+        }
+    }
     private struct Posted: Encodable { var session: SessionData; var approval: ApprovalData }
     private struct Stats: Encodable {
         var connectedDevices: Int; var onlineUsers: Int; var pendingApprovals: Int; var eventsCommitted: Int

@@ -53,6 +53,8 @@ public final class PostgresGatewayStore: DurableGatewayStore, @unchecked Sendabl
 
     /// Transactions committed so far.
     public var commitCount: Int { writer.commitCount }
+    /// Batches the writer applied again after they lost a deadlock or serialization check.
+    var raceRetryCount: Int { writer.raceRetryCount }
 
     /// Push jobs waiting to be sent (state `pending`), for `/metrics`.
     public func pendingPushJobs() throws -> Int {

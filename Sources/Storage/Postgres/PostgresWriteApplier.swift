@@ -1,3 +1,4 @@
+import Glibc
 import Gateway
 import Postgres
 
@@ -166,11 +167,12 @@ struct PostgresWriteApplier {
                 VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)
                 """, [job.userId, job.deviceId, PushBlobs.encode(job.target), PushBlobs.encode(job.notice),
                       job.fallback.map(PushBlobs.encode), job.state, job.attempts, job.nextAttemptAt, job.lastError, job.createdAt])
-        case .updatePushJob(let id, let state, let attempts, let nextAttemptAt, let lastError):
+        case .updatePushJob(let id, let state, let attempts, let nextAttemptAt, let lastError, let claimant):
+            // Only the claim's holder records; the row lock makes a concurrent claim wait and then see the outcome.
             try db.query("""
                 UPDATE push_jobs SET state = $2, attempts = $3, next_attempt_at = $4, last_error = $5,
-                    claimed_by = NULL, lease_until = NULL WHERE id = $1
-                """, [id, state, attempts, nextAttemptAt, lastError])
+                    claimed_by = NULL, lease_until = NULL WHERE id = $1 AND claimed_by IS NOT DISTINCT FROM $6::text
+                """, [id, state, attempts, nextAttemptAt, lastError, claimant])
         case .upsertPushToken(let t):
             try db.query("""
                 INSERT INTO push_tokens (device_id, kind, session_id, token, environment, updated_at, user_id)
@@ -285,4 +287,28 @@ struct PostgresWriteBackend: GroupCommitBackend {
     func run(_ sql: String) throws(StorageError) { try db.execute(sql) }
     func apply(_ write: StoreWrite) throws(StorageError) { try applier.apply(write) }
     func close() { db.close() }
+
+    /// How long a commit whose reply was lost is asked after (its server may still be finishing it): 40 × 25 ms.
+    static let commitStatusPolls = 40
+
+    /// `COMMIT`, telling a commit whose reply was lost from one that did not happen: the link can break after the
+    /// server committed and before its answer arrived, and reporting such a batch as failed invites a client to apply
+    /// it twice. So the transaction's id is read first (one more round trip per transaction), and when `COMMIT`
+    /// fails without an answer from the server (no SQLSTATE: the connection broke) the writer reconnects and asks
+    /// `pg_xact_status`: `committed` is a success, anything else (or no answer) the error as before.
+    func commit() throws(StorageError) {
+        let xid = try db.query("SELECT pg_current_xact_id()::text").first?.optionalString(0)
+        do {
+            try db.execute("COMMIT")
+        } catch where error.sqlstate == nil && xid != nil {
+            for _ in 0..<Self.commitStatusPolls {
+                switch try? db.query("SELECT pg_xact_status($1::xid8)", [xid]).first?.optionalString(0) {
+                case "committed": return
+                case "in progress": usleep(25_000)   // the old session's COMMIT is still running on the server
+                default: throw error
+                }
+            }
+            throw error
+        }
+    }
 }

@@ -17,8 +17,10 @@ extension GatewayHub {
     }
 
     func localDevices(of userId: String) -> (connected: Int, away: Int) {
-        let states = clients[userId].map { Array($0.values) } ?? []
-        return (states.count, states.filter(\.away).count)
+        // Counted in place: copying the states out (an array, a retain and release each) on every connect and
+        // disconnect made a ramp of 10 000 devices of one user quadratic on the hub.
+        guard let states = clients[userId] else { return (0, 0) }
+        return (states.count, states.values.reduce(0) { $1.away ? $0 + 1 : $0 })
     }
 
     /// Another node's notice: its counts replace what it said before (0 removes it), then the aggregate is stepped.

@@ -173,6 +173,7 @@ extension ServerConnection {
         let webSocket = WebSocket(connection: self, handler: handler, path: head.path,
                                   subprotocol: request.selectedSubprotocol, deflate: negotiated?.parameters)
         phase = .webSocket(webSocket)
+        requestID = nil   // it names the upgrade request, answered now; a WebSocket connection does not keep it
         handler.webSocketDidOpen(webSocket)
     }
 }

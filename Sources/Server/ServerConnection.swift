@@ -7,7 +7,9 @@ import WebSocketCodec
 /// (HTTP requests, then possibly a WebSocket). Owned by one loop; never touched from another thread.
 final class ServerConnection: SocketConnectionDelegate {
     enum Phase {
-        case http(HTTPRequestParser)
+        /// The parser is boxed: this enum is stored inline in every connection, and an unboxed parser (a few hundred
+        /// bytes) would stay in every WebSocket connection for its whole life after the upgrade.
+        case http(HTTPPhase)
         case webSocket(WebSocket)
         /// We have said our last word (an HTTP error, or a close frame after a protocol failure) and only wait
         /// for the peer to close; anything it still sends is discarded.
@@ -50,7 +52,7 @@ final class ServerConnection: SocketConnectionDelegate {
         self.socket = socket
         self.state = state
         self.tls = tls
-        phase = .http(HTTPRequestParser(limits: state.shared.settings.httpLimits))
+        phase = .http(HTTPPhase(HTTPRequestParser(limits: state.shared.settings.httpLimits)))
         openedAt = state.loop.now
         lastActivity = openedAt
         requestPartStartedAt = openedAt
@@ -97,21 +99,20 @@ final class ServerConnection: SocketConnectionDelegate {
             }
             let rest = UnsafeMutableRawBufferPointer(rebasing: buffer[offset...])
             switch phase {
-            case .http(var parser):
+            case .http(let http):
                 // A new request's first byte starts its head deadline; finishing the head starts the body's.
                 if requestPartStartedAt == nil { requestPartStartedAt = state.loop.now }
-                let wasReadingBody = parser.isReadingBody
+                let wasReadingBody = http.parser.isReadingBody
                 let result: (consumed: Int, request: HTTPRequest?)
                 do {
-                    result = try parser.parse(UnsafeRawBufferPointer(rest))
+                    result = try http.parser.parse(UnsafeRawBufferPointer(rest))
                 } catch {
                     respondToParseError(error)
                     return buffer.count
                 }
                 offset += result.consumed
-                phase = .http(parser)
                 guard let request = result.request else {
-                    if parser.isReadingBody && !wasReadingBody { requestPartStartedAt = state.loop.now }
+                    if http.parser.isReadingBody && !wasReadingBody { requestPartStartedAt = state.loop.now }
                     return offset
                 }
                 requestPartStartedAt = nil
@@ -225,4 +226,12 @@ final class ServerConnection: SocketConnectionDelegate {
             break
         }
     }
+}
+
+/// The HTTP phase's parser in a box of its own (see `ServerConnection.Phase.http`), parsed in place. Loop-confined
+/// like its connection.
+final class HTTPPhase {
+    var parser: HTTPRequestParser
+
+    init(_ parser: HTTPRequestParser) { self.parser = parser }
 }

@@ -38,6 +38,26 @@ import Testing
         #expect(loop.pendingTimers == 0)
     }
 
+    @Test func startedLoopsNameTheirThreadsForProfiles() throws {
+        let plain = try EventLoop(index: 7)
+        let named = try EventLoop(index: 8)
+        try plain.start()
+        try named.start(threadName: "sb-a-very-long-thread-name")
+        defer { for loop in [plain, named] { loop.stop(); loop.join() } }
+        let name: (EventLoop) -> String? = { loop in
+            onLoop(loop) { done in
+                // What `perf stat --per-thread` and `top -H` show for the calling thread.
+                let fd = open("/proc/thread-self/comm", O_RDONLY)
+                var bytes = [UInt8](repeating: 0, count: 64)
+                let n = bytes.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
+                close(fd)
+                done(n > 0 ? String(decoding: bytes[..<n].filter { $0 != UInt8(ascii: "\n") }, as: UTF8.self) : "")
+            }
+        }
+        #expect(name(plain) == "sb-io-7")
+        #expect(name(named) == "sb-a-very-long-")   // Linux keeps 15 bytes of a thread's name
+    }
+
     @Test func groupSpreadsRoundRobin() throws {
         let group = try EventLoopGroup(count: 3)
         defer { group.shutdown() }

@@ -7,7 +7,8 @@
 # PERF_STAT_EVENTS replaces the event list, e.g. with syscalls:sys_enter_pwrite64 to count one system call).
 # EXTRA_TOML (text) is appended to the config, e.g. EXTRA_TOML=$'[websocket.compression]\nthreshold_bytes = 0'.
 # BIN=DIR runs the switchboard and switchboard-load binaries in DIR instead of this checkout's release build (e.g. a
-# copy of an earlier build, to compare two builds in one sitting).
+# copy of an earlier build, to compare two builds in one sitting). PORT (default 19431) is the server's port: give
+# runs that may overlap (another checkout benchmarking on the same machine) their own.
 # Usage: loadtest/bench/gateway.sh SCENARIO [switchboard-load options, e.g. --connections 10000 --request-rate 2000]
 set -euo pipefail
 cd "$(dirname "$0")/../.."

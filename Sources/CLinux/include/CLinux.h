@@ -14,12 +14,17 @@
 #include <errno.h>
 #include <unistd.h>
 #include <signal.h>
+#include <pthread.h>
 
 static inline int clinux_errno(void) { return errno; }
 
 // accept4 is only declared with _GNU_SOURCE, which must not leak into Swift's Glibc module.
 extern int accept4(int sockfd, struct sockaddr *addr, socklen_t *addrlen, int flags);
 static inline int clinux_accept4(int fd, int flags) { return accept4(fd, 0, 0, flags); }
+
+// pthread_setname_np is only declared with _GNU_SOURCE too. Linux keeps 15 bytes of the name.
+extern int pthread_setname_np(pthread_t thread, const char *name);
+static inline int clinux_set_thread_name(pthread_t thread, const char *name) { return pthread_setname_np(thread, name); }
 
 // fcntl is variadic, which Swift cannot call directly.
 static inline int clinux_set_nonblocking(int fd) {

@@ -139,7 +139,7 @@ public final class GatewayRuntime: @unchecked Sendable {
         }
 
         // Load state and re-arm approval deadlines on the hub's own thread before any client can reach it.
-        try hubLoop.start()
+        try hubLoop.start(threadName: "sb-hub")
         let started = DispatchSemaphore(value: 0)
         let failure = ErrorBox()
         let (hub, store) = (self.hub, self.store)

@@ -1,9 +1,11 @@
 import JSON
 
 /// `fanout`: every connection is a device of ONE user (distinct device ids); the backend publishes
-/// `POST /v1/users/{id}/events` at a rate. Measures publish→delivery per subscriber (`publish_delivery`) and verifies
-/// each subscriber receives every offset once and in order (offsets of a user have no gaps, PROTOCOL.md), starting
-/// right after the `latestOffset` of its `welcome`. Loop-confined.
+/// `POST /v1/users/{id}/events` at a rate. Measures publish→delivery per subscriber (`publish_delivery`) and, once per
+/// publish, publish→the last subscriber (`publish_delivery_last`) and the first subscriber→the last
+/// (`publish_spread`: how long one fan-out takes, commit excluded); verifies each subscriber receives every offset once
+/// and in order (offsets of a user have no gaps, PROTOCOL.md), starting right after the `latestOffset` of its
+/// `welcome`. Loop-confined.
 final class FanoutWorkload: GatewayWorkload, GatewayDeviceHandler {
     struct Options: Sendable {
         /// Publishes per second.
@@ -20,6 +22,10 @@ final class FanoutWorkload: GatewayWorkload, GatewayDeviceHandler {
     private var published = 0
     private var sending = false
     private var pacer = Pacer(perSecond: 1)
+    /// Subscribers that got their welcome: a publish has reached its last subscriber when this many have it.
+    private var ready = 0
+    /// Per publish (`seq`) still reaching subscribers: its POST's start, first and last arrival (ns), arrivals so far.
+    private var arrivals: [Int64: (t0: UInt64, first: UInt64, last: UInt64, count: Int)] = [:]
 
     init(context: GatewayContext, connections: Int, options: Options) {
         self.context = context
@@ -71,6 +77,7 @@ final class FanoutWorkload: GatewayWorkload, GatewayDeviceHandler {
 
     func deviceIsReady(_ device: GatewayDevice) {
         verifiers[device.tag] = OrderedDeliveryVerifier(first: device.welcomeOffset + 1)
+        ready += 1
     }
 
     func device(_ device: GatewayDevice, received event: GatewayEvent) {
@@ -82,9 +89,26 @@ final class FanoutWorkload: GatewayWorkload, GatewayDeviceHandler {
         case .inOrder(let skipped): if skipped > 0 { context.driver.recordError("fanout_lost", count: skipped) }
         }
         context.driver.stats.counts["deliveries", default: 0] += 1
-        if let t0 = event.data.object("payload").int("t0") {
-            context.driver.stats.record("publish_delivery", microseconds: MonotonicClock.microseconds(since: UInt64(t0)))
+        let payload = event.data.object("payload")
+        guard let t0 = payload.int("t0") else { return }
+        context.driver.stats.record("publish_delivery", microseconds: MonotonicClock.microseconds(since: UInt64(t0)))
+        guard let seq = payload.int("seq") else { return }
+        let now = MonotonicClock.nanoseconds()
+        var arrival = arrivals[seq] ?? (UInt64(t0), now, now, 0)
+        arrival.last = now
+        arrival.count += 1
+        if arrival.count >= ready {
+            arrivals[seq] = nil
+            recordLast(arrival)
+        } else {
+            arrivals[seq] = arrival
         }
+    }
+
+    /// One sample per publish: POST → its last subscriber, and first → last subscriber.
+    private func recordLast(_ arrival: (t0: UInt64, first: UInt64, last: UInt64, count: Int)) {
+        context.driver.stats.record("publish_delivery_last", microseconds: max(1, (arrival.last &- arrival.t0) / 1000))
+        context.driver.stats.record("publish_spread", microseconds: max(1, (arrival.last - arrival.first) / 1000))
     }
 
     func device(_ device: GatewayDevice, replied reply: GatewayReply) {}
@@ -102,6 +126,9 @@ final class FanoutWorkload: GatewayWorkload, GatewayDeviceHandler {
     }
 
     func finish() {
+        // A publish some subscriber never got is a loss (below); its latest arrival still bounds the fan-out.
+        for arrival in arrivals.values { recordLast(arrival) }
+        arrivals = [:]
         for verifier in verifiers {
             let missing = verifier?.missing(through: highestPublished) ?? 0
             if missing > 0 { context.driver.recordError("fanout_lost", count: missing) }

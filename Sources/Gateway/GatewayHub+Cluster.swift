@@ -38,6 +38,7 @@ extension GatewayHub {
                 clusterPresence(userId: userId, node: node, connected: connected, away: away)
             }
         case .changed(let userId):
+            metrics.userChangeNotices.increment()
             userChanged(userId)
         case .lost:
             guard clusterHealthy else { return }

@@ -88,6 +88,8 @@ extension GatewayHub {
         let user = UserRecord(id: id, hexCode: code, displayName: displayName, createdAt: clock.now())
         users[id] = user
         usersByHexCode[code] = id
+        cache.touch(id)          // held like a user read from the store, so it can be forgotten when idle
+        scheduleEviction()
         return user
     }
 

@@ -53,7 +53,18 @@ extension GatewayHub {
         case .success(let entries):
             for (entry, writeCount) in zip(entries, writeCounts) {
                 let again = cache.reading.removeValue(forKey: entry.id) ?? false
-                if !cache.isLoaded(entry.id) {
+                if cache.stale.contains(entry.id) {
+                    // Another node changed the user: replaced, unless this node's own writes to it are on their way.
+                    if cache.writesInFlight[entry.id] != nil {
+                        cache.rereadWhenIdle.insert(entry.id)
+                    } else if (cache.writeCount[entry.id] ?? 0) != writeCount {
+                        readUser(entry.id)
+                    } else {
+                        cache.stale.remove(entry.id)
+                        replace(entry)
+                        cache.touch(entry.id)
+                    }
+                } else if !cache.isLoaded(entry.id) {
                     merge(entry)
                     cache.touch(entry.id)
                 } else if cache.writesInFlight[entry.id] != nil {
@@ -77,7 +88,7 @@ extension GatewayHub {
         // Absent users are not remembered as absent: another node may be creating them, and a create-if-missing
         // here (a device connecting, a session for a new user) must read again rather than trust an old miss.
         unloadAbsent(ids)
-        evictIdleUsers()
+        scheduleEviction()
     }
 
     /// Runs every waiting action whose users are all loaded, in order (an action waits while an earlier one naming
@@ -175,12 +186,16 @@ extension GatewayHub {
     /// Another node changed `userId`'s records: re-read them if this node holds them (an idle user is simply
     /// forgotten: read again when next needed).
     func userChanged(_ userId: String) {
-        metrics.userChangeNotices.increment()
         guard cache.isLoaded(userId) || cache.reading[userId] != nil else {
             if users[userId] == nil && isIdle(userId) { forgetUsers([userId]) }   // partial records of a user not loaded
             return
         }
         if cache.isLoaded(userId) && clients[userId] == nil && isIdle(userId) { return forgetUsers([userId]) }
+        // In use: work naming the user waits (it is not loaded any more) until the re-read replaces its records.
+        if cache.isLoaded(userId) {
+            cache.forget(userId)
+            cache.stale.insert(userId)
+        }
         if cache.writesInFlight[userId] != nil {
             cache.rereadWhenIdle.insert(userId)
         } else {
@@ -206,6 +221,17 @@ extension GatewayHub {
             && (presence[userId].map { $0.graceTimer == nil && $0.machine.status == .offline } ?? true)
     }
 
+    /// Over capacity: forgets idle users on a timer due at once, i.e. after the work running now (which may be using
+    /// users it has not written yet) has finished.
+    func scheduleEviction() {
+        guard cache.count > max(1, settings.userCacheCapacity), !cache.evictionScheduled else { return }
+        cache.evictionScheduled = true
+        _ = scheduler.schedule(at: clock.now()) { [self] in
+            cache.evictionScheduled = false
+            evictIdleUsers()
+        }
+    }
+
     /// Forgets idle users beyond `settings.userCacheCapacity`, least recently used first, down to 90 % of it (so a
     /// full cache is swept once per tenth of its size, not on every read).
     func evictIdleUsers() {
@@ -229,6 +255,7 @@ extension GatewayHub {
         guard !ids.isEmpty else { return }
         for id in ids {
             cache.forget(id)
+            cache.stale.remove(id)
             cache.writeCount[id] = nil
             presence[id] = nil
         }

@@ -28,6 +28,10 @@ struct UserCache {
     var writeCount: [String: Int] = [:]
     /// Loaded users to read again once their writes in flight are done (a change notice came while they had some).
     var rereadWhenIdle: Set<String> = []
+    /// Users another node changed, whose records here wait to be replaced by a re-read (not loaded meanwhile).
+    var stale: Set<String> = []
+    /// An eviction is due (`GatewayHub.scheduleEviction`).
+    var evictionScheduled = false
 
     var count: Int { lastUse.count }
 

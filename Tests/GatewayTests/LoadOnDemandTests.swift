@@ -111,7 +111,8 @@ import Testing
         var hexCodes: [String: String] = [:]
         for i in 0..<20 {
             h.upsertUser(id: "u\(i)", displayName: "U\(i)") { hexCodes["u\(i)"] = try? $0.get().hexCode }
-            h.withUsers(["u\(i)"], failed: { _ in }) {}       // a later use: each new user is read once, then kept
+            h.withUsers(["u\(i)"], failed: { _ in }) {}       // a later use
+            clock.advance(by: 0)                                // the eviction due after each round
         }
         #expect(h.loadedUserCount <= 4)
         #expect(h.isLoaded("keep"))

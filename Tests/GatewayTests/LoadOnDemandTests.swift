@@ -127,3 +127,53 @@ import Testing
         #expect(phone.reply("n")?["ok"] as? Bool == true)
     }
 }
+
+/// A manual scheduler whose store reads wait until `release()`: work that needs a user can queue up behind its read.
+final class HeldReadScheduler: GatewayScheduler, GatewayClock, @unchecked Sendable {
+    // @unchecked: used from one test thread.
+    let manual = ManualScheduler()
+    private var held: [@Sendable () -> Void] = []
+    func now() -> Int64 { manual.now() }
+    func schedule(at deadline: Int64, _ callback: @escaping () -> Void) -> GatewayTimer { manual.schedule(at: deadline, callback) }
+    func execute(_ task: @escaping @Sendable () -> Void) { task() }
+    func runBlocking(_ work: @escaping @Sendable () -> Void) { held.append(work) }
+    var heldReads: Int { held.count }
+    /// Runs the reads held so far (and any they lead to), in order.
+    func release() {
+        while !held.isEmpty { held.removeFirst()() }
+    }
+}
+
+@Suite struct LoadOnDemandOrderTests {
+    @Test func aDevicesCommandsAndDisconnectWaitBehindItsConnectWhileTheUserIsRead() throws {
+        let store = InMemoryGatewayStore()
+        let setup = ManualScheduler()
+        let first = GatewayHub(store: store, scheduler: setup, clock: setup)
+        try first.start()
+        first.upsertUser(id: "ann", displayName: nil) { _ in }
+        first.upsertUser(id: "ben", displayName: nil) { _ in }
+        first.addContact("ann", "ben") { _ in }
+
+        let scheduler = HeldReadScheduler()
+        let hub = GatewayHub(store: store, scheduler: scheduler, clock: scheduler)
+        try hub.start()
+        let phone = FakeClient("ann", "phone", "ios")
+        let desk = FakeClient("ann", "desk", "desktop")
+        hub.connect(phone, resumeAfter: nil)
+        hub.handle(Array(#"{"id":"a","type":"send_message","to":"ben","text":"one"}"#.utf8), from: phone)
+        hub.handle(Array(#"{"id":"b","type":"send_message","to":"ben","text":"two"}"#.utf8), from: phone)
+        hub.connect(desk, resumeAfter: nil)
+        hub.disconnect(phone)
+        #expect(phone.frames.isEmpty && scheduler.heldReads == 1)    // one read for ann; nothing ran yet
+
+        scheduler.release()
+        // In arrival order: welcome, both messages (ben read on the way), then the phone is gone, the desk stays.
+        #expect(phone.events("welcome").count == 1)
+        #expect(phone.reply("a")?["ok"] as? Bool == true && phone.reply("b")?["ok"] as? Bool == true, "\(phone.frames)")
+        let texts = try store.events(userId: "ben", after: 0, limit: 10).filter { $0.type == "message" }
+            .map { String(decoding: $0.payload, as: UTF8.self) }
+        #expect(texts.count == 2 && texts[0].contains("one") && texts[1].contains("two"), "\(texts)")
+        #expect(hub.connectedDevices(of: "ann").map(\.deviceId) == ["desk"])
+        #expect(desk.events("welcome").count == 1)
+    }
+}

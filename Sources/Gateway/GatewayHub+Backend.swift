@@ -138,6 +138,12 @@ extension GatewayHub {
     /// `source` is the caller's address group (see `connect`).
     public func registerDevice(deviceTokenDigest deviceToken: String, platform: String, source: String? = nil,
                                completion: @escaping (Result<Registration, GatewayError>) -> Void) {
+        registerDevice(deviceTokenDigest: deviceToken, platform: platform, source: source, lookedUp: false, completion: completion)
+    }
+
+    /// `lookedUp`: the store was asked for the digest (and its user loaded): a miss in memory is a new device.
+    private func registerDevice(deviceTokenDigest deviceToken: String, platform: String, source: String?, lookedUp: Bool,
+                                completion: @escaping (Result<Registration, GatewayError>) -> Void) {
         guard ["ios", "android", "desktop", "web"].contains(platform) else {
             return completion(.failure(GatewayError(.invalidField, "platform must be ios, android, desktop or web")))
         }
@@ -146,6 +152,19 @@ extension GatewayHub {
             return Registration(userId: user.id, hexCode: user.hexCode, deviceId: device.id, clientType: device.clientType)
         }
         if let registration = known() { return completion(.success(registration)) }
+        if !lookedUp {
+            // Not in memory: the store's index on the digest says whether the device exists; its user is loaded.
+            let store = self.store
+            return load(read: { try store.device(tokenDigest: deviceToken) }) { [self] found in
+                switch found {
+                case .failure(let error): completion(.failure(error))
+                case .success(let device):
+                    withUsers(device.map { [$0.userId] } ?? [], failed: { completion(.failure($0)) }) { [self] in
+                        registerDevice(deviceTokenDigest: deviceToken, platform: platform, source: source, lookedUp: true, completion: completion)
+                    }
+                }
+            }
+        }
         // New identities are limited per source address and per node: each one would otherwise bring its own
         // per-user allowances.
         var counters = [AttemptLimiter.Counter(key: "register-node", limit: settings.registrationsPerNodePerHour)]

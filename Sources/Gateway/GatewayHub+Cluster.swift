@@ -31,7 +31,15 @@ extension GatewayHub {
             guard clients[userId]?.values.contains(where: { $0.lastSentOffset < offset }) == true else { return }
             catchUp(userId)
         case .presence(let userId, let node, let connected, let away):
-            clusterPresence(userId: userId, node: node, connected: connected, away: away)
+            // The user's contacts are needed to tell them (GatewayHub+Loading); a user going offline who is not
+            // loaded here has nobody here to tell that this node knows of, and is not read for it.
+            guard connected > 0 || cache.isLoaded(userId) || remotePresence[userId] != nil else { return }
+            withUsers([userId], failed: { _ in }) { [self] in
+                clusterPresence(userId: userId, node: node, connected: connected, away: away)
+            }
+        case .changed(let userId):
+            metrics.userChangeNotices.increment()
+            userChanged(userId)
         case .lost:
             guard clusterHealthy else { return }
             clusterHealthy = false
@@ -44,6 +52,7 @@ extension GatewayHub {
             clusterRecheckTimer?.cancel()
             clusterRecheckTimer = nil
             for userId in clients.keys { catchUp(userId) }   // whatever was announced while the bus was down
+            reloadAllUsers()                                  // and whatever changed meanwhile
         }
     }
 

@@ -5,6 +5,16 @@ import GatewayProtocol
 /// stays usable whatever the input.
 extension GatewayHub {
     public func handle(_ frame: [UInt8], from client: GatewayClient) {
+        // Behind the device's connect and its user's earlier work while the user is read (GatewayHub+Loading).
+        guard cache.ready([client.userId]) else {
+            return withUsers([client.userId], failed: { client.send(ServerFrames.error(id: nil, $0)) }) { [self] in
+                handleLoaded(frame, from: client)
+            }
+        }
+        handleLoaded(frame, from: client)
+    }
+
+    private func handleLoaded(_ frame: [UInt8], from client: GatewayClient) {
         guard let state = state(of: client) else { return }
         // One strict parse per frame, and the typed command read from it by hand (ids checked as they are read).
         let read: CommandFrame
@@ -23,8 +33,16 @@ extension GatewayHub {
         }
         let reply = Reply(client: client, id: read.id, metrics: metrics)
         metrics.commands.add(1, ordering: .relaxed)
+        let named = namedUsers(in: .object(read.fields.members), type: read.type, by: client.userId)
+        guard named.allSatisfy({ cache.isLoaded($0) }) else {
+            return withUsers(named, failed: reply.fail) { [self] in run(read.command, state: state, reply: reply) }
+        }
+        run(read.command, state: state, reply: reply)
+    }
+
+    private func run(_ command: ClientCommand, state: ClientState, reply: Reply) {
         do {
-            try dispatch(read.command, state: state, reply: reply)
+            try dispatch(command, state: state, reply: reply)
         } catch let error as GatewayError {
             reply.fail(error)
         } catch {

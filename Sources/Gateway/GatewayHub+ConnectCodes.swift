@@ -127,6 +127,9 @@ extension GatewayHub {
             }
             let other = record.userId
             guard other != userId else { return completion(.failure(GatewayError(.selfRequest, "this is your own connect code"))) }
+            guard loaded([other], failed: { completion(.failure($0)) }, retry: { [self] in   // its contacts and name (GatewayHub+Loading)
+                connect(userId: userId, code: rawCode, source: source, completion: completion)
+            }) else { return }
             guard !areContacts(userId, other) else { return completion(.failure(GatewayError(.alreadyFriends, "you are already connected"))) }
             let (writes, events) = contactCreation(userId, other)
             let ref = userRef(other)

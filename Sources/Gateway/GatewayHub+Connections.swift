@@ -8,7 +8,19 @@ extension GatewayHub {
     /// offset before live traffic. An offset ahead of the log (the store was restored from an older backup, or the
     /// device's offset belongs to another server) continues from the log's latest offset with `recovered: false`:
     /// waiting for the log to reach the device's offset would withhold every event until then.
+    ///
+    /// A user not in memory is read first; the device's commands and disconnect wait behind it. When the read fails
+    /// the connection is closed with 1013 (try again later).
     public func connect(_ client: GatewayClient, resumeAfter: Int64?) {
+        guard cache.ready([client.userId]) else {
+            return withUsers([client.userId], failed: { error in client.close(code: 1013, reason: error.code.rawValue) }) { [self] in
+                connectLoaded(client, resumeAfter: resumeAfter)
+            }
+        }
+        connectLoaded(client, resumeAfter: resumeAfter)
+    }
+
+    private func connectLoaded(_ client: GatewayClient, resumeAfter: Int64?) {
         ensureUserAndDevice(userId: client.userId, deviceId: client.deviceId, clientType: client.clientType)
         let state = ClientState(client: client)
         let latest = latestOffsets[client.userId] ?? 0
@@ -25,6 +37,13 @@ extension GatewayHub {
 
     /// The device's connection is gone.
     public func disconnect(_ client: GatewayClient) {
+        guard cache.ready([client.userId]) else {
+            return withUsers([client.userId], failed: { _ in }) { [self] in disconnectLoaded(client) }
+        }
+        disconnectLoaded(client)
+    }
+
+    private func disconnectLoaded(_ client: GatewayClient) {
         let id = ObjectIdentifier(client)
         guard clients[client.userId]?.removeValue(forKey: id) != nil else { return }
         metrics.connectedDevices.subtract(1, ordering: .relaxed)
@@ -69,6 +88,8 @@ extension GatewayHub {
         let user = UserRecord(id: id, hexCode: code, displayName: displayName, createdAt: clock.now())
         users[id] = user
         usersByHexCode[code] = id
+        cache.touch(id)          // held like a user read from the store, so it can be forgotten when idle
+        scheduleEviction()
         return user
     }
 
@@ -181,7 +202,8 @@ extension GatewayHub {
         let frame = ServerFrames.event(type: "presence", offset: nil, timestamp: clock.now(), data: encode(presenceData(of: userId)))
         let watchers = activeContacts(of: userId)
         for contactId in watchers { deliverEphemeral(to: contactId, frame: frame) }
-        presencePush(changed: userId, watchers: watchers)
+        // Whether to push needs each watcher's settings, devices and tokens: watchers not in memory are read first.
+        withUsers(watchers, failed: { _ in }) { [self] in presencePush(changed: userId, watchers: watchers) }
     }
 
     /// Users who may see `userId` (active contacts that neither side has paused).

@@ -23,9 +23,28 @@ extension GatewayHub {
     /// `request_already_sent`. When the other user already asked the sender, that request is accepted instead.
     public func sendFriendRequest(from userId: String, toHexCode hexCode: String,
                                   completion: @escaping (Result<FriendRequestData, GatewayError>) -> Void) {
+        sendFriendRequest(from: userId, toHexCode: hexCode, lookedUp: false, completion: completion)
+    }
+
+    /// `lookedUp`: the store was asked for the code (and its user loaded): a miss in memory means no such user.
+    private func sendFriendRequest(from userId: String, toHexCode hexCode: String, lookedUp: Bool,
+                                   completion: @escaping (Result<FriendRequestData, GatewayError>) -> Void) {
+        let code = hexCode.lowercased()
+        if usersByHexCode[code] == nil && !lookedUp {
+            let store = self.store
+            return load(read: { try store.userId(hexCode: code) }) { [self] found in
+                switch found {
+                case .failure(let error): completion(.failure(error))
+                case .success(let target):
+                    withUsers([userId] + (target.map { [$0] } ?? []), failed: { completion(.failure($0)) }) { [self] in
+                        sendFriendRequest(from: userId, toHexCode: code, lookedUp: true, completion: completion)
+                    }
+                }
+            }
+        }
         do {
             try requireUser(userId)
-            guard let target = usersByHexCode[hexCode.lowercased()] else {
+            guard let target = usersByHexCode[code] else {
                 throw GatewayError(.userNotFound, "no user with hex code \"\(hexCode)\"")
             }
             guard target != userId else { throw GatewayError(.selfRequest, "you cannot send a friend request to yourself") }
@@ -74,9 +93,13 @@ extension GatewayHub {
         guard request.state == .pending else {
             return completion(.failure(GatewayError(.requestAlreadyResolved, "friend request \"\(requestId)\" was already \(request.state.rawValue)")))
         }
+        let (a, b) = (request.fromUserId, request.toUserId)
+        // Both sides' contacts and names are needed (GatewayHub+Loading).
+        guard loaded([a, b], failed: { completion(.failure($0)) }, retry: { [self] in
+            answerFriendRequest(userId: userId, requestId: requestId, action: action, completion: completion)
+        }) else { return }
         var writes: [StoreWrite] = []
         var events: [PendingEvent] = []
-        let (a, b) = (request.fromUserId, request.toUserId)
         if action == .accept {
             // Marks this request (and any reverse one) accepted, with its events.
             (writes, events) = contactCreation(a, b)

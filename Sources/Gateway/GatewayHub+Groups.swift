@@ -90,6 +90,10 @@ extension GatewayHub {
     /// `onConflict`: a decision in `extra` lost (the membership is taken back first; see `commit`).
     func join(groupId: String, userId: String, role: String, reason: String, extra: [StoreWrite] = [],
               onConflict: ((StoreConflict) -> Void)? = nil, completion: @escaping (Result<GroupData, GatewayError>) -> Void) {
+        // The group's data names every member (GatewayHub+Loading).
+        guard loaded(groupUsers(groupId) + [userId], failed: { completion(.failure($0)) }, retry: { [self] in
+            join(groupId: groupId, userId: userId, role: role, reason: reason, extra: extra, onConflict: onConflict, completion: completion)
+        }) else { return }
         guard let group = relations.groups[groupId] else { return completion(.failure(GatewayError(.groupNotFound, "no group \"\(groupId)\""))) }
         guard users[userId] != nil else { return completion(.failure(GatewayError(.userNotFound, "no user \"\(userId)\""))) }
         guard Self.validRole(role), role != "owner" else {
@@ -122,6 +126,9 @@ extension GatewayHub {
     /// reactivates the membership. Errors: `group_not_found`, `not_a_member`, `forbidden` (not the owner; the owner
     /// cannot leave its own group).
     public func removeGroupMember(groupId: String, userId: String, actor: String?, completion: @escaping (Result<GroupData, GatewayError>) -> Void) {
+        guard loaded(groupUsers(groupId), failed: { completion(.failure($0)) }, retry: { [self] in
+            removeGroupMember(groupId: groupId, userId: userId, actor: actor, completion: completion)
+        }) else { return }
         guard let group = relations.groups[groupId] else { return completion(.failure(GatewayError(.groupNotFound, "no group \"\(groupId)\""))) }
         if let actor, actor != userId, actor != group.ownerId {
             return completion(.failure(GatewayError(.forbidden, "only the owner can remove members")))

@@ -34,7 +34,7 @@ extension GatewayHub {
     }
 
     /// Reads off the hub thread, continues on it.
-    private func load<R>(read: @escaping @Sendable () throws -> R, _ body: @escaping (Result<R, GatewayError>) -> Void) {
+    func load<R>(read: @escaping @Sendable () throws -> R, _ body: @escaping (Result<R, GatewayError>) -> Void) {
         let box = UncheckedBox(body)
         scheduler.runBlocking { [self] in
             let result = UncheckedBox(Result { try read() }.mapError { GatewayError.storageFailed("could not read the store: \($0)", cause: $0) })

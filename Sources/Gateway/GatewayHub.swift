@@ -20,7 +20,8 @@ public final class GatewayHub: @unchecked Sendable {
     public var inviteDeliverer: InviteDeliverer?
     public let metrics = GatewayMetrics()
 
-    // Durable state, loaded from the store's snapshot at start.
+    // Durable state. Per user (users, devices, contacts, offsets, push tokens, settings): loaded on demand, see
+    // `cache` and GatewayHub+Loading. Sessions, approvals and relationships: loaded at start.
     var users: [String: UserRecord] = [:]
     var usersByHexCode: [String: String] = [:]
     /// Keyed by (user, device): a device id is the client's choice and unique only within its user.
@@ -46,6 +47,8 @@ public final class GatewayHub: @unchecked Sendable {
     /// The same limits counted for every node together (Redis), consulted after this node's own; nil on a single node.
     /// Set before `start`.
     public var sharedAttemptLimits: SharedAttemptLimits?
+    /// Which users are loaded, and the work waiting for users to be read (GatewayHub+Loading).
+    var cache = UserCache()
 
     // Live state.
     var clients: [String: [ObjectIdentifier: ClientState]] = [:]
@@ -84,25 +87,15 @@ public final class GatewayHub: @unchecked Sendable {
         idempotencyMemory = IdempotencyMemory(capacity: settings.idempotencyMemoryKeys)
     }
 
-    /// Loads durable state and re-arms approval deadlines (expired ones time out at once). Call once, on the hub thread.
+    /// Loads what is not per user (open sessions, pending approvals, id counters, relationships) and re-arms
+    /// approval deadlines (expired ones time out at once); users are read when first needed (GatewayHub+Loading).
+    /// Call once, on the hub thread.
     public func start() throws {
-        let snapshot = try store.loadSnapshot()
-        for user in snapshot.users {
-            users[user.id] = user
-            usersByHexCode[user.hexCode] = user.id
-        }
-        for device in snapshot.devices {
-            devices[device.key] = device
-            if let token = device.deviceToken { devicesByToken[token] = device.key }
-        }
-        for contact in snapshot.contacts { contacts[contact.userId, default: [:]][contact.contactId] = contact }
+        let snapshot = try store.loadStartState()
         relations.load(snapshot)
-        latestOffsets = snapshot.latestOffsets
         for session in snapshot.openSessions { sessions[session.id] = session }
         latestMessageId = snapshot.latestMessageId
         latestApprovalSequence = snapshot.latestApprovalSequence
-        for token in snapshot.pushTokens { pushTokens[token.deviceKey, default: []].append(token) }
-        notificationSettings = snapshot.notificationSettings
         for approval in snapshot.pendingApprovals {
             approvals[approval.id] = approval
             armTimeout(for: approval)
@@ -131,8 +124,15 @@ public final class GatewayHub: @unchecked Sendable {
     /// stored: a taken offset is corrected from the store's answer and the batch retried with new offsets (a few
     /// times); any other conflict goes to `onConflict`, whose caller knows what the decision meant. Without one, a lost
     /// idempotency key answers the key's callers with the stored response, and anything else is `storage_failed`.
+    ///
+    /// The users the events go to are loaded first (their offsets and push tokens are needed), when they are not.
     func commit(_ writes: [StoreWrite], events: [PendingEvent] = [], onConflict: ((StoreConflict) -> Void)? = nil,
                 completion: @escaping (Result<[StoredEvent], GatewayError>) -> Void) {
+        guard events.allSatisfy({ cache.isLoaded($0.userId) }) else {
+            return withUsers(events.map(\.userId), failed: { completion(.failure($0)) }) { [self] in
+                commit(writes, events: events, attempt: 1, onConflict: onConflict, completion: completion)
+            }
+        }
         commit(writes, events: events, attempt: 1, onConflict: onConflict, completion: completion)
     }
 
@@ -209,7 +209,11 @@ public final class GatewayHub: @unchecked Sendable {
     /// one report for that job comes back as one hub task (one writer hand-off and one wake-up per hub iteration,
     /// not per batch; see docs/ARCHITECTURE.md, "The commit path").
     func queueWrite(_ writes: [StoreWrite], completion: @escaping (Error?) -> Void) {
-        queuedWrites.append(QueuedWrite(writes: writes, completion: completion))
+        let (touched, changed) = noteWrites(writes)
+        queuedWrites.append(QueuedWrite(writes: writes) { [self] error in
+            completion(error)
+            writesDone(touched: touched, changed: changed, stored: error == nil)
+        })
         // First in this round: flush when the hub next takes up its tasks (after the rest of this iteration).
         if queuedWrites.count == 1 { scheduler.execute { [self] in flushWrites() } }
     }
@@ -218,6 +222,7 @@ public final class GatewayHub: @unchecked Sendable {
     struct QueuedWrite {
         var writes: [StoreWrite]
         var completion: (Error?) -> Void
+        init(writes: [StoreWrite], completion: @escaping (Error?) -> Void) { self.writes = writes; self.completion = completion }
     }
 
     /// Hands every queued batch to the store as one job; the completions run in order in one hub task. Runs by itself

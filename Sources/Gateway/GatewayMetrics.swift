@@ -30,6 +30,11 @@ public final class GatewayMetrics: Sendable {
     public let clusterNotices = Counter()
     public let clusterRechecks = Counter()
     public let clusterBusUp = Atomic<Int>(0)
+    /// Users loaded on demand (GatewayHub+Loading): users read from the store, change notices heard from other nodes,
+    /// idle users forgotten. Not exported to `/metrics` yet (the dashboard and docs/OPERATIONS.md list every family).
+    public let userReads = Atomic<Int>(0)
+    public let userChangeNotices = Counter()
+    public let usersEvicted = Atomic<Int>(0)
 
     public init() {}
 

@@ -33,6 +33,11 @@ public struct GatewaySettings: Sendable, Equatable {
     /// Idempotency keys (with their answers) the node remembers, so a retry is answered without a store read; a key
     /// not remembered is read from the store (which keeps every key). 0 remembers none. `gateway.idempotency_memory_keys`.
     public var idempotencyMemoryKeys = 4_096
+    /// Users whose records (user, devices, contacts, push tokens, settings, latest offset) the node keeps in memory at
+    /// most; beyond it the least recently used idle ones (no device connected here, no write or read in flight, no
+    /// timer) are forgotten and read again when next needed (docs/ARCHITECTURE.md, "Memory and load on demand").
+    /// Users in use are never forgotten, so the count can exceed it. Not in the config file yet.
+    public var userCacheCapacity = 100_000
     /// With a cluster bus that is down (Redis unreachable): how often every connected user's log is re-read for
     /// events other nodes committed, so they arrive late but arrive. Not in the config file yet.
     public var clusterRecheckIntervalMs: Int64 = 1_000

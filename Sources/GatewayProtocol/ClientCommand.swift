@@ -5,6 +5,9 @@ public struct CommandFrame: Sendable {
     /// The client's `id`, echoed in the reply.
     public var id: String
     public var command: ClientCommand
+    /// The wire type and the frame's members as parsed (the gateway reads the users a command names from them).
+    public var type: String
+    public var fields: JSONFields
 
     /// Reads `bytes` as a command.
     /// - Throws: ``CommandDecodingError``: `.unreadable` when the frame is not a command at all (not JSON, not an
@@ -24,7 +27,7 @@ public struct CommandFrame: Sendable {
             throw .unreadable(id: try? fields.string("id"), error)
         }
         do {
-            return CommandFrame(id: id, command: try ClientCommand(type: type, fields: fields))
+            return CommandFrame(id: id, command: try ClientCommand(type: type, fields: fields), type: type, fields: fields)
         } catch {
             throw .invalid(id: id, error)
         }

@@ -108,6 +108,32 @@ public final class SQLiteGatewayStore: DurableGatewayStore, @unchecked Sendable 
         try read { reader throws(StorageError) in try reader.loadSnapshot() }
     }
 
+    /// The snapshot without its per-user parts, in one transaction.
+    public func loadStartState() throws -> GatewaySnapshot {
+        try read { reader throws(StorageError) in try reader.loadStartState() }
+    }
+
+    public func userEntry(id: String) throws -> UserEntry {
+        try userEntries(ids: [id])[0]
+    }
+
+    /// The entries in one read transaction.
+    public func userEntries(ids: [String]) throws -> [UserEntry] {
+        try read { reader throws(StorageError) in try reader.userEntries(ids: ids) }
+    }
+
+    public func userId(hexCode: String) throws -> String? {
+        try read { reader throws(StorageError) in try reader.userId(hexCode: hexCode) }
+    }
+
+    public func device(tokenDigest: String) throws -> DeviceRecord? {
+        try read { reader throws(StorageError) in try reader.device(tokenDigest: tokenDigest) }
+    }
+
+    public func deviceOwners(deviceId: String) throws -> [String] {
+        try read { reader throws(StorageError) in try reader.deviceOwners(deviceId: deviceId) }
+    }
+
     /// Events of `userId` with offset > `after`, oldest first, at most `limit` (a negative limit means none).
     public func duePushJobs(now: Int64, limit: Int) throws -> [PushJobRecord] {
         try read { reader throws(StorageError) in try reader.duePushJobs(now: now, limit: limit) }

@@ -58,14 +58,17 @@ extension StoreReader {
     func loadPush(into snapshot: inout GatewaySnapshot) throws(StorageError) {
         snapshot.pushTokens = try db.query("""
             SELECT device_id, kind, token, environment, session_id, updated_at, user_id FROM push_tokens ORDER BY rowid
-            """) {
-            PushTokenRecord(userId: $0.string(6), deviceId: $0.string(0), kind: $0.string(1), token: $0.string(2), environment: $0.optionalString(3),
-                            sessionId: $0.string(4), updatedAt: $0.int64(5))
-        }
+            """, row: Self.pushToken)
         let settings = try db.query("SELECT user_id, settings FROM notification_settings") { ($0.string(0), $0.bytes(1)) }
         for (user, blob) in settings {
             snapshot.notificationSettings[user] = PushBlobs.settings(blob)
         }
+    }
+
+    /// A row of `device_id, kind, token, environment, session_id, updated_at, user_id`.
+    static func pushToken(_ row: SQLiteStatement) -> PushTokenRecord {
+        PushTokenRecord(userId: row.string(6), deviceId: row.string(0), kind: row.string(1), token: row.string(2),
+                        environment: row.optionalString(3), sessionId: row.string(4), updatedAt: row.int64(5))
     }
 
     func duePushJobs(now: Int64, limit: Int) throws(StorageError) -> [PushJobRecord] {

@@ -5,31 +5,35 @@ import Gateway
 struct StoreReader {
     let db: SQLiteConnection
 
-    /// Everything the domain loads at start-up, read inside one transaction so all parts agree.
+    /// Everything in the database the domain keeps in memory (every user), read inside one transaction so all parts
+    /// agree. The hub starts with `loadStartState` and reads users on demand.
     func loadSnapshot() throws(StorageError) -> GatewaySnapshot {
         try db.run("BEGIN")
         defer { try? db.run("COMMIT") }
+        var snapshot = try startState()
+        snapshot.users = try db.query("SELECT id, hex_code, display_name, created_at FROM users ORDER BY rowid", row: Self.user)
+        snapshot.devices = try db.query("SELECT \(Self.deviceColumns) FROM devices ORDER BY rowid", row: Self.device)
+        snapshot.contacts = try db.query("SELECT user_id, contact_id, created_at, active FROM contacts ORDER BY rowid", row: Self.contact)
+        snapshot.latestOffsets = try latestOffsets()
+        try loadPush(into: &snapshot)
+        return snapshot
+    }
+
+    /// The snapshot without its per-user parts (`GatewayStore.loadStartState`), in one transaction.
+    func loadStartState() throws(StorageError) -> GatewaySnapshot {
+        try db.run("BEGIN")
+        defer { try? db.run("COMMIT") }
+        return try startState()
+    }
+
+    private func startState() throws(StorageError) -> GatewaySnapshot {
         var snapshot = GatewaySnapshot()
-        snapshot.users = try db.query("SELECT id, hex_code, display_name, created_at FROM users ORDER BY rowid") {
-            UserRecord(id: $0.string(0), hexCode: $0.string(1), displayName: $0.optionalString(2), createdAt: $0.int64(3))
-        }
-        snapshot.devices = try db.query("""
-            SELECT id, user_id, client_type, device_token, created_at, acked_offset FROM devices ORDER BY rowid
-            """) {
-            DeviceRecord(id: $0.string(0), userId: $0.string(1), clientType: $0.string(2), deviceToken: $0.optionalString(3),
-                         createdAt: $0.int64(4), ackedOffset: $0.int64(5))
-        }
-        snapshot.contacts = try db.query("SELECT user_id, contact_id, created_at, active FROM contacts ORDER BY rowid") {
-            ContactRecord(userId: $0.string(0), contactId: $0.string(1), createdAt: $0.int64(2), active: $0.bool(3))
-        }
         snapshot.openSessions = try db.query("SELECT \(Self.sessionColumns) FROM sessions WHERE state <> 'ended' ORDER BY seq",
                                              row: Self.session)
         snapshot.pendingApprovals = try db.query("SELECT \(Self.approvalColumns) FROM approvals WHERE state = 'pending' ORDER BY seq",
                                                  row: Self.approval)
-        snapshot.latestOffsets = try latestOffsets()
         snapshot.latestMessageId = try db.queryFirst("SELECT COALESCE(MAX(id), 0) FROM messages") { $0.int64(0) } ?? 0
         snapshot.latestApprovalSequence = try latestApprovalSequence()
-        try loadPush(into: &snapshot)
         try loadRelationships(into: &snapshot)
         return snapshot
     }

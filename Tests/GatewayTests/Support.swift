@@ -110,6 +110,11 @@ final class DeferredStore: GatewayStore, @unchecked Sendable {
     }
 
     func loadSnapshot() throws -> GatewaySnapshot { try inner.loadSnapshot() }
+    func loadStartState() throws -> GatewaySnapshot { try inner.loadStartState() }
+    func userEntry(id: String) throws -> UserEntry { try inner.userEntry(id: id) }
+    func userId(hexCode: String) throws -> String? { try inner.userId(hexCode: hexCode) }
+    func device(tokenDigest: String) throws -> DeviceRecord? { try inner.device(tokenDigest: tokenDigest) }
+    func deviceOwners(deviceId: String) throws -> [String] { try inner.deviceOwners(deviceId: deviceId) }
     func events(userId: String, after: Int64, limit: Int) throws -> [StoredEvent] { try inner.events(userId: userId, after: after, limit: limit) }
     func oldestOffset(userId: String) throws -> Int64? { try inner.oldestOffset(userId: userId) }
     func messages(between a: String, and b: String, before: Int64?, limit: Int) throws -> [MessageRecord] {

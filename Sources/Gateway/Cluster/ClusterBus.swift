@@ -7,6 +7,9 @@ public enum ClusterSignal: Sendable, Equatable {
     /// Another node has `connected` devices of `userId` (`away` of them away); 0 means none any more. Repeated by that
     /// node while the devices stay (docs/CLUSTER.md, "Presence across nodes"); a node's own notices are not signalled.
     case presence(userId: String, node: String, connected: Int, away: Int)
+    /// Another node changed `userId`'s records (user, devices, contacts, push tokens, notification settings): a node
+    /// holding them re-reads them (docs/CLUSTER.md, "Users on several nodes"). A node's own notices are not signalled.
+    case changed(userId: String)
     /// Notices may be missed from now on (the link to the bus broke, or notices were dropped): until `restored`, the
     /// node re-reads its connected users' logs on a timer so events are late, never lost.
     case lost
@@ -32,6 +35,8 @@ public protocol ClusterBus: AnyObject, Sendable {
     /// This node now has `connected` devices of `userId`, `away` of them away (also repeated as a refresh). Queued,
     /// coalesced per user (the latest counts win), never blocking.
     func announcePresence(userId: String, connected: Int, away: Int)
+    /// After a commit: `userId`'s records changed. Queued, coalesced per user, never blocking.
+    func announceChange(userId: String)
     /// Stops the bus's threads; no signal is sent after it returns.
     func stop()
 }
@@ -79,6 +84,17 @@ public final class InMemoryClusterBus: Sendable {
         for signals in receivers { signals(.presence(userId: userId, node: "\(id)", connected: connected, away: away)) }
     }
 
+    fileprivate func announceChange(from id: Int, userId: String) {
+        for signals in others(than: id) { signals(.changed(userId: userId)) }
+    }
+
+    private func others(than id: Int) -> [@Sendable (ClusterSignal) -> Void] {
+        state.withLock { s in
+            guard s.healthy else { return [] }
+            return s.members.filter { $0.key != id }.values.compactMap { $0 }
+        }
+    }
+
     fileprivate func stop(_ id: Int) { state.withLock { s in s.members[id] = .some(nil) } }
 }
 
@@ -91,5 +107,6 @@ private final class InMemoryClusterMember: ClusterBus {
     func announcePresence(userId: String, connected: Int, away: Int) {
         bus.announcePresence(from: id, userId: userId, connected: connected, away: away)
     }
+    func announceChange(userId: String) { bus.announceChange(from: id, userId: userId) }
     func stop() { bus.stop(id) }
 }

@@ -157,6 +157,23 @@ public struct GatewaySnapshot: Sendable, Equatable {
     public init() {}
 }
 
+/// One user's records (see `GatewayStore.userEntry`).
+public struct UserEntry: Sendable, Equatable {
+    public var id: String
+    /// nil: no such user (yet).
+    public var user: UserRecord?
+    public var devices: [DeviceRecord] = []
+    /// The user's side of each contact (`userId == id`), active or not.
+    public var contacts: [ContactRecord] = []
+    public var pushTokens: [PushTokenRecord] = []
+    /// nil: never set (the defaults apply).
+    public var notificationSettings: NotificationSettings?
+    /// The highest offset of the user's log (0 when empty).
+    public var latestOffset: Int64 = 0
+
+    public init(id: String, user: UserRecord? = nil) { self.id = id; self.user = user }
+}
+
 /// The domain's durable storage port. Implementations: `InMemoryGatewayStore` (tests) and the SQLite adapter.
 ///
 /// Threading: `write` may be called from any thread and returns at once; the completion runs on an arbitrary
@@ -170,8 +187,24 @@ public protocol GatewayStore: AnyObject, Sendable {
     /// `completion` once with one result per batch, in order (`nil` = committed). The hub hands over everything one
     /// loop iteration produced this way: one hand-off and one completion instead of one per batch.
     func write(batches: [[StoreWrite]], completion: @escaping @Sendable ([Error?]) -> Void)
-    /// Loads the start-up snapshot.
+    /// Loads the whole snapshot (every user: tests, migrations and tools; the hub starts with `loadStartState`).
     func loadSnapshot() throws -> GatewaySnapshot
+    /// What the hub loads at start: the snapshot without its per-user parts (`users`, `devices`, `contacts`,
+    /// `pushTokens`, `notificationSettings` and `latestOffsets` are empty; those are read per user with `userEntry`).
+    func loadStartState() throws -> GatewaySnapshot
+    /// One user's records, as the hub keeps them while the user is in use (docs/ARCHITECTURE.md, "Memory and load on
+    /// demand"): indexed reads, read together so they agree. A user with no row has `user == nil` (its log, devices or
+    /// tokens, if any, are still returned).
+    func userEntry(id: String) throws -> UserEntry
+    /// `userEntry` for several users, in order (the hub reads one round's misses at once).
+    func userEntries(ids: [String]) throws -> [UserEntry]
+    /// The user with this hex code, if any.
+    func userId(hexCode: String) throws -> String?
+    /// The standalone device registered with this secret digest, if any.
+    func device(tokenDigest: String) throws -> DeviceRecord?
+    /// The users having a device with this id (device ids are unique only per user). Not indexed by device id alone:
+    /// a scan of the devices, for the backend route that names a device without its user.
+    func deviceOwners(deviceId: String) throws -> [String]
     /// Events of `userId` with offset > `after`, oldest first, at most `limit`.
     func events(userId: String, after: Int64, limit: Int) throws -> [StoredEvent]
     /// The lowest offset still kept for `userId` (nil when the log is empty).
@@ -206,6 +239,11 @@ public protocol GatewayStore: AnyObject, Sendable {
 }
 
 extension GatewayStore {
+    /// One `userEntry` per user.
+    public func userEntries(ids: [String]) throws -> [UserEntry] {
+        try ids.map { try userEntry(id: $0) }
+    }
+
     /// One `idempotentResponse` per key.
     public func idempotentResponses(_ keys: [IdempotencyKey]) throws -> [IdempotencyRecord?] {
         try keys.map { try idempotentResponse(scope: $0.scope, key: $0.key) }

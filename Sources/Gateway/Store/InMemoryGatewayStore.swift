@@ -156,6 +156,38 @@ public final class InMemoryGatewayStore: GatewayStore {
 
     public func loadSnapshot() throws -> GatewaySnapshot { state.withLock { $0.snapshot } }
 
+    public func loadStartState() throws -> GatewaySnapshot {
+        var snapshot = try loadSnapshot()
+        (snapshot.users, snapshot.devices, snapshot.contacts, snapshot.pushTokens) = ([], [], [], [])
+        (snapshot.notificationSettings, snapshot.latestOffsets) = ([:], [:])
+        return snapshot
+    }
+
+    public func userEntry(id: String) throws -> UserEntry {
+        state.withLock { state in
+            let s = state.snapshot
+            var entry = UserEntry(id: id, user: s.users.first { $0.id == id })
+            entry.devices = s.devices.filter { $0.userId == id }
+            entry.contacts = s.contacts.filter { $0.userId == id }
+            entry.pushTokens = s.pushTokens.filter { $0.userId == id }
+            entry.notificationSettings = s.notificationSettings[id]
+            entry.latestOffset = s.latestOffsets[id] ?? 0
+            return entry
+        }
+    }
+
+    public func userId(hexCode: String) throws -> String? {
+        state.withLock { $0.snapshot.users.first { $0.hexCode == hexCode }?.id }
+    }
+
+    public func device(tokenDigest: String) throws -> DeviceRecord? {
+        state.withLock { $0.snapshot.devices.first { $0.deviceToken == tokenDigest } }
+    }
+
+    public func deviceOwners(deviceId: String) throws -> [String] {
+        state.withLock { $0.snapshot.devices.filter { $0.id == deviceId }.map(\.userId) }
+    }
+
     public func events(userId: String, after: Int64, limit: Int) throws -> [StoredEvent] {
         state.withLock { Array(($0.events[userId] ?? []).filter { $0.offset > after }.prefix(limit)) }
     }

@@ -7,8 +7,9 @@ import Synchronization
 /// The cluster bus over Redis publish/subscribe (docs/CLUSTER.md, "Cross-node delivery"): one shared channel,
 /// `sb:notices`, carrying `<offset> <user>` per user whose log grew, `*` (every node re-reads its connected users'
 /// logs once) when the publisher's queue overflowed, `p <connected> <away> <node bytes> <node><user>` per user whose
-/// device count on a node changed or is repeated (presence, docs/CLUSTER.md), and a heartbeat from every node each
-/// second. A node of an older build reads a presence notice as it reads a heartbeat: it ignores it.
+/// device count on a node changed or is repeated (presence, docs/CLUSTER.md), `c <node bytes> <node><user>` per user
+/// whose records (devices, contacts, push tokens, …) a node changed, and a heartbeat from every node each second. A
+/// node of an older build reads a presence or change notice as it reads a heartbeat: it ignores it.
 ///
 /// Two threads, each with its own blocking hiredis connection, so neither the hub nor an event loop ever waits on
 /// Redis: the publisher drains a queue coalesced per user (the latest offset wins), keeping what it could not send
@@ -31,6 +32,8 @@ public final class RedisClusterBus: ClusterBus {
     private let outbox = Mutex<(latest: [String: Int64], resync: Bool, stopped: Bool)>(([:], false, false))
     /// Presence counts not yet published, per user (the latest counts win; bounded by the users connected here).
     private let presenceOutbox = Mutex<[String: (connected: Int, away: Int)]>([:])
+    /// Users whose records changed here, not yet published.
+    private let changeOutbox = Mutex<Set<String>>([])
     private let wake = DispatchSemaphore(value: 0)
     private let subscriber = Mutex<(socket: Int32, stopped: Bool)>((-1, false))
     private let signals = Mutex<(@Sendable (ClusterSignal) -> Void)?>(nil)
@@ -75,6 +78,11 @@ public final class RedisClusterBus: ClusterBus {
         wake.signal()
     }
 
+    public func announceChange(userId: String) {
+        changeOutbox.withLock { _ = $0.insert(userId) }
+        wake.signal()
+    }
+
     public func stop() {
         signals.withLock { $0 = nil }
         outbox.withLock { $0.stopped = true }
@@ -102,14 +110,16 @@ public final class RedisClusterBus: ClusterBus {
                 return (box.latest, box.resync, box.stopped)
             }
             let presence = presenceOutbox.withLock { box in defer { box = [:] }; return box }
+            let changes = changeOutbox.withLock { box in defer { box = [] }; return box }
             // Stopping: what is still queued is sent once more (other nodes' devices would otherwise wait for the
             // users' next events), without retrying.
-            if stopped && batch.isEmpty && presence.isEmpty && !resync { return }
+            if stopped && batch.isEmpty && presence.isEmpty && changes.isEmpty && !resync { return }
             do {
                 if connection == nil { connection = try endpoint.connect(timeoutMs: 2000) }
                 var messages = resync ? [Self.resync] : []
                 messages += batch.map { Array("\($0.value) \($0.key)".utf8) }
                 messages += presence.map { Self.presenceNotice(node: nodeId, userId: $0.key, connected: $0.value.connected, away: $0.value.away) }
+                messages += changes.map { Self.changeNotice(node: nodeId, userId: $0) }
                 let beat = ContinuousClock.now - lastHeartbeat >= .milliseconds(heartbeatMs)
                 if beat { messages.append(Self.heartbeat) }
                 // One round trip for the whole batch (in slices, so one write stays a few hundred kilobytes at most).
@@ -129,6 +139,7 @@ public final class RedisClusterBus: ClusterBus {
                     }
                 }
                 presenceOutbox.withLock { box in box.merge(presence) { newer, _ in newer } }
+                changeOutbox.withLock { $0.formUnion(changes) }
                 if connection != nil { logger.warning("cluster bus: cannot publish to Redis: \(error)") }
                 connection = nil
                 usleep(retryMs * 1000)
@@ -164,6 +175,10 @@ public final class RedisClusterBus: ClusterBus {
                         if p.node != nodeId { signal(.presence(userId: p.userId, node: p.node, connected: p.connected, away: p.away)) }
                         continue
                     }
+                    if let c = Self.parseChange(message) {
+                        if c.node != nodeId { signal(.changed(userId: c.userId)) }
+                        continue
+                    }
                     guard let notice = Self.parse(message) else { continue }   // a heartbeat
                     signal(.advanced(userId: notice.userId, offset: notice.offset))
                 }
@@ -195,6 +210,22 @@ public final class RedisClusterBus: ClusterBus {
         let rest = fields[3]
         let split = rest.index(rest.startIndex, offsetBy: nodeBytes)
         return (String(decoding: rest[..<split], as: UTF8.self), String(decoding: rest[split...], as: UTF8.self), connected, away)
+    }
+
+    /// `c <node bytes> <node><user>`: `user`'s records changed on `node`.
+    static func changeNotice(node: String, userId: String) -> [UInt8] {
+        Array("c \(node.utf8.count) ".utf8) + Array(node.utf8) + Array(userId.utf8)
+    }
+
+    /// A change notice, or nil for anything else.
+    static func parseChange(_ message: [UInt8]) -> (node: String, userId: String)? {
+        guard message.starts(with: Array("c ".utf8)) else { return nil }
+        let fields = message.dropFirst(2).split(separator: UInt8(ascii: " "), maxSplits: 1, omittingEmptySubsequences: false)
+        guard fields.count == 2, let nodeBytes = Int(String(decoding: fields[0], as: UTF8.self)), nodeBytes > 0,
+              fields[1].count > nodeBytes else { return nil }
+        let rest = fields[1]
+        let split = rest.index(rest.startIndex, offsetBy: nodeBytes)
+        return (String(decoding: rest[..<split], as: UTF8.self), String(decoding: rest[split...], as: UTF8.self))
     }
 
     /// `<offset> <user>`; nil for anything else (heartbeats, presence).

@@ -46,10 +46,10 @@ extension ServerAPI {
         case ("POST", 1, "users"):
             guard let body = decode(UserBody.self, request, respond: respond) else { return true }
             guard Self.validID(body.userId) else { respond(Self.badID("userId")); return true }
-            onHub { $0.upsertUser(id: body.userId, displayName: body.displayName, completion: Self.reply(respond)) }
+            onHub(users: [body.userId], respond: respond) { $0.upsertUser(id: body.userId, displayName: body.displayName, completion: Self.reply(respond)) }
         case ("GET", 2, "users"):
             let id = route[1]
-            onHub { hub in respond(hub.user(id).map { Self.ok($0) } ?? Self.failure(GatewayError(.userNotFound, "no user \"\(id)\""))) }
+            onHub(users: [id], respond: respond) { hub in respond(hub.user(id).map { Self.ok($0) } ?? Self.failure(GatewayError(.userNotFound, "no user \"\(id)\""))) }
         case ("GET", 3, "users") where route[2] == "approvals":
             let id = route[1]
             onHub { hub in
@@ -59,7 +59,7 @@ extension ServerAPI {
         case ("POST", 3, "users") where route[2] == "events":
             guard let body = decode(PublishBody.self, request, respond: respond) else { return true }
             let id = route[1]
-            onHub { hub in
+            onHub(users: [id], respond: respond) { hub in
                 hub.publish(userId: id, name: body.name, payload: body.payload, idempotencyKey: idempotencyHeader ?? body.idempotencyKey) {
                     Self.reply(respond, status: 201)($0.map { OffsetResult(offset: $0) })
                 }
@@ -67,14 +67,14 @@ extension ServerAPI {
         case ("POST", 1, "contacts"), ("DELETE", 1, "contacts"):
             guard let body = decode(ContactBody.self, request, respond: respond) else { return true }
             let add = method == "POST"
-            onHub { hub in
+            onHub(users: [body.userA, body.userB], respond: respond) { hub in
                 let done: (Result<Void, GatewayError>) -> Void = { Self.reply(respond)($0.map { Done() }) }
                 if add { hub.addContact(body.userA, body.userB, completion: done) } else { hub.removeContact(body.userA, body.userB, completion: done) }
             }
         case ("POST", 1, "sessions"):
             guard let body = decode(SessionBody.self, request, respond: respond) else { return true }
             guard Self.validID(body.userId), body.sessionId.map(Self.validID) ?? true else { respond(Self.badID("userId/sessionId")); return true }
-            onHub { $0.createSession(id: body.sessionId, userId: body.userId, title: body.title, completion: Self.reply(respond, status: 201)) }
+            onHub(users: [body.userId], respond: respond) { $0.createSession(id: body.sessionId, userId: body.userId, title: body.title, completion: Self.reply(respond, status: 201)) }
         case ("GET", 2, "sessions"):
             let id = route[1]
             onHub { hub in
@@ -114,8 +114,7 @@ extension ServerAPI {
         case ("POST", 3, "devices") where route[2] == "push-tokens", ("POST", 5, "users") where route[2] == "devices" && route[4] == "push-tokens":
             guard let body = decode(PushRegisterCommand.self, request, respond: respond) else { return true }
             let (user, device) = route.count == 5 ? (route[1], route[3]) : (nil, route[1])
-            onHub { hub in
-                guard let key = Self.device(user: user, device: device, on: hub, respond: respond) else { return }
+            Self.device(user: user, device: device, on: self, respond: respond) { hub, key in
                 do {
                     try hub.setPushToken(key, body) { Self.reply(respond)($0.map { Done() }) }
                 } catch let error as GatewayError {
@@ -127,14 +126,13 @@ extension ServerAPI {
         case ("DELETE", 3, "devices") where route[2] == "push-tokens", ("DELETE", 5, "users") where route[2] == "devices" && route[4] == "push-tokens":
             guard let body = decode(PushUnregisterCommand.self, request, respond: respond) else { return true }
             let (user, device) = route.count == 5 ? (route[1], route[3]) : (nil, route[1])
-            onHub { hub in
-                guard let key = Self.device(user: user, device: device, on: hub, respond: respond) else { return }
+            Self.device(user: user, device: device, on: self, respond: respond) { hub, key in
                 hub.removePushToken(key, kind: body.kind, sessionId: body.sessionId) { Self.reply(respond)($0.map { Done() }) }
             }
         case ("PUT", 3, "users") where route[2] == "notification-settings":
             guard let body = decode(NotificationSettingsCommand.self, request, respond: respond) else { return true }
             let id = route[1]
-            onHub { hub in hub.updateNotificationSettings(userId: id, body, completion: Self.reply(respond)) }
+            onHub(users: [id], respond: respond) { hub in hub.updateNotificationSettings(userId: id, body, completion: Self.reply(respond)) }
         case ("GET", 2, "approvals"):
             let id = route[1]
             let wait = request.head.queryItem("wait").flatMap(Double.init).map { min(max($0, 0), 60) } ?? 0
@@ -157,20 +155,28 @@ extension ServerAPI {
     private struct PendingBody: Encodable { var approvals: [ApprovalData]; var badge: Int }
 
     /// A device named by the backend. Device ids are unique only per user: `/v1/devices/{id}/…` works while one user
-    /// has that id; otherwise the caller must name the user (`/v1/users/{userId}/devices/{id}/…`). Hub thread.
-    static func device(user: String?, device: String, on hub: GatewayHub, respond: Respond) -> DeviceKey? {
-        if let user { return DeviceKey(userId: user, deviceId: device) }
-        let owners = hub.users(withDevice: device)
-        switch owners.count {
-        case 0:
-            respond(failure(GatewayError(.notFound, "no device \"\(device)\"")))
-            return nil
-        case 1:
-            return DeviceKey(userId: owners[0], deviceId: device)
-        default:
-            respond(.jsonError(status: 409, code: "device_id_ambiguous",
-                               message: "several users have a device \"\(device)\": use /v1/users/{userId}/devices/\(device)/push-tokens"))
-            return nil
+    /// has that id (read from the store); otherwise the caller must name the user (`/v1/users/{userId}/devices/{id}/…`).
+    /// `body` runs on the hub thread with the device's user loaded.
+    static func device(user: String?, device: String, on api: ServerAPI, respond: @escaping Respond,
+                       _ body: @escaping @Sendable (GatewayHub, DeviceKey) -> Void) {
+        let found: @Sendable (GatewayHub, String) -> Void = { hub, owner in
+            hub.withUsers([owner], failed: { respond(failure($0)) }) { body(hub, DeviceKey(userId: owner, deviceId: device)) }
+        }
+        if let user { return api.onHub { found($0, user) } }
+        api.onHub { hub in
+            hub.deviceOwners(device) { result in
+                switch result {
+                case .failure(let error):
+                    respond(failure(error))
+                case .success(let owners) where owners.isEmpty:
+                    respond(failure(GatewayError(.notFound, "no device \"\(device)\"")))
+                case .success(let owners) where owners.count == 1:
+                    found(hub, owners[0])
+                case .success:
+                    respond(.jsonError(status: 409, code: "device_id_ambiguous",
+                                       message: "several users have a device \"\(device)\": use /v1/users/{userId}/devices/\(device)/push-tokens"))
+                }
+            }
         }
     }
 

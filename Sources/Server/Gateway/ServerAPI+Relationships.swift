@@ -66,43 +66,43 @@ extension ServerAPI {
         case ("PUT", 3, "users", "phone", ""):
             guard let body = decode(PhoneBody.self, request, respond: respond) else { return true }
             let id = r[1]
-            onHub { $0.setPhone(userId: id, phone: body.phone) { Self.reply(respond)($0.map { PhoneResult(userId: id, phone: $0) }) } }
+            onHub(users: [id], respond: respond) { $0.setPhone(userId: id, phone: body.phone) { Self.reply(respond)($0.map { PhoneResult(userId: id, phone: $0) }) } }
         case ("DELETE", 3, "users", "phone", ""):
             let id = r[1]
-            onHub { $0.setPhone(userId: id, phone: nil) { Self.reply(respond)($0.map { PhoneResult(userId: id, phone: $0) }) } }
+            onHub(users: [id], respond: respond) { $0.setPhone(userId: id, phone: nil) { Self.reply(respond)($0.map { PhoneResult(userId: id, phone: $0) }) } }
         case ("GET", 3, "users", "contacts", ""):
             let id = r[1]
-            onHub { respond(Self.ok(Contacts(contacts: $0.contactList(of: id)))) }
+            onHub(users: [id], shown: { $0.contactIds(of: id) }, respond: respond) { respond(Self.ok(Contacts(contacts: $0.contactList(of: id)))) }
         case ("GET", 3, "users", "friend-requests", ""):
             let id = r[1]
-            onHub { respond(Self.ok($0.friendRequests(of: id))) }
+            onHub(users: [id], shown: { $0.friendRequestUsers(of: id) }, respond: respond) { respond(Self.ok($0.friendRequests(of: id))) }
         case ("GET", 3, "users", "connect-code", ""), ("POST", 3, "users", "connect-code", ""):
             let (id, regenerate) = (r[1], method == "POST")
-            onHub { $0.connectCode(for: id, regenerate: regenerate, completion: Self.reply(respond, status: regenerate ? 201 : 200)) }
+            onHub(users: [id], respond: respond) { $0.connectCode(for: id, regenerate: regenerate, completion: Self.reply(respond, status: regenerate ? 201 : 200)) }
         case ("POST", 3, "users", "discover", ""):
             guard let body = decode(DiscoverBody.self, request, respond: respond) else { return true }
             let id = r[1]
-            onHub { hub in
+            onHub(users: [id], shown: { $0.discoveryUsers(numbers: body.numbers ?? [], hashes: body.hashes ?? []) }, respond: respond) { hub in
                 guard hub.user(id) != nil else { return respond(Self.failure(GatewayError(.userNotFound, "no user \"\(id)\""))) }
                 do { respond(Self.ok(Entries(entries: try hub.discover(userId: id, numbers: body.numbers ?? [], hashes: body.hashes ?? [])))) }
                 catch { respond(Self.failure(error as? GatewayError ?? GatewayError(.internalError, "\(error)"))) }
             }
         case ("POST", 1, "friend-requests", _, _):
             guard let body = decode(FriendRequestBody.self, request, respond: respond) else { return true }
-            onHub { $0.sendFriendRequest(from: body.fromUserId, toHexCode: body.toHexCode, completion: Self.reply(respond, status: 201)) }
+            onHub(users: [body.fromUserId], respond: respond) { $0.sendFriendRequest(from: body.fromUserId, toHexCode: body.toHexCode, completion: Self.reply(respond, status: 201)) }
         case ("POST", 3, "friend-requests", "accept", ""), ("POST", 3, "friend-requests", "reject", ""),
              ("POST", 3, "friend-requests", "cancel", ""):
             guard let body = decode(ActorBody.self, request, respond: respond),
                   let action = GatewayHub.FriendRequestAction(rawValue: r[2]) else { return true }
             let id = r[1]
-            onHub { $0.answerFriendRequest(userId: body.userId, requestId: id, action: action, completion: Self.reply(respond)) }
+            onHub(users: [body.userId], respond: respond) { $0.answerFriendRequest(userId: body.userId, requestId: id, action: action, completion: Self.reply(respond)) }
         case ("POST", 1, "connections", _, _):
             guard let body = decode(ConnectBody.self, request, respond: respond) else { return true }
-            onHub { $0.connect(userId: body.userId, code: body.code, completion: Self.reply(respond, status: 201)) }
+            onHub(users: [body.userId], respond: respond) { $0.connect(userId: body.userId, code: body.code, completion: Self.reply(respond, status: 201)) }
         case ("POST", 2, "contacts", _, _) where r[1] == "pause" || r[1] == "resume":
             guard let body = decode(PauseBody.self, request, respond: respond) else { return true }
             let pause = r[1] == "pause"
-            onHub { hub in
+            onHub(users: [body.userId, body.contactId], respond: respond) { hub in
                 if pause { hub.pauseContact(userId: body.userId, contactId: body.contactId, completion: Self.reply(respond)) }
                 else { hub.resumeContact(userId: body.userId, contactId: body.contactId, completion: Self.reply(respond)) }
             }
@@ -111,14 +111,14 @@ extension ServerAPI {
             guard body.groupId.map(Self.validID) ?? true else { respond(Self.badID("groupId")); return true }
             let spec = GatewayHub.GroupSpec(id: body.groupId, name: body.name, kind: body.kind, maxMembers: body.maxMembers,
                                             invitePolicy: body.invitePolicy, roleLimits: body.roleLimits)
-            onHub { $0.createGroup(ownerId: body.ownerId, spec, completion: Self.reply(respond, status: 201)) }
+            onHub(users: [body.ownerId], respond: respond) { $0.createGroup(ownerId: body.ownerId, spec, completion: Self.reply(respond, status: 201)) }
         case ("GET", 2, "groups", _, _):
             let id = r[1]
-            onHub { hub in respond(hub.groupData(id).map { Self.ok($0) } ?? Self.failure(GatewayError(.groupNotFound, "no group \"\(id)\""))) }
+            onHub(users: [], shown: { $0.groupUsers(id) }, respond: respond) { hub in respond(hub.groupData(id).map { Self.ok($0) } ?? Self.failure(GatewayError(.groupNotFound, "no group \"\(id)\""))) }
         case ("POST", 3, "groups", "members", ""):
             guard let body = decode(MemberBody.self, request, respond: respond) else { return true }
             let id = r[1]
-            onHub { $0.addGroupMember(groupId: id, userId: body.userId, role: body.role, completion: Self.reply(respond)) }
+            onHub(users: [body.userId], respond: respond) { $0.addGroupMember(groupId: id, userId: body.userId, role: body.role, completion: Self.reply(respond)) }
         case ("DELETE", 4, "groups", "members", _):
             let (id, member) = (r[1], r[3])
             onHub { $0.removeGroupMember(groupId: id, userId: member, actor: nil, completion: Self.reply(respond)) }
@@ -126,7 +126,7 @@ extension ServerAPI {
             guard let body = decode(InviteBody.self, request, respond: respond) else { return true }
             let id = r[1]
             let spec = GatewayHub.InviteSpec(phone: body.phone, email: body.email, role: body.role, expiresInHours: body.expiresInHours)
-            onHub { $0.createInvite(inviterId: body.inviterId, groupId: id, spec, completion: Self.reply(respond, status: 201)) }
+            onHub(users: [body.inviterId], shown: { $0.groupUsers(id) }, respond: respond) { $0.createInvite(inviterId: body.inviterId, groupId: id, spec, completion: Self.reply(respond, status: 201)) }
         case ("POST", 3, "groups", "events", ""):
             guard let body = decode(GroupEventBody.self, request, respond: respond) else { return true }
             let id = r[1]
@@ -134,7 +134,7 @@ extension ServerAPI {
         case ("POST", 3, "invites", "redeem", ""):
             guard let body = decode(ActorBody.self, request, respond: respond) else { return true }
             let code = r[1]
-            onHub { $0.redeemInvite(userId: body.userId, code: code, completion: Self.reply(respond)) }
+            onHub(users: [body.userId], respond: respond) { $0.redeemInvite(userId: body.userId, code: code, completion: Self.reply(respond)) }
         default:
             return false
         }

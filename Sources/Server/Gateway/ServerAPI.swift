@@ -111,6 +111,19 @@ final class ServerAPI: HTTPApplication, Sendable {
         scheduler.execute { body(hub) }
     }
 
+    /// Runs `body` on the hub loop once the users the call names are loaded (read from the store when not in memory),
+    /// and then those `shown(hub)` lists (users its answer shows by name); a failed read answers 503 `storage_failed`.
+    func onHub(users: [String], shown: (@Sendable (GatewayHub) -> [String])? = nil, respond: @escaping Respond,
+               _ body: @escaping @Sendable (GatewayHub) -> Void) {
+        let failed: @Sendable (GatewayError) -> Void = { respond(Self.failure($0)) }
+        onHub { hub in
+            hub.withUsers(users, failed: failed) {
+                guard let shown else { return body(hub) }
+                hub.withUsers(shown(hub), failed: failed) { body(hub) }
+            }
+        }
+    }
+
     static func reply<T: Encodable>(_ respond: @escaping Respond, status: Int = 200) -> (Result<T, GatewayError>) -> Void {
         { result in
             switch result {
@@ -176,6 +189,6 @@ final class ServerAPI: HTTPApplication, Sendable {
     private func setOwnDisplayName(_ request: HTTPRequest, respond: @escaping Respond) {
         guard let identity = deviceIdentity(request, respond: respond),
               let body = decode(DisplayNameBody.self, request, respond: respond) else { return }
-        onHub { hub in hub.setDisplayName(userId: identity.userId, body.displayName, completion: Self.reply(respond)) }
+        onHub(users: [identity.userId], respond: respond) { hub in hub.setDisplayName(userId: identity.userId, body.displayName, completion: Self.reply(respond)) }
     }
 }

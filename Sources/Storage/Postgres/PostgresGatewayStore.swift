@@ -89,6 +89,30 @@ public final class PostgresGatewayStore: DurableGatewayStore, @unchecked Sendabl
         try read { reader throws(StorageError) in try reader.loadSnapshot() }
     }
 
+    public func loadStartState() throws -> GatewaySnapshot {
+        try read { reader throws(StorageError) in try reader.loadStartState() }
+    }
+
+    public func userEntry(id: String) throws -> UserEntry {
+        try userEntries(ids: [id])[0]
+    }
+
+    public func userEntries(ids: [String]) throws -> [UserEntry] {
+        try read { reader throws(StorageError) in try reader.userEntries(ids: ids) }
+    }
+
+    public func userId(hexCode: String) throws -> String? {
+        try read { reader throws(StorageError) in try reader.userId(hexCode: hexCode) }
+    }
+
+    public func device(tokenDigest: String) throws -> DeviceRecord? {
+        try read { reader throws(StorageError) in try reader.device(tokenDigest: tokenDigest) }
+    }
+
+    public func deviceOwners(deviceId: String) throws -> [String] {
+        try read { reader throws(StorageError) in try reader.deviceOwners(deviceId: deviceId) }
+    }
+
     public func events(userId: String, after: Int64, limit: Int) throws -> [StoredEvent] {
         try read { reader throws(StorageError) in try reader.events(userId: userId, after: after, limit: limit) }
     }

@@ -6,45 +6,45 @@ import Postgres
 struct PostgresReader {
     let db: PostgresDatabase
 
-    /// Everything the domain loads at start-up, read in one REPEATABLE READ transaction so all parts agree.
+    /// Everything in the database the domain keeps in memory (every user), read in one REPEATABLE READ transaction
+    /// so all parts agree. The hub starts with `loadStartState` and reads users on demand.
     func loadSnapshot() throws(StorageError) -> GatewaySnapshot {
         try db.execute("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY")
         defer { try? db.execute("COMMIT") }
         // Reading a whole large database may take longer than one command's statement timeout.
         try db.execute("SET LOCAL statement_timeout = 0")
-        var s = GatewaySnapshot()
-        s.users = try db.query("SELECT id, hex_code, display_name, created_at FROM users ORDER BY row_order").map {
-            UserRecord(id: $0.string(0), hexCode: $0.string(1), displayName: $0.optionalString(2), createdAt: $0.int64(3))
-        }
-        s.devices = try db.query("""
-            SELECT id, user_id, client_type, device_token, created_at, acked_offset FROM devices ORDER BY row_order
-            """).map {
-            DeviceRecord(id: $0.string(0), userId: $0.string(1), clientType: $0.string(2), deviceToken: $0.optionalString(3),
-                         createdAt: $0.int64(4), ackedOffset: $0.int64(5))
-        }
-        s.contacts = try db.query("SELECT user_id, contact_id, created_at, active FROM contacts ORDER BY row_order").map {
-            ContactRecord(userId: $0.string(0), contactId: $0.string(1), createdAt: $0.int64(2), active: $0.bool(3))
-        }
-        s.openSessions = try db.query("SELECT \(Self.sessionColumns) FROM sessions WHERE state <> 'ended' ORDER BY seq").map(session)
-        s.pendingApprovals = try db.query("SELECT \(Self.approvalColumns) FROM approvals WHERE state = 'pending' ORDER BY seq")
-            .map(approval)
+        var s = try startState()
+        s.users = try db.query("SELECT id, hex_code, display_name, created_at FROM users ORDER BY row_order").map(Self.user)
+        s.devices = try db.query("SELECT \(StoreReader.deviceColumns) FROM devices ORDER BY row_order").map(Self.device)
+        s.contacts = try db.query("SELECT user_id, contact_id, created_at, active FROM contacts ORDER BY row_order").map(Self.contact)
         // MAX(offset) per user, merged with the heads saved when pruning emptied a log.
         let heads = try db.query("""
             SELECT user_id, MAX("offset") FROM events GROUP BY user_id
             UNION ALL SELECT user_id, latest_offset FROM event_log_heads
             """).map { ($0.string(0), $0.int64(1)) }
         for (user, offset) in heads { s.latestOffsets[user] = max(s.latestOffsets[user] ?? 0, offset) }
-        s.latestMessageId = try db.int64("SELECT COALESCE(MAX(id), 0) FROM messages") ?? 0
-        s.latestApprovalSequence = try latestApprovalSequence()
-        s.pushTokens = try db.query("""
-            SELECT device_id, kind, token, environment, session_id, updated_at, user_id FROM push_tokens ORDER BY row_order
-            """).map {
-            PushTokenRecord(userId: $0.string(6), deviceId: $0.string(0), kind: $0.string(1), token: $0.string(2),
-                            environment: $0.optionalString(3), sessionId: $0.string(4), updatedAt: $0.int64(5))
-        }
+        s.pushTokens = try db.query("SELECT \(Self.pushTokenColumns) FROM push_tokens ORDER BY row_order").map(Self.pushToken)
         for row in try db.query("SELECT user_id, settings FROM notification_settings").map({ ($0.string(0), $0.bytes(1)) }) {
             s.notificationSettings[row.0] = PushBlobs.settings(row.1)
         }
+        return s
+    }
+
+    /// The snapshot without its per-user parts (`GatewayStore.loadStartState`), in one REPEATABLE READ transaction.
+    func loadStartState() throws(StorageError) -> GatewaySnapshot {
+        try db.execute("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY")
+        defer { try? db.execute("COMMIT") }
+        try db.execute("SET LOCAL statement_timeout = 0")
+        return try startState()
+    }
+
+    private func startState() throws(StorageError) -> GatewaySnapshot {
+        var s = GatewaySnapshot()
+        s.openSessions = try db.query("SELECT \(Self.sessionColumns) FROM sessions WHERE state <> 'ended' ORDER BY seq").map(session)
+        s.pendingApprovals = try db.query("SELECT \(Self.approvalColumns) FROM approvals WHERE state = 'pending' ORDER BY seq")
+            .map(approval)
+        s.latestMessageId = try db.int64("SELECT COALESCE(MAX(id), 0) FROM messages") ?? 0
+        s.latestApprovalSequence = try latestApprovalSequence()
         try loadRelationships(into: &s)
         return s
     }

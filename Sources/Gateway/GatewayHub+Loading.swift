@@ -23,6 +23,17 @@ extension GatewayHub {
         for id in ids where !cache.isLoaded(id) { readUser(id) }
     }
 
+    /// Runs `body` on the hub thread once no user read is queued or running and no work waits for one (at once when
+    /// none does), so work that was waiting has run and queued its writes. Used when the node stops: those writes
+    /// are then committed and announced before the bus stops. Checked every 5 ms; the caller bounds the wait.
+    public func whenUserReadsSettled(_ body: @escaping () -> Void) {
+        guard cache.waiting.isEmpty, cache.reading.isEmpty, cache.toRead.isEmpty else {
+            _ = scheduler.schedule(at: clock.now() + 5) { [self] in whenUserReadsSettled(body) }
+            return
+        }
+        body()
+    }
+
     /// Queues a read of `userId` for the end of this round. `changed`: another node changed its records, so a read
     /// already running may have missed that and is followed by another.
     func readUser(_ userId: String, changed: Bool = false) {

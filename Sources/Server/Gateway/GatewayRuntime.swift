@@ -185,14 +185,18 @@ public final class GatewayRuntime: @unchecked Sendable {
         // task the hub posted itself would run after the loop stopped.
         let (hub, store, loop) = (self.hub, self.store, self.hubLoop)
         let drained = DispatchSemaphore(value: 0)
+        // Work waiting for a user's records to be read runs first (it may append events: a publish for a user this
+        // node did not hold).
         hubLoop.execute {
-            hub.flushWrites()
-            // With a bus, the events committed while draining are announced before it stops, or other nodes' devices
-            // would get them only with the user's next event: an empty job queued after every batch handed over
-            // completes after theirs (the writer completes in submission order, the hub runs its tasks in order),
-            // i.e. once their completions delivered and announced them.
-            guard hub.clusterBus != nil else { drained.signal(); return }
-            store.write(batches: [[]]) { _ in loop.execute { drained.signal() } }
+            hub.whenUserReadsSettled {
+                hub.flushWrites()
+                // With a bus, the events committed while draining are announced before it stops, or other nodes'
+                // devices would get them only with the user's next event: an empty job queued after every batch
+                // handed over completes after theirs (the writer completes in submission order, the hub runs its
+                // tasks in order), i.e. once their completions delivered and announced them.
+                guard hub.clusterBus != nil else { drained.signal(); return }
+                store.write(batches: [[]]) { _ in loop.execute { drained.signal() } }
+            }
         }
         // Bounded: a store that cannot commit (PostgreSQL gone) fails its batches within the statement timeout.
         _ = drained.wait(timeout: .now() + .seconds(15))

@@ -395,8 +395,12 @@ extension GatewayHub {
     }
 
     /// The users having a device with this id, read from the store (device ids are unique only per user).
+    /// Devices this node registered whose write is not committed yet are not in the store's answer, so the ones in
+    /// memory are added (a backend may name a device right after its first connect).
     public func deviceOwners(_ deviceId: String, completion: @escaping (Result<[String], GatewayError>) -> Void) {
         let store = self.store
-        load(read: { try store.deviceOwners(deviceId: deviceId) }, completion)
+        load(read: { try store.deviceOwners(deviceId: deviceId) }) { [self] result in
+            completion(result.map { Array(Set($0).union(users(withDevice: deviceId))).sorted() })
+        }
     }
 }

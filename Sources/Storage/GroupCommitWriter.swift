@@ -18,6 +18,8 @@ protocol GroupCommitBackend {
     func apply(_ write: StoreWrite) throws(StorageError)
     /// Commits the open transaction; throws only when it is not stored (`COMMIT` by default).
     func commit() throws(StorageError)
+    /// The highest offset of the user's log (stored, or the head of an emptied log); 0 for a log never written.
+    func latestOffset(userId: String) throws(StorageError) -> Int64
     func close()
 }
 
@@ -150,6 +152,7 @@ final class GroupCommitWriter<Backend: GroupCommitBackend>: @unchecked Sendable 
             }
             var results: [StorageError?] = []
             results.reserveCapacity(batches.count)
+            var failedLogs = Set<String>()
             var start = 0
             while start < batches.count {
                 var end = start
@@ -158,7 +161,7 @@ final class GroupCommitWriter<Backend: GroupCommitBackend>: @unchecked Sendable 
                     writes += batches[end].count
                     end += 1
                 }
-                results += commit(batches[start..<end])
+                results += commit(batches[start..<end], failedLogs: &failedLogs)
                 start = end
             }
             for (completion, range) in completions { completion(Array(results[range])) }
@@ -186,11 +189,20 @@ final class GroupCommitWriter<Backend: GroupCommitBackend>: @unchecked Sendable 
     /// committing the batches before it (their row locks may be what the other writer waits for), then after a
     /// random wait (`raceBackoffMicroseconds`) a new transaction starts with the batch again and goes on with the rest.
     /// Batches thus still commit in submission order.
-    private func commit(_ batches: ArraySlice<[StoreWrite]>) -> [StorageError?] {
+    ///
+    /// `failedLogs` (kept across the transactions of one round of jobs) holds the users whose appends a failed batch
+    /// took back; a later batch appending to one of them fails too, as a lost offset, without being applied
+    /// (`AppendOrder`: one node's appends to a log stay in the order it made them).
+    private func commit(_ batches: ArraySlice<[StoreWrite]>, failedLogs: inout Set<String>) -> [StorageError?] {
         var results = [StorageError?](repeating: nil, count: batches.count)
         var pending: [Int] = []   // batches applied in the open transaction, not yet committed
         var inTransaction = false
         for (i, batch) in batches.enumerated() {
+            defer { if let error = results[i] { failedLogs.formUnion(AppendOrder.logsTakenBack(batch, conflict: error.conflict)) } }
+            if let refused = keepsOrder(batch, failedLogs: failedLogs) {
+                results[i] = refused
+                continue
+            }
             var attempt = 1
             while true {
                 do {
@@ -239,6 +251,17 @@ final class GroupCommitWriter<Backend: GroupCommitBackend>: @unchecked Sendable 
         } catch {
             if !connection.isAutocommit { try? connection.run("ROLLBACK") }
             for j in pending { results[j] = error }
+        }
+    }
+
+    /// A batch appending to a log whose append an earlier batch of this round took back is refused as a lost
+    /// offset, with the log's latest offset, without being applied (`AppendOrder`). nil: apply the batch.
+    private func keepsOrder(_ batch: [StoreWrite], failedLogs: Set<String>) -> StorageError? {
+        guard let userId = AppendOrder.refusedLog(batch, failedLogs: failedLogs) else { return nil }
+        do {
+            return StorageError(conflict: .offsetTaken(userId: userId, latest: try connection.latestOffset(userId: userId)))
+        } catch {
+            return error
         }
     }
 

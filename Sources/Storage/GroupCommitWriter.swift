@@ -56,6 +56,10 @@ final class GroupCommitWriter<Backend: GroupCommitBackend>: @unchecked Sendable 
     private var stopping = false             // guarded by queueLock
     private var idle = false                 // guarded by queueLock: the thread sleeps and needs a signal
     private var thread: pthread_t?
+    /// The logs whose appends the previous round took back, and how many jobs of the next round were queued before
+    /// that round's completions ran (so were made before their submitter could hear of the failures): their batches
+    /// appending to those logs are refused too (`AppendOrder`). Writer thread only.
+    private var carried: (logs: Set<String>, jobs: Int) = ([], 0)
     private let commits = Atomic<Int>(0)
     private let raceRetries = Atomic<Int>(0)
 
@@ -134,6 +138,10 @@ final class GroupCommitWriter<Backend: GroupCommitBackend>: @unchecked Sendable 
     }
 
     private func process(_ jobs: [Job]) {
+        let inherited = carried
+        var failedLogs = Set<String>()
+        var queuedBeforeCompletions: Int?
+        defer { carried = (failedLogs, queuedBeforeCompletions ?? 0) }
         var index = 0
         while index < jobs.count {
             if case .maintenance(let body, let reply) = jobs[index] {
@@ -145,14 +153,15 @@ final class GroupCommitWriter<Backend: GroupCommitBackend>: @unchecked Sendable 
             // `maxBatchWrites` writes; each job's completion runs once all of its batches have a result.
             var completions: [(@Sendable ([StorageError?]) -> Void, Range<Int>)] = []
             var batches: [[StoreWrite]] = []
+            var inheriting = 0   // how many of `batches` come from jobs queued before the last round's completions
             while index < jobs.count, case .batches(let jobBatches, let completion) = jobs[index] {
                 completions.append((completion, batches.count..<batches.count + jobBatches.count))
                 batches += jobBatches
+                if index < inherited.jobs { inheriting = batches.count }
                 index += 1
             }
             var results: [StorageError?] = []
             results.reserveCapacity(batches.count)
-            var failedLogs = Set<String>()
             var start = 0
             while start < batches.count {
                 var end = start
@@ -161,9 +170,11 @@ final class GroupCommitWriter<Backend: GroupCommitBackend>: @unchecked Sendable 
                     writes += batches[end].count
                     end += 1
                 }
-                results += commit(batches[start..<end], failedLogs: &failedLogs)
+                results += commit(batches[start..<end], failedLogs: &failedLogs,
+                                  inherited: start < inheriting ? inherited.logs : [], inheriting: inheriting)
                 start = end
             }
+            if queuedBeforeCompletions == nil { queuedBeforeCompletions = queueLock.withLock { queue.count } }
             for (completion, range) in completions { completion(Array(results[range])) }
         }
     }
@@ -192,14 +203,16 @@ final class GroupCommitWriter<Backend: GroupCommitBackend>: @unchecked Sendable 
     ///
     /// `failedLogs` (kept across the transactions of one round of jobs) holds the users whose appends a failed batch
     /// took back; a later batch appending to one of them fails too, as a lost offset, without being applied
-    /// (`AppendOrder`: one node's appends to a log stay in the order it made them).
-    private func commit(_ batches: ArraySlice<[StoreWrite]>, failedLogs: inout Set<String>) -> [StorageError?] {
+    /// (`AppendOrder`: one node's appends to a log stay in the order it made them). So do the batches before position
+    /// `inheriting` (of the round) appending to one of the `inherited` logs, the previous round's.
+    private func commit(_ batches: ArraySlice<[StoreWrite]>, failedLogs: inout Set<String>, inherited: Set<String>,
+                        inheriting: Int) -> [StorageError?] {
         var results = [StorageError?](repeating: nil, count: batches.count)
         var pending: [Int] = []   // batches applied in the open transaction, not yet committed
         var inTransaction = false
         for (i, batch) in batches.enumerated() {
             defer { if let error = results[i] { failedLogs.formUnion(AppendOrder.logsTakenBack(batch, conflict: error.conflict)) } }
-            if let refused = keepsOrder(batch, failedLogs: failedLogs) {
+            if let refused = keepsOrder(batch, failedLogs: batches.startIndex + i < inheriting ? failedLogs.union(inherited) : failedLogs) {
                 results[i] = refused
                 continue
             }

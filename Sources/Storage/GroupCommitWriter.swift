@@ -140,8 +140,9 @@ final class GroupCommitWriter<Backend: GroupCommitBackend>: @unchecked Sendable 
     private func process(_ jobs: [Job]) {
         let inherited = carried
         var failedLogs = Set<String>()
+        var refusedLogs = Set<String>()
         var queuedBeforeCompletions: Int?
-        defer { carried = (failedLogs, queuedBeforeCompletions ?? 0) }
+        defer { carried = (failedLogs.union(refusedLogs), queuedBeforeCompletions ?? 0) }
         var index = 0
         while index < jobs.count {
             if case .maintenance(let body, let reply) = jobs[index] {
@@ -170,7 +171,7 @@ final class GroupCommitWriter<Backend: GroupCommitBackend>: @unchecked Sendable 
                     writes += batches[end].count
                     end += 1
                 }
-                results += commit(batches[start..<end], failedLogs: &failedLogs,
+                results += commit(batches[start..<end], failedLogs: &failedLogs, refusedLogs: &refusedLogs,
                                   inherited: start < inheriting ? inherited.logs : [], inheriting: inheriting)
                 start = end
             }
@@ -204,16 +205,27 @@ final class GroupCommitWriter<Backend: GroupCommitBackend>: @unchecked Sendable 
     /// `failedLogs` (kept across the transactions of one round of jobs) holds the users whose appends a failed batch
     /// took back; a later batch appending to one of them fails too, as a lost offset, without being applied
     /// (`AppendOrder`: one node's appends to a log stay in the order it made them). So do the batches before position
-    /// `inheriting` (of the round) appending to one of the `inherited` logs, the previous round's.
-    private func commit(_ batches: ArraySlice<[StoreWrite]>, failedLogs: inout Set<String>, inherited: Set<String>,
-                        inheriting: Int) -> [StorageError?] {
+    /// `inheriting` (of the round) appending to one of the `inherited` logs, the previous round's; the logs they were
+    /// refused for go to `refusedLogs`, carried to the next round only.
+    private func commit(_ batches: ArraySlice<[StoreWrite]>, failedLogs: inout Set<String>, refusedLogs: inout Set<String>,
+                        inherited: Set<String>, inheriting: Int) -> [StorageError?] {
         var results = [StorageError?](repeating: nil, count: batches.count)
         var pending: [Int] = []   // batches applied in the open transaction, not yet committed
         var inTransaction = false
         for (i, batch) in batches.enumerated() {
-            defer { if let error = results[i] { failedLogs.formUnion(AppendOrder.logsTakenBack(batch, conflict: error.conflict)) } }
-            if let refused = keepsOrder(batch, failedLogs: batches.startIndex + i < inheriting ? failedLogs.union(inherited) : failedLogs) {
+            if let refused = keepsOrder(batch, failedLogs: failedLogs) {
                 results[i] = refused
+                failedLogs.formUnion(AppendOrder.logsTakenBack(batch, conflict: refused.conflict))
+                continue
+            }
+            if batches.startIndex + i < inheriting, let refused = keepsOrder(batch, failedLogs: inherited) {
+                // Refused for the previous round's failure. The batches after it in this round that the hub made after
+                // hearing of that failure (its retries) must not wait for this one; the next round's batches made
+                // before hearing of this refusal must (`carried`). Its other logs are taken back as usual.
+                results[i] = refused
+                var logs = AppendOrder.logsTakenBack(batch, conflict: nil)
+                if case .offsetTaken(let userId, _)? = refused.conflict, logs.remove(userId) != nil { refusedLogs.insert(userId) }
+                failedLogs.formUnion(logs)
                 continue
             }
             var attempt = 1
@@ -234,7 +246,7 @@ final class GroupCommitWriter<Backend: GroupCommitBackend>: @unchecked Sendable 
                         inTransaction = false
                     }
                     if Self.lostRace(error) && attempt < Self.raceAttempts {
-                        if inTransaction { end(&pending, &results) }
+                        if inTransaction { end(&pending, &results, failedLogs: &failedLogs, batches) }
                         inTransaction = false
                         usleep(Self.raceBackoffMicroseconds(attempt: attempt))
                         attempt += 1
@@ -245,15 +257,21 @@ final class GroupCommitWriter<Backend: GroupCommitBackend>: @unchecked Sendable 
                 }
                 break
             }
+            if let error = results[i] { failedLogs.formUnion(AppendOrder.logsTakenBack(batch, conflict: error.conflict)) }
         }
-        if inTransaction { end(&pending, &results) }
+        if inTransaction { end(&pending, &results, failedLogs: &failedLogs, batches) }
         return results
     }
 
     /// Ends the open transaction: commits the `pending` batches (each gets the error should COMMIT fail), or rolls
     /// back when there are none.
-    private func end(_ pending: inout [Int], _ results: inout [StorageError?]) {
-        defer { pending.removeAll() }
+    /// `failedLogs` gains the logs of batches a failed COMMIT took back (`AppendOrder`).
+    private func end(_ pending: inout [Int], _ results: inout [StorageError?], failedLogs: inout Set<String>,
+                     _ batches: ArraySlice<[StoreWrite]>) {
+        defer {
+            for j in pending { if let error = results[j] { failedLogs.formUnion(AppendOrder.logsTakenBack(batches[batches.startIndex + j], conflict: error.conflict)) } }
+            pending.removeAll()
+        }
         guard !pending.isEmpty else {
             try? connection.run("ROLLBACK")
             return

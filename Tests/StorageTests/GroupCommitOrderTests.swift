@@ -8,13 +8,18 @@ import Testing
 /// rounds: a batch queued while the round that took back an earlier append to its log was still running was made
 /// before its submitter could hear of that failure, and is refused too.
 @Suite struct GroupCommitOrderTests {
-    @Test func aBatchQueuedWhileAnEarlierAppendFailedIsRefusedInTheNextRoundAndARetryAfterItIsNot() throws {
+    /// A started writer on a backend where another node already took offset 1 of user u, and a recorder for outcomes.
+    func writerBehindAnotherNode() throws -> (LogBackend, GroupCommitWriter<LogBackend>, Recorder<(String, StoreConflict?)>) {
         let backend = LogBackend()
-        backend.committed.withLock { $0["u"] = 1 }   // another node took offset 1
+        backend.committed.withLock { $0["u"] = 1 }
         let writer = GroupCommitWriter(connection: backend, maxBatchWrites: 100)
         try writer.start()
+        return (backend, writer, Recorder())
+    }
+
+    @Test func aBatchQueuedWhileAnEarlierAppendFailedIsRefusedInTheNextRoundAndARetryAfterItIsNot() throws {
+        let (backend, writer, results) = try writerBehindAnotherNode()
         defer { writer.stop() }
-        let results = Recorder<(String, StoreConflict?)>()
         func submit(_ name: String, _ offset: Int64) {
             #expect(writer.submit(.batches([[event("u", offset)]]) { errors in results.record((name, errors[0]?.conflict)) }))
         }
@@ -29,6 +34,29 @@ import Testing
         submit("first again", 2)
         submit("second again", 3)
         #expect(results.wait(for: 4).suffix(2).map(\.1) == [nil, nil])
+        #expect(backend.committed.withLock { $0["u"] } == 3)
+    }
+
+    /// The retry of the batch that lost, made once its submitter heard, lands in the next round behind the older batch
+    /// refused for that loss: it must not be held up by that refusal (else the older one would be retried first).
+    @Test func aRetryQueuedBehindABatchRefusedForTheLastRoundsFailureCommits() throws {
+        let (backend, writer, results) = try writerBehindAnotherNode()
+        defer { writer.stop() }
+        let record: @Sendable (String) -> @Sendable ([StorageError?]) -> Void = { name in { results.record((name, $0[0]?.conflict)) } }
+        backend.holdNextAppend()
+        // "first" loses; its submitter hears of it in the completion and retries at once (offset 2).
+        #expect(writer.submit(.batches([[event("u", 1)]]) { errors in
+            record("first")(errors)
+            _ = writer.submit(.batches([[event("u", 2)]], record("first again")))
+        }))
+        backend.waitUntilHeld()
+        #expect(writer.submit(.batches([[event("u", 2)]], record("second"))))   // made before hearing: refused
+        backend.release()
+        let outcomes = results.wait(for: 3)
+        #expect(outcomes.map(\.0) == ["first", "second", "first again"])
+        #expect(outcomes.map(\.1) == [.offsetTaken(userId: "u", latest: 1), .offsetTaken(userId: "u", latest: 1), nil])
+        #expect(writer.submit(.batches([[event("u", 3)]], record("second again"))))
+        #expect(results.wait(for: 4).last?.1 == nil)
         #expect(backend.committed.withLock { $0["u"] } == 3)
     }
 }

@@ -29,6 +29,8 @@ public final class GatewayHub: @unchecked Sendable {
     var devicesByToken: [String: DeviceKey] = [:]
     var contacts: [String: [String: ContactRecord]] = [:]
     var latestOffsets: [String: Int64] = [:]
+    /// Per user, how many failed batches have given offsets back so far (`giveBackOffsets`).
+    var offsetWaves: [String: Int] = [:]
     var sessions: [String: SessionRecord] = [:]
     var approvals: [String: ApprovalRecord] = [:]
     var latestMessageId: Int64 = 0
@@ -153,10 +155,12 @@ public final class GatewayHub: @unchecked Sendable {
                         completion: @escaping (Result<[StoredEvent], GatewayError>) -> Void) {
         let now = clock.now()
         var storedEvents: [StoredEvent] = []
+        var waves: [String: Int] = [:]
         var batch = writes
         for event in events {
             let offset = (latestOffsets[event.userId] ?? 0) + 1
             latestOffsets[event.userId] = offset
+            waves[event.userId] = offsetWaves[event.userId, default: 0]
             let record = StoredEvent(userId: event.userId, offset: offset, type: event.type, payload: event.data, createdAt: now)
             storedEvents.append(record)
             batch.append(.appendEvent(record))
@@ -170,13 +174,9 @@ public final class GatewayHub: @unchecked Sendable {
             let committedAt = MetricsClock.microseconds()
             metrics.commitSeconds.observe(committedAt - queuedAt)
             if let error {
-                // Roll back offsets only if nothing was appended after them.
-                for event in storedEvents.reversed() where latestOffsets[event.userId] == event.offset {
-                    latestOffsets[event.userId] = event.offset - 1
-                }
+                giveBackOffsets(of: storedEvents, waves: waves, conflict: error as? StoreConflict)
                 if let conflict = error as? StoreConflict {
-                    if case .offsetTaken(let userId, let latest) = conflict, attempt < Self.offsetRetries {
-                        latestOffsets[userId] = max(latestOffsets[userId] ?? 0, latest)
+                    if conflict.isOffset, attempt < Self.offsetRetries {
                         let delay = Self.offsetRetryDelayMs(attempt: attempt + 1)
                         guard delay > 0 else {
                             return commit(writes, events: events, attempt: attempt + 1, onConflict: onConflict, completion: completion)

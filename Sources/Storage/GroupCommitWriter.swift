@@ -18,6 +18,8 @@ protocol GroupCommitBackend {
     func apply(_ write: StoreWrite) throws(StorageError)
     /// Commits the open transaction; throws only when it is not stored (`COMMIT` by default).
     func commit() throws(StorageError)
+    /// The highest offset of the user's log (stored, or the head of an emptied log); 0 for a log never written.
+    func latestOffset(userId: String) throws(StorageError) -> Int64
     func close()
 }
 
@@ -54,6 +56,10 @@ final class GroupCommitWriter<Backend: GroupCommitBackend>: @unchecked Sendable 
     private var stopping = false             // guarded by queueLock
     private var idle = false                 // guarded by queueLock: the thread sleeps and needs a signal
     private var thread: pthread_t?
+    /// The logs whose appends the previous round took back, and how many jobs of the next round were queued before
+    /// that round's completions ran (so were made before their submitter could hear of the failures): their batches
+    /// appending to those logs are refused too (`AppendOrder`). Writer thread only.
+    private var carried: (logs: Set<String>, jobs: Int) = ([], 0)
     private let commits = Atomic<Int>(0)
     private let raceRetries = Atomic<Int>(0)
 
@@ -133,6 +139,11 @@ final class GroupCommitWriter<Backend: GroupCommitBackend>: @unchecked Sendable 
     }
 
     private func process(_ jobs: [Job]) {
+        let inherited = carried
+        var failedLogs = Set<String>()
+        var refusedLogs = Set<String>()
+        var queuedBeforeCompletions: Int?
+        defer { carried = (failedLogs.union(refusedLogs), queuedBeforeCompletions ?? 0) }
         var index = 0
         while index < jobs.count {
             if case .maintenance(let body, let reply) = jobs[index] {
@@ -144,9 +155,11 @@ final class GroupCommitWriter<Backend: GroupCommitBackend>: @unchecked Sendable 
             // `maxBatchWrites` writes; each job's completion runs once all of its batches have a result.
             var completions: [(@Sendable ([StorageError?]) -> Void, Range<Int>)] = []
             var batches: [[StoreWrite]] = []
+            var inheriting = 0   // how many of `batches` come from jobs queued before the last round's completions
             while index < jobs.count, case .batches(let jobBatches, let completion) = jobs[index] {
                 completions.append((completion, batches.count..<batches.count + jobBatches.count))
                 batches += jobBatches
+                if index < inherited.jobs { inheriting = batches.count }
                 index += 1
             }
             var results: [StorageError?] = []
@@ -159,9 +172,11 @@ final class GroupCommitWriter<Backend: GroupCommitBackend>: @unchecked Sendable 
                     writes += batches[end].count
                     end += 1
                 }
-                results += commit(batches[start..<end])
+                results += commit(batches[start..<end], failedLogs: &failedLogs, refusedLogs: &refusedLogs,
+                                  inherited: start < inheriting ? inherited.logs : [], inheriting: inheriting)
                 start = end
             }
+            if queuedBeforeCompletions == nil { queuedBeforeCompletions = queueLock.withLock { queue.count } }
             for (completion, range) in completions { completion(Array(results[range])) }
         }
     }
@@ -187,11 +202,33 @@ final class GroupCommitWriter<Backend: GroupCommitBackend>: @unchecked Sendable 
     /// committing the batches before it (their row locks may be what the other writer waits for), then after a
     /// random wait (`raceBackoffMicroseconds`) a new transaction starts with the batch again and goes on with the rest.
     /// Batches thus still commit in submission order.
-    private func commit(_ batches: ArraySlice<[StoreWrite]>) -> [StorageError?] {
+    ///
+    /// `failedLogs` (kept across the transactions of one round of jobs) holds the users whose appends a failed batch
+    /// took back; a later batch appending to one of them fails too, as a lost offset, without being applied
+    /// (`AppendOrder`: one node's appends to a log stay in the order it made them). So do the batches before position
+    /// `inheriting` (of the round) appending to one of the `inherited` logs, the previous round's; the logs they were
+    /// refused for go to `refusedLogs`, carried to the next round only.
+    private func commit(_ batches: ArraySlice<[StoreWrite]>, failedLogs: inout Set<String>, refusedLogs: inout Set<String>,
+                        inherited: Set<String>, inheriting: Int) -> [StorageError?] {
         var results = [StorageError?](repeating: nil, count: batches.count)
         var pending: [Int] = []   // batches applied in the open transaction, not yet committed
         var inTransaction = false
         for (i, batch) in batches.enumerated() {
+            if let refused = keepsOrder(batch, failedLogs: failedLogs) {
+                results[i] = refused
+                failedLogs.formUnion(AppendOrder.logsTakenBack(batch, conflict: refused.conflict))
+                continue
+            }
+            if batches.startIndex + i < inheriting, let refused = keepsOrder(batch, failedLogs: inherited) {
+                // Refused for the previous round's failure. The batches after it in this round that the hub made after
+                // hearing of that failure (its retries) must not wait for this one; the next round's batches made
+                // before hearing of this refusal must (`carried`). Its other logs are taken back as usual.
+                results[i] = refused
+                var logs = AppendOrder.logsTakenBack(batch, conflict: nil)
+                if case .offsetTaken(let userId, _)? = refused.conflict, logs.remove(userId) != nil { refusedLogs.insert(userId) }
+                failedLogs.formUnion(logs)
+                continue
+            }
             var attempt = 1
             while true {
                 do {
@@ -210,7 +247,7 @@ final class GroupCommitWriter<Backend: GroupCommitBackend>: @unchecked Sendable 
                         inTransaction = false
                     }
                     if Self.lostRace(error) && attempt < Self.raceAttempts {
-                        if inTransaction { end(&pending, &results) }
+                        if inTransaction { end(&pending, &results, failedLogs: &failedLogs, batches) }
                         inTransaction = false
                         usleep(Self.raceBackoffMicroseconds(attempt: attempt))
                         attempt += 1
@@ -221,15 +258,21 @@ final class GroupCommitWriter<Backend: GroupCommitBackend>: @unchecked Sendable 
                 }
                 break
             }
+            if let error = results[i] { failedLogs.formUnion(AppendOrder.logsTakenBack(batch, conflict: error.conflict)) }
         }
-        if inTransaction { end(&pending, &results) }
+        if inTransaction { end(&pending, &results, failedLogs: &failedLogs, batches) }
         return results
     }
 
     /// Ends the open transaction: commits the `pending` batches (each gets the error should COMMIT fail), or rolls
     /// back when there are none.
-    private func end(_ pending: inout [Int], _ results: inout [StorageError?]) {
-        defer { pending.removeAll() }
+    /// `failedLogs` gains the logs of batches a failed COMMIT took back (`AppendOrder`).
+    private func end(_ pending: inout [Int], _ results: inout [StorageError?], failedLogs: inout Set<String>,
+                     _ batches: ArraySlice<[StoreWrite]>) {
+        defer {
+            for j in pending { if let error = results[j] { failedLogs.formUnion(AppendOrder.logsTakenBack(batches[batches.startIndex + j], conflict: error.conflict)) } }
+            pending.removeAll()
+        }
         guard !pending.isEmpty else {
             try? connection.run("ROLLBACK")
             return
@@ -240,6 +283,17 @@ final class GroupCommitWriter<Backend: GroupCommitBackend>: @unchecked Sendable 
         } catch {
             if !connection.isAutocommit { try? connection.run("ROLLBACK") }
             for j in pending { results[j] = error }
+        }
+    }
+
+    /// A batch appending to a log whose append an earlier batch of this round took back is refused as a lost
+    /// offset, with the log's latest offset, without being applied (`AppendOrder`). nil: apply the batch.
+    private func keepsOrder(_ batch: [StoreWrite], failedLogs: Set<String>) -> StorageError? {
+        guard let userId = AppendOrder.refusedLog(batch, failedLogs: failedLogs) else { return nil }
+        do {
+            return StorageError(conflict: .offsetTaken(userId: userId, latest: try connection.latestOffset(userId: userId)))
+        } catch {
+            return error
         }
     }
 

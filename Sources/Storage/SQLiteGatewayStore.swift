@@ -234,5 +234,6 @@ struct SQLiteWriteBackend: GroupCommitBackend {
     func begin() throws(StorageError) { try connection.run("BEGIN IMMEDIATE") }
     func run(_ sql: String) throws(StorageError) { try connection.run(sql) }
     func apply(_ write: StoreWrite) throws(StorageError) { try applier.apply(write) }
+    func latestOffset(userId: String) throws(StorageError) -> Int64 { try applier.latestOffset(userId: userId) }
     func close() { connection.close() }
 }

@@ -19,15 +19,13 @@ struct StoreWriteApplier {
     private func run(_ write: StoreWrite) throws(StorageError) {
         switch write {
         case .appendEvent(let e):
-            // A plain INSERT: the primary key is the decision. An existing (user, offset) means another writer took
-            // the offset first (checked only after the insert failed, so the common path costs nothing extra).
-            do {
-                try db.run("INSERT INTO events (user_id, \"offset\", type, payload, created_at) VALUES (?1, ?2, ?3, ?4, ?5)") {
-                    $0.bind(1, e.userId); $0.bind(2, e.offset); $0.bind(3, e.type); $0.bind(4, e.payload); $0.bind(5, e.createdAt)
-                }
-            } catch where error.sqliteCode == Self.primaryKeyViolation || error.sqliteCode == Self.uniqueViolation {
-                let latest = try db.queryFirst("SELECT MAX(\"offset\") FROM events WHERE user_id = ?1") { $0.bind(1, e.userId) } row: { $0.int64(0) }
-                throw StorageError(conflict: .offsetTaken(userId: e.userId, latest: latest ?? e.offset))
+            // Only the log's next offset is accepted (as on PostgreSQL): one above its highest stored offset, or
+            // above the head kept when pruning emptied it. No hole, nothing below a committed offset. One probe of
+            // the (user_id, offset) key; the writer holds the database's write lock, so nothing slips in between.
+            let latest = try latestOffset(userId: e.userId)
+            guard e.offset == latest + 1 else { throw StorageError(conflict: .offsetTaken(userId: e.userId, latest: latest)) }
+            try db.run("INSERT INTO events (user_id, \"offset\", type, payload, created_at) VALUES (?1, ?2, ?3, ?4, ?5)") {
+                $0.bind(1, e.userId); $0.bind(2, e.offset); $0.bind(3, e.type); $0.bind(4, e.payload); $0.bind(5, e.createdAt)
             }
         case .decideApproval(let a):
             try db.run("""
@@ -167,6 +165,15 @@ struct StoreWriteApplier {
             $0.bind(9, a.decidedByClientType); $0.bind(10, a.createdAt); $0.bind(11, a.expiresAt)
             $0.bind(12, a.resolvedAt)
         }
+    }
+
+    /// The highest offset of the user's log, stored or kept as the head of an emptied log; 0 for a log never written.
+    /// `ORDER BY … LIMIT 1` makes it one probe of the (user_id, offset) key.
+    func latestOffset(userId: String) throws(StorageError) -> Int64 {
+        try db.queryFirst("""
+            SELECT max(COALESCE((SELECT "offset" FROM events WHERE user_id = ?1 ORDER BY "offset" DESC LIMIT 1), 0),
+                       COALESCE((SELECT latest_offset FROM event_log_heads WHERE user_id = ?1), 0))
+            """) { $0.bind(1, userId) } row: { $0.int64(0) } ?? 0
     }
 
     /// SQLITE_CONSTRAINT_PRIMARYKEY.

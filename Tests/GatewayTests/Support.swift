@@ -1,6 +1,7 @@
 import FoundationEssentials
 import Gateway
 import GatewayProtocol
+import Synchronization
 
 /// A connected device that records every frame the hub sends it.
 final class FakeClient: GatewayClient, @unchecked Sendable {
@@ -102,10 +103,23 @@ final class DeferredStore: GatewayStore, @unchecked Sendable {
     /// The batches handed over and not yet flushed, oldest first.
     var pending: [[StoreWrite]] { queued.map(\.0) }
 
+    /// Writes the queued batches one at a time, each completion right after its batch.
     func flush() {
         while !queued.isEmpty {
             let (writes, completion) = queued.removeFirst()
             inner.write(writes, completion: completion)
+        }
+    }
+
+    /// Writes everything queued as one job (as the SQL stores' writer takes every job queued since its last commit),
+    /// then runs the completions in order; repeats with what they queued (retries).
+    func flushInRounds() {
+        while !queued.isEmpty {
+            let round = queued
+            queued = []
+            let results = Mutex<[Error?]>([])
+            inner.write(batches: round.map(\.0)) { errors in results.withLock { $0 = errors } }
+            for ((_, completion), error) in zip(round, results.withLock { $0 }) { completion(error) }
         }
     }
 

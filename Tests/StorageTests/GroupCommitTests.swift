@@ -67,8 +67,8 @@ import Testing
         let recorder = Recorder<(name: String, error: Error?)>()
         let batches: [(String, [StoreWrite])] = [
             ("before", [event("u", 2), .upsertUser(UserRecord(id: "a", hexCode: "0000000a", createdAt: 1))]),
-            // Offset 1 exists: the whole batch, user "b" included, must vanish.
-            ("duplicate", [.upsertUser(UserRecord(id: "b", hexCode: "0000000b", createdAt: 1)), event("u", 3), event("u", 1)]),
+            // Offset 1 of w twice: the whole batch, user "b" and w's first event included, must vanish.
+            ("duplicate", [.upsertUser(UserRecord(id: "b", hexCode: "0000000b", createdAt: 1)), event("w", 1), event("w", 1)]),
             ("after", [event("u", 3), .upsertUser(UserRecord(id: "c", hexCode: "0000000c", createdAt: 1))]),
             // A hex code another user has: a constraint, reported as the store's error with its cause.
             ("hex", [.upsertUser(UserRecord(id: "d", hexCode: "0000000a", createdAt: 1))]),
@@ -81,7 +81,7 @@ import Testing
         #expect(results.map(\.name) == ["before", "duplicate", "after", "hex"])
         #expect(results[0].error == nil && results[2].error == nil)
         // A taken offset is a lost decision: the store's answer names the user and its latest offset.
-        #expect(results[1].error as? StoreConflict == .offsetTaken(userId: "u", latest: 3))
+        #expect(results[1].error as? StoreConflict == .offsetTaken(userId: "w", latest: 1))
         let failure = try #require(results[3].error as? StorageError)
         #expect(failure.message.contains(path))
         #expect(failure.message.contains("UNIQUE constraint failed"))
@@ -89,6 +89,7 @@ import Testing
         #expect(failure.sqliteCode.map { $0 & 0xFF } == 19)   // SQLITE_CONSTRAINT
 
         #expect(try store.events(userId: "u", after: 0, limit: 10).map(\.offset) == [1, 2, 3])
+        #expect(try store.events(userId: "w", after: 0, limit: 10).isEmpty)
         #expect(try store.loadSnapshot().users.map(\.id) == ["a", "c"])
         // A later transaction commits normally.
         #expect(commit(store, [[event("u", 4)]]) == [nil])
@@ -110,15 +111,15 @@ import Testing
         #expect(try store.events(userId: "v", after: 0, limit: 10).map(\.offset) == [1, 2, 3, 4])
     }
 
-    /// Four batches; the second repeats offset 1 of user u (written before), so it must fail alone.
+    /// Four batches; the second appends offset 1 of user w twice, so it must fail alone.
     static let mixedJob: [[StoreWrite]] = [
         [event("u", 2), event("v", 1)],
-        [event("u", 3), event("u", 1)],
+        [event("w", 1), event("w", 1)],
         [event("u", 3)],
         [event("v", 2), event("v", 3), event("v", 4)],
     ]
 
-    /// A store without its own batch hand-off gets the port's default: one `write` per batch, one completion.
+    /// The in-memory store's job: one `write` per batch, one completion with every result.
     @Test func thePortsDefaultJobCompletesOnceWithEveryResult() throws {
         let store = InMemoryGatewayStore()
         let recorder = Recorder<Int>()
@@ -163,7 +164,7 @@ import Testing
         let recorder = Recorder<Bool>()
         let start = DispatchTime.now()
         for offset in 1...count {
-            store.write([event("user\(offset % 100)", Int64(offset / 100 + 1), payload: payload)]) { error in
+            store.write([event("user\(offset % 100)", Int64((offset - 1) / 100 + 1), payload: payload)]) { error in
                 if error != nil || offset == count { recorder.record(error == nil) }
             }
         }

@@ -57,6 +57,29 @@ import Testing
         #expect(try store.events(userId: "u", after: 0, limit: 10).map(\.offset) == [3])
     }
 
+    /// Two nodes on one database, one of them behind: an append above the log's next offset would leave a hole that
+    /// a lagging node could fill later, behind devices already past it (docs/CLUSTER.md, item 14). Both are refused
+    /// with the log's latest, and the log stays gap-free.
+    @Test func aNodeCannotLeaveAHoleInALogNorWriteBelowACommittedOffset() throws {
+        let url = try PostgresCluster.shared().createDatabase()
+        let (a, b) = (try openPostgres(url: url), try openPostgres(url: url))
+        defer { a.close(); b.close() }
+        #expect(commit(a, [[event("u", 1)], [event("u", 2)]]) == [nil, nil])
+        // Node b's batch for offset 3 failed (say, its message id was taken) after b gave offset 4 to the next one.
+        let refused = Recorder<Error?>()
+        b.write([event("u", 4, payload: Array("b".utf8))]) { refused.record($0) }
+        #expect(refused.wait(for: 1).first.flatMap { $0 as? StoreConflict } == .offsetTaken(userId: "u", latest: 2))
+        // Node a, whose memory says 2, appends 3; node b, corrected to 3, appends 4.
+        #expect(commit(a, [[event("u", 3, payload: Array("a".utf8))]]) == [nil])
+        let behind = Recorder<Error?>()
+        b.write([event("u", 3, payload: Array("b".utf8))]) { behind.record($0) }
+        #expect(behind.wait(for: 1).first.flatMap { $0 as? StoreConflict } == .offsetTaken(userId: "u", latest: 3))
+        #expect(commit(b, [[event("u", 4, payload: Array("b".utf8))]]) == [nil])
+        let log = try a.events(userId: "u", after: 0, limit: 10)
+        #expect(log.map(\.offset) == [1, 2, 3, 4])
+        #expect(log.suffix(2).map { String(decoding: $0.payload, as: UTF8.self) } == ["a", "b"])
+    }
+
     @Test func twoNodesRacingOnTheSameDecisionsGetExactlyOneWinnerEachTime() throws {
         let url = try PostgresCluster.shared().createDatabase()
         let (a, b) = (try openPostgres(url: url), try openPostgres(url: url))

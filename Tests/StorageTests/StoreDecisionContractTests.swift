@@ -165,10 +165,49 @@ extension ApprovalRecord {
         let s = try factory.open()
         #expect(s.write([event("u1", 1), event("u1", 2)]) == [nil])
         let marker = UserRecord(id: "loser-was-here", hexCode: "00000001", createdAt: 1)
-        #expect(s.write([event("u2", 1)], [.upsertUser(marker), event("u1", 2)], [event("u1", 3)])
-                == [nil, .offsetTaken(userId: "u1", latest: 2), nil])
+        #expect(s.write([event("u2", 1)], [.upsertUser(marker), event("u1", 2)]) == [nil, .offsetTaken(userId: "u1", latest: 2)])
+        #expect(s.write([event("u1", 3)]) == [nil])
         #expect(try s.store.events(userId: "u1", after: 0, limit: 10).map(\.offset) == [1, 2, 3])
         #expect(try s.store.loadSnapshot().users.isEmpty)
+    }
+
+    /// Offsets have no holes across nodes: only a log's next offset is accepted, so nothing is ever written below an
+    /// offset already committed (a device past it would skip it).
+    @Test(arguments: StoreFactory.all)
+    func anAppendIsTakenOnlyAtTheLogsNextOffset(factory: StoreFactory) throws {
+        let s = try factory.open()
+        #expect(s.write([event("u1", 1), event("u1", 2)]) == [nil])
+        #expect(s.write([event("u1", 4)], [event("u2", 2)]) == [.offsetTaken(userId: "u1", latest: 2), .offsetTaken(userId: "u2", latest: 0)])
+        // A batch that fails for another reason (its message id is taken) takes its offset back: the next batch of
+        // the job, one above it, is refused instead of leaving a hole for a later append to fill.
+        let message = MessageRecord(id: 7, from: "u2", to: "u1", text: "hi", sentAt: 1)
+        #expect(s.write([.insertMessage(message)]) == [nil])
+        #expect(s.write([.insertMessage(message), event("u1", 3)], [event("u1", 4)])
+                == [.idTaken(.message, latest: 7), .offsetTaken(userId: "u1", latest: 2)])
+        #expect(try s.store.events(userId: "u1", after: 0, limit: 10).map(\.offset) == [1, 2])
+        #expect(try s.store.events(userId: "u2", after: 0, limit: 10).isEmpty)
+        // Retried in order with the right offsets, both fit.
+        #expect(s.write([event("u1", 3)], [event("u1", 4)], [event("u2", 1)]) == [nil, nil, nil])
+        #expect(try s.store.events(userId: "u1", after: 0, limit: 10).map(\.offset) == [1, 2, 3, 4])
+    }
+
+    /// One node's appends to a log commit in the order it made them: when a batch lost its offset to another node
+    /// (which filled the offset), the next batch of the same job for that log would fit, but is refused as a lost
+    /// offset so that the hub retries it after the earlier one (`AppendOrder`).
+    @Test(arguments: StoreFactory.all)
+    func aLaterBatchForALogWhoseAppendFailedIsRefused(factory: StoreFactory) throws {
+        let s = try factory.open()
+        #expect(s.write([event("u1", 1)]) == [nil])
+        // Batch 1 thinks offset 1 is free (another node took it); batch 2's offset 2 is the log's next one, but it
+        // must not commit ahead of batch 1. A batch for another log in between is not affected.
+        #expect(s.write([event("u1", 1)], [event("v", 1)], [event("u1", 2), event("v", 2)])
+                == [.offsetTaken(userId: "u1", latest: 1), nil, .offsetTaken(userId: "u1", latest: 1)])
+        #expect(try s.store.events(userId: "u1", after: 0, limit: 10).map(\.offset) == [1])
+        #expect(try s.store.events(userId: "v", after: 0, limit: 10).map(\.offset) == [1])
+        // A refusal because of a hole below the batch's own offset holds nothing up: a retry with the right offset
+        // later in the same job commits.
+        #expect(s.write([event("u1", 3)], [event("u1", 2)]) == [.offsetTaken(userId: "u1", latest: 1), nil])
+        #expect(try s.store.events(userId: "u1", after: 0, limit: 10).map(\.offset) == [1, 2])
     }
 
     @Test(arguments: StoreFactory.all)

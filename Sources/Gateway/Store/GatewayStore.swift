@@ -7,9 +7,11 @@ import Synchronization
 /// store may have decided first. A decision that loses fails its whole batch with a `StoreConflict` carrying the
 /// store's current row (see "Decisions" below and docs/ARCHITECTURE.md, "The domain").
 public enum StoreWrite: Sendable, Equatable {
-    /// **Decision** (next offset of a user's log): an offset already stored for the user fails the batch with
-    /// `StoreConflict.offsetTaken` and the log's highest stored offset. Offsets have no gaps, so a node whose idea of
-    /// the latest offset is behind always collides with a stored row.
+    /// **Decision** (next offset of a user's log): only the log's latest offset + 1 is accepted (the latest stored, or
+    /// the head of a log pruning emptied); any other fails the batch with `StoreConflict.offsetTaken` and that latest
+    /// offset. So a log never has a hole, nothing is written below a committed offset, and a node whose idea of the
+    /// latest offset is wrong always collides. A batch appending to a log whose append an earlier batch of the same
+    /// `write(batches:)` failed is refused the same way (`AppendOrder`).
     case appendEvent(StoredEvent)
     case upsertUser(UserRecord)
     case upsertDevice(DeviceRecord)

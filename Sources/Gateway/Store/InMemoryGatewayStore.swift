@@ -20,10 +20,10 @@ public final class InMemoryGatewayStore: GatewayStore {
         mutating func apply(_ write: StoreWrite) throws {
             switch write {
             case .appendEvent(let event):
-                // As SQLite's primary key: an offset stored for the user is taken.
-                if events[event.userId]?.contains(where: { $0.offset == event.offset }) == true {
-                    throw StoreConflict.offsetTaken(userId: event.userId, latest: snapshot.latestOffsets[event.userId] ?? event.offset)
-                }
+                // As the SQL stores: only the log's next offset is accepted (no hole, nothing below a stored offset);
+                // `latestOffsets` keeps the head of a log emptied by pruning.
+                let latest = snapshot.latestOffsets[event.userId] ?? 0
+                guard event.offset == latest + 1 else { throw StoreConflict.offsetTaken(userId: event.userId, latest: latest) }
                 events[event.userId, default: []].append(event)
                 snapshot.latestOffsets[event.userId] = max(snapshot.latestOffsets[event.userId] ?? 0, event.offset)
             case .upsertUser(let user):
@@ -140,7 +140,11 @@ public final class InMemoryGatewayStore: GatewayStore {
     /// Applies the batch atomically: when a write breaks a uniqueness rule (as SQLite's constraints would), none of
     /// the batch is kept and the completion gets the error.
     public func write(_ writes: [StoreWrite], completion: @escaping @Sendable (Error?) -> Void) {
-        let failure: Error? = state.withLock { state in
+        completion(apply(writes))
+    }
+
+    private func apply(_ writes: [StoreWrite]) -> Error? {
+        state.withLock { state in
             var next = state
             do {
                 for write in writes { try next.apply(write) }
@@ -151,7 +155,24 @@ public final class InMemoryGatewayStore: GatewayStore {
             state = next
             return nil
         }
-        completion(failure)
+    }
+
+    /// Each batch as `write`, except that a batch appending to a log an earlier batch of the call failed to append to
+    /// is refused as a lost offset, as the SQL stores' writer does (`AppendOrder`).
+    public func write(batches: [[StoreWrite]], completion: @escaping @Sendable ([Error?]) -> Void) {
+        var failedLogs = Set<String>()
+        var results: [Error?] = []
+        for batch in batches {
+            let result: Error?
+            if let userId = AppendOrder.refusedLog(batch, failedLogs: failedLogs) {
+                result = StoreConflict.offsetTaken(userId: userId, latest: state.withLock { $0.snapshot.latestOffsets[userId] ?? 0 })
+            } else {
+                result = apply(batch)
+            }
+            if let result { failedLogs.formUnion(AppendOrder.logsTakenBack(batch, conflict: result as? StoreConflict)) }
+            results.append(result)
+        }
+        completion(results)
     }
 
     public func loadSnapshot() throws -> GatewaySnapshot { state.withLock { $0.snapshot } }

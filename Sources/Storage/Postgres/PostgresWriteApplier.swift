@@ -26,24 +26,31 @@ struct PostgresWriteApplier {
 
     private var reader: PostgresReader { PostgresReader(db: db) }
 
+    /// The highest offset of the user's log, stored or kept as the head of an emptied log; 0 for a log never written.
+    func latestOffset(userId: String) throws(StorageError) -> Int64 {
+        try db.int64("""
+            SELECT GREATEST(COALESCE((SELECT MAX("offset") FROM events WHERE user_id = $1), 0),
+                            COALESCE((SELECT latest_offset FROM event_log_heads WHERE user_id = $1), 0))
+            """, [userId]) ?? 0
+    }
+
     private func run(_ write: StoreWrite) throws(StorageError) {
         switch write {
         case .appendEvent(let e):
-            // The offset is taken when its row exists, or when pruning emptied the log past it (the head kept in
-            // `event_log_heads`): a node whose memory is behind an emptied log collides too, and offsets never
-            // restart. Both checks are in the one statement, so concurrent appends cannot slip between them.
+            // Only the log's next offset is accepted: exactly one above its highest stored offset, or above the head
+            // kept in `event_log_heads` when pruning emptied it (offsets never restart). So no append leaves a hole
+            // and nothing is ever written below an offset already committed (a device past it would skip it). `MAX`
+            // is one probe of the (user_id, offset) key. Two nodes appending the same next offset both pass the
+            // check; the second then waits on the first's row and its `ON CONFLICT DO NOTHING` inserts nothing.
             let inserted = try db.query("""
                 INSERT INTO events (user_id, "offset", type, payload, created_at)
                 SELECT $1, $2, $3, $4, $5
-                WHERE NOT EXISTS (SELECT 1 FROM event_log_heads WHERE user_id = $1 AND latest_offset >= $2)
+                WHERE $2 = 1 + GREATEST(COALESCE((SELECT MAX("offset") FROM events WHERE user_id = $1), 0),
+                                        COALESCE((SELECT latest_offset FROM event_log_heads WHERE user_id = $1), 0))
                 ON CONFLICT (user_id, "offset") DO NOTHING
                 """, [e.userId, e.offset, e.type, e.payload, e.createdAt]).affected
             if inserted == 0 {
-                let latest = try db.int64("""
-                    SELECT GREATEST((SELECT MAX("offset") FROM events WHERE user_id = $1),
-                                    (SELECT latest_offset FROM event_log_heads WHERE user_id = $1))
-                    """, [e.userId])
-                throw StorageError(conflict: .offsetTaken(userId: e.userId, latest: latest ?? e.offset))
+                throw StorageError(conflict: .offsetTaken(userId: e.userId, latest: try latestOffset(userId: e.userId)))
             }
         case .decideApproval(let a):
             let updated = try db.query("""
@@ -286,6 +293,7 @@ struct PostgresWriteBackend: GroupCommitBackend {
     func begin() throws(StorageError) { try db.execute("BEGIN") }
     func run(_ sql: String) throws(StorageError) { try db.execute(sql) }
     func apply(_ write: StoreWrite) throws(StorageError) { try applier.apply(write) }
+    func latestOffset(userId: String) throws(StorageError) -> Int64 { try applier.latestOffset(userId: userId) }
     func close() { db.close() }
 
     /// How long a commit whose reply was lost is asked after (its server may still be finishing it): 40 × 25 ms.

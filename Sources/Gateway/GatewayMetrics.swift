@@ -31,7 +31,7 @@ public final class GatewayMetrics: Sendable {
     public let clusterRechecks = Counter()
     public let clusterBusUp = Atomic<Int>(0)
     /// Users loaded on demand (GatewayHub+Loading): users read from the store, change notices heard from other nodes,
-    /// idle users forgotten. Not exported to `/metrics` yet (the dashboard and docs/OPERATIONS.md list every family).
+    /// idle users forgotten.
     public let userReads = Atomic<Int>(0)
     public let userChangeNotices = Counter()
     public let usersEvicted = Atomic<Int>(0)
@@ -67,6 +67,12 @@ public final class GatewayMetrics: Sendable {
                    "Re-reads of every connected user's log because the cluster bus was down.", clusterRechecks.value)
         out.single("switchboard_cluster_bus_up", "gauge", "1 while the cluster bus (Redis) delivers notices to this node.",
                    clusterBusUp.load(ordering: .relaxed))
+        out.single("switchboard_gateway_user_reads_total", "counter",
+                   "Users' records read from the store because this node did not hold a user it needed.", userReads.load(ordering: .relaxed))
+        out.single("switchboard_cluster_user_changes_total", "counter",
+                   "Notices from other nodes that a user's records changed (a held user is then forgotten or read again).", userChangeNotices.value)
+        out.single("switchboard_gateway_users_evicted_total", "counter",
+                   "Idle users forgotten because more than the cache bound were held.", usersEvicted.load(ordering: .relaxed))
         out.histogram("switchboard_gateway_commit_seconds", "Store batches, from queued by the hub to reported durable to it.", commitSeconds)
         out.histogram("switchboard_gateway_approval_answer_seconds", "Approval requests, from created to a device's answer stored.",
                       approvalAnswerSeconds)

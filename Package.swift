@@ -65,14 +65,21 @@ let package = Package(
         // Push providers (APNs, FCM, webhook) over libcurl's HTTP/2 on one dedicated thread.
         .target(name: "Push", dependencies: ["CCurl", "Auth", "COpenSSL", "JSON", "Base64", "Metrics"]),
 
-        // Composition root: listeners, upgrade, per-connection glue, HTTP endpoints, metrics.
+        // Transport: listeners on the event loops, TLS, HTTP/1.1 and the WebSocket upgrade, per-connection state,
+        // the metrics endpoint. Knows nothing of the gateway: it serves any `HTTPApplication`/`WebSocketApplication`.
         .target(name: "Server", dependencies: [
-            "EventLoop", "TLS", "HTTP1", "WebSocketCodec", "WebSocketDeflate", "SwitchboardConfig",
+            "EventLoop", "TLS", "HTTP1", "WebSocketCodec", "WebSocketDeflate", "Metrics",
+            .product(name: "Logging", package: "swift-log"),
+        ]),
+        // The gateway's runtime on top of the transport: the hub thread, the /v1/ws endpoint, the server API, the
+        // push outbox, the cluster bus over Redis, the web files; settings from the configuration file.
+        .target(name: "GatewayRuntime", dependencies: [
+            "Server", "EventLoop", "HTTP1", "WebSocketCodec", "WebSocketDeflate", "SwitchboardConfig",
             "Gateway", "GatewayProtocol", "Storage", "Auth", "Push", "JSON", "Metrics", "Redis",
             .product(name: "Logging", package: "swift-log"),
         ], exclude: ["Web/assets"]),  // embedded by scripts/embed-web into Web/WebAssets.swift
         .executableTarget(name: "switchboard", dependencies: [
-            "Server", "SwitchboardConfig", "JSON", "Auth", "Storage", "EventLoop", "COperations", "GatewayProtocol",
+            "Server", "GatewayRuntime", "SwitchboardConfig", "JSON", "Auth", "Storage", "EventLoop", "COperations", "GatewayProtocol",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
             .product(name: "Logging", package: "swift-log"),
         ]),
@@ -96,6 +103,8 @@ let package = Package(
 
         // Helpers shared by the test targets (a seeded random generator).
         .target(name: "TestSupport", path: "Tests/TestSupport"),
+        // The hand-moved clock and scheduler the gateway's tests drive time with (never shipped in a product).
+        .target(name: "GatewayTestSupport", dependencies: ["Gateway"], path: "Tests/GatewayTestSupport"),
         .testTarget(name: "PostgresTests", dependencies: ["Postgres", "TestSupport"]),
         .testTarget(name: "RedisTests", dependencies: ["Redis", "TestSupport"]),
         .testTarget(name: "WebSocketCodecTests", dependencies: ["WebSocketCodec", "TestSupport"]),
@@ -105,7 +114,7 @@ let package = Package(
         .testTarget(name: "WebSocketDeflateTests", dependencies: ["WebSocketDeflate", "WebSocketCodec", "TestSupport"]),
         .testTarget(name: "EventLoopTests", dependencies: ["EventLoop"]),
         .testTarget(name: "TLSTests", dependencies: ["TLS", "TestSupport"]),
-        .testTarget(name: "GatewayTests", dependencies: ["Gateway", "GatewayProtocol", "JSON", "Auth"]),
+        .testTarget(name: "GatewayTests", dependencies: ["Gateway", "GatewayTestSupport", "GatewayProtocol", "JSON", "Auth"]),
         .testTarget(name: "StorageTests", dependencies: ["Storage", "Gateway", "TestSupport"]),
         .testTarget(name: "AuthTests", dependencies: ["Auth", "JSON"]),
         .testTarget(name: "MetricsTests", dependencies: ["Metrics"]),
@@ -115,10 +124,10 @@ let package = Package(
         ], path: "loadtest/Tests/LoadTestTests"),
         .testTarget(name: "PushTests", dependencies: ["Push", "Auth", "JSON", "TestSupport"], exclude: ["Fixtures"]),
         .testTarget(name: "ClientTests", dependencies: [
-            "SwitchboardClient", "Server", "TestSupport", "WebSocketCodec", "HTTP1", "TLS", "EventLoop", "Auth", "Gateway", "Storage",
+            "SwitchboardClient", "Server", "GatewayRuntime", "TestSupport", "WebSocketCodec", "HTTP1", "TLS", "EventLoop", "Auth", "Gateway", "Storage",
             .product(name: "Logging", package: "swift-log"),
         ]),
-        .testTarget(name: "ServerTests", dependencies: ["Server", "TestSupport", "WebSocketCodec", "HTTP1", "TLS", "EventLoop", "Auth", "Gateway", "Storage",
+        .testTarget(name: "ServerTests", dependencies: ["Server", "GatewayRuntime", "TestSupport", "WebSocketCodec", "HTTP1", "TLS", "EventLoop", "Auth", "Gateway", "Storage",
                                                   "Redis"]),
     ]
 )

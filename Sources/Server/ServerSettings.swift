@@ -38,7 +38,7 @@ public struct ServerSettings: Sendable {
     /// `server.trusted_proxies`: peers (addresses or CIDR networks) whose `X-Forwarded-For` names the client for
     /// per-address limits; from any other peer the header is ignored.
     public var trustedProxies: [String] = [] { didSet { trustedNetworks = TrustedProxies(trustedProxies) } }
-    var trustedNetworks = TrustedProxies([])
+    public var trustedNetworks = TrustedProxies([])
     public var httpLimits = HTTPLimits()
     public var keepAliveTimeoutMs: UInt64 = 30_000
     public var webSocket = WebSocket()

@@ -3,11 +3,11 @@ import Glibc
 /// Where a request comes from, for per-address limits: the TCP peer, or — when the peer is one of
 /// `server.trusted_proxies` — the client named by `X-Forwarded-For`. A header from any other peer is ignored, since
 /// anyone can write one.
-enum SourceAddress {
+public enum SourceAddress {
     /// The client's address as text: walking `X-Forwarded-For` from the right (the entry the nearest proxy added),
     /// trusted proxies are skipped and the first other address is the client. When every entry is a trusted proxy
     /// (or the header is missing or malformed), the leftmost trusted hop is the best we know.
-    static func resolve(peer: String, forwardedFor: [String], trusted: TrustedProxies) -> String {
+    public static func resolve(peer: String, forwardedFor: [String], trusted: TrustedProxies) -> String {
         guard trusted.contains(peer) else { return peer }
         var client = peer
         let hops = forwardedFor.flatMap { $0.split(separator: ",") }.map { String($0.trimmingSpaces) }
@@ -21,7 +21,7 @@ enum SourceAddress {
 
     /// The key an address is limited under: an IPv4 address as it is, an IPv6 address by its /64 (one subscriber's
     /// network hands out as many addresses in it as it likes), an IPv4-mapped IPv6 address as its IPv4 address.
-    static func group(_ text: String) -> String {
+    public static func group(_ text: String) -> String {
         guard let b = bytes(text) else { return text }
         if b[0..<10].allSatisfy({ $0 == 0 }) && b[10] == 0xFF && b[11] == 0xFF {
             return b[12...].map { String($0) }.joined(separator: ".")
@@ -41,11 +41,11 @@ enum SourceAddress {
 }
 
 /// The networks `server.trusted_proxies` names (addresses or CIDR prefixes, IPv4 or IPv6).
-struct TrustedProxies: Sendable {
+public struct TrustedProxies: Sendable {
     private let networks: [(bytes: [UInt8], prefixBits: Int)]
 
     /// Entries are validated by the configuration; one that does not parse is left out.
-    init(_ entries: [String]) {
+    public init(_ entries: [String]) {
         networks = entries.compactMap { entry in
             let parts = entry.split(separator: "/", maxSplits: 1)
             guard let bytes = SourceAddress.bytes(String(parts[0])) else { return nil }
@@ -59,9 +59,9 @@ struct TrustedProxies: Sendable {
         }
     }
 
-    var isEmpty: Bool { networks.isEmpty }
+    public var isEmpty: Bool { networks.isEmpty }
 
-    func contains(_ address: String) -> Bool {
+    public func contains(_ address: String) -> Bool {
         guard !networks.isEmpty, let bytes = SourceAddress.bytes(address) else { return false }
         return networks.contains { network in
             var bits = network.prefixBits
@@ -74,5 +74,12 @@ struct TrustedProxies: Sendable {
             }
             return true
         }
+    }
+}
+
+extension Substring {
+    /// The text without leading and trailing spaces and tabs (HTTP's optional whitespace around list items).
+    public var trimmingSpaces: String {
+        String(drop { $0 == " " || $0 == "\t" }.reversed().drop { $0 == " " || $0 == "\t" }.reversed())
     }
 }

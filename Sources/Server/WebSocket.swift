@@ -198,7 +198,7 @@ public final class WebSocket {
     public var maxOutboundBytes: Int { connection.settings.webSocket.maxOutboundBytes }
 
     /// Closes with 1013 (try again later) because the peer does not read fast enough; counted in the metrics.
-    func closeSlowConsumer() {
+    public func closeSlowConsumer() {
         connection.metrics.add(connection.metrics.slowConsumerCloses)
         connection.state.shared.logger.info("closing slow consumer: \(bufferedAmount) bytes queued")
         close(code: WebSocketCloseCode.tryAgainLater, reason: "slow consumer")
@@ -255,7 +255,7 @@ public final class WebSocket {
 extension WebSocket {
     /// One log line for a failed in-band `auth` (after the upgrade), like a refused upgrade: peer and reason, never
     /// the token.
-    func logAuthenticationFailure(reason: String) {
+    public func logAuthenticationFailure(reason: String) {
         connection.logRefusal(what: "authentication failed", path: path, status: 401, reason: reason)
     }
 }

@@ -1,4 +1,5 @@
 import ArgumentParser
+import GatewayRuntime
 import Glibc
 import Server
 import Storage

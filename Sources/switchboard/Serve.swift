@@ -1,5 +1,6 @@
 import ArgumentParser
 import Dispatch
+import GatewayRuntime
 import Glibc
 import Logging
 import Server

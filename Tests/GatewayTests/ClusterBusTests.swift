@@ -1,5 +1,6 @@
 import Gateway
 import GatewayProtocol
+import GatewayTestSupport
 import Testing
 
 /// Two hubs on one store and one `InMemoryClusterBus`, as two nodes share a database and Redis, each on its own

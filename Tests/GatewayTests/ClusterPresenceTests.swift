@@ -1,5 +1,6 @@
 import Gateway
 import GatewayProtocol
+import GatewayTestSupport
 import Testing
 
 /// Presence across two hubs on one store and one `InMemoryClusterBus`, each on its own manual clock: ann is online

@@ -1,5 +1,6 @@
 import Gateway
 import GatewayProtocol
+import GatewayTestSupport
 import Testing
 
 /// Friend requests by hex code and connections by 6-digit code, on the manual clock with the in-memory store.

@@ -1,5 +1,6 @@
 @testable import Gateway
 import GatewayProtocol
+import GatewayTestSupport
 import Testing
 
 /// Idempotency keys answered from memory: a retry costs no store read, a key the node forgot (bound, restart) is

@@ -1,5 +1,6 @@
 import Gateway
 import GatewayProtocol
+import GatewayTestSupport
 import Testing
 
 /// Users loaded on demand (docs/ARCHITECTURE.md, "Memory and load on demand"): a hub starts holding no user, reads

@@ -1,8 +1,9 @@
+import Auth
 @testable import Gateway
 import GatewayProtocol
+import GatewayTestSupport
 import Synchronization
 import Testing
-import Auth
 
 /// Another node's decision lands in the store between the hub's decision and its commit (`DeferredStore` holds the
 /// hub's batch while the test writes straight into the store). The hub must answer with the store's winner.

@@ -1,6 +1,7 @@
 import FoundationEssentials
 import Gateway
 import GatewayProtocol
+import GatewayTestSupport
 import Synchronization
 
 /// A connected device that records every frame the hub sends it.

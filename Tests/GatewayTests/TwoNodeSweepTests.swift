@@ -1,5 +1,6 @@
 import Gateway
 import GatewayProtocol
+import GatewayTestSupport
 import Testing
 
 /// Two hubs sharing one store, as two nodes share a database: each on its own manual clock, driven by the test.

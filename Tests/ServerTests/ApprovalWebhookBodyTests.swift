@@ -1,7 +1,8 @@
 import Foundation
 import Gateway
-import Testing
+@testable import GatewayRuntime
 @testable import Server
+import Testing
 
 /// The approval webhook's body names the outcome by its documented wire string.
 @Suite struct ApprovalWebhookBodyTests {

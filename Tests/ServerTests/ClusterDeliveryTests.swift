@@ -1,11 +1,12 @@
 import Foundation
 import Gateway
+@testable import GatewayRuntime
 import Redis
+@testable import Server
 import Storage
 import Synchronization
-import Testing
 import TestSupport
-@testable import Server
+import Testing
 
 /// Cross-node delivery: two gateway nodes (two runtimes, two ports) on one PostgreSQL database and one real
 /// `redis-server`, all started by the test. An event committed on one node reaches the devices on the other through

@@ -1,11 +1,12 @@
 import Dispatch
 import Foundation
 import Gateway
+@testable import GatewayRuntime
+@testable import Server
 import Storage
 import Synchronization
-import Testing
 import TestSupport
-@testable import Server
+import Testing
 
 /// A push provider that takes every send and never answers: the node holding it is stuck mid-send, as one that
 /// died after claiming its jobs.

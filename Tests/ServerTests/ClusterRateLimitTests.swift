@@ -1,12 +1,13 @@
 import Foundation
 import Gateway
+@testable import GatewayRuntime
 import Logging
 import Redis
+@testable import Server
 import Storage
 import Synchronization
-import Testing
 import TestSupport
-@testable import Server
+import Testing
 
 /// The guessing limits across nodes: with `redis_url` every node counts failed connect codes and new registrations
 /// in one Redis (a sorted set per counter, decided by one script), so guesses spread over the nodes meet one limit;

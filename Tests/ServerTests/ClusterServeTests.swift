@@ -1,9 +1,10 @@
 import Foundation
+@testable import GatewayRuntime
 import Glibc
-import Storage
-import Testing
-import TestSupport
 @testable import Server
+import Storage
+import TestSupport
+import Testing
 
 /// `switchboard migrate` and `serve` with `[cluster] postgres_url`, against the real executable and a PostgreSQL
 /// database started by the test.

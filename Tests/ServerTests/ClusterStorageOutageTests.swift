@@ -1,9 +1,10 @@
 import Foundation
 import Gateway
-import Storage
-import Testing
-import TestSupport
+@testable import GatewayRuntime
 @testable import Server
+import Storage
+import TestSupport
+import Testing
 
 /// A node on PostgreSQL while the database is down (stopped, then started again): writes fail at once with a
 /// retryable `storage_failed` (503 with `Retry-After` on the server API, `retryAfterMs` on the socket) and store

@@ -1,11 +1,12 @@
 import Dispatch
 import Foundation
 import Gateway
+@testable import GatewayRuntime
+@testable import Server
 import Storage
 import Synchronization
-import Testing
 import TestSupport
-@testable import Server
+import Testing
 
 /// Users' records on several nodes (docs/CLUSTER.md, "Users on several nodes"): two nodes on one PostgreSQL database
 /// and one `redis-server`, all started by the test. A node reads a user it does not hold from the store when first

@@ -1,7 +1,8 @@
+@testable import GatewayRuntime
 import HTTP1
+@testable import Server
 import Testing
 import WebSocketCodec
-@testable import Server
 
 @Suite struct CompressionTests {
     @Test func deflateIsNegotiatedAndMessagesRoundTripCompressed() throws {

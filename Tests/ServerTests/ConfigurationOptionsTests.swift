@@ -1,6 +1,7 @@
-import Testing
-import SwitchboardConfig
+@testable import GatewayRuntime
 @testable import Server
+import SwitchboardConfig
+import Testing
 
 /// The configuration keys of the domain's tunables reach the hub's settings.
 @Suite struct ConfigurationOptionsTests {

@@ -1,6 +1,7 @@
 import Foundation
-import Testing
+@testable import GatewayRuntime
 @testable import Server
+import Testing
 
 /// The demo's endpoints act only for the user of the device token they are called with, and exist only while the
 /// demo is on.

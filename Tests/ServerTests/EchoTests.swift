@@ -1,9 +1,10 @@
-import Glibc
 import Dispatch
+@testable import GatewayRuntime
+import Glibc
+@testable import Server
 import Synchronization
 import Testing
 import WebSocketCodec
-@testable import Server
 
 @Suite struct EchoTests {
     @Test func echoesTextAndBinaryIncludingFragmentedMessages() throws {

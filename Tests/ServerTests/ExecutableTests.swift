@@ -1,7 +1,8 @@
 import Foundation
+@testable import GatewayRuntime
 import Glibc
-import Testing
 @testable import Server
+import Testing
 
 /// The real `switchboard` executable: signals and the command line.
 @Suite struct ExecutableTests {

@@ -1,6 +1,7 @@
 import Foundation
-import Testing
+@testable import GatewayRuntime
 @testable import Server
+import Testing
 
 /// Guessing limits per source address (real sockets): failed connect codes and new registrations are counted per
 /// client address — the peer, or the client a trusted proxy names in `X-Forwarded-For` — and answered with 429 /

@@ -1,6 +1,7 @@
 import Foundation
-import Testing
+@testable import GatewayRuntime
 @testable import Server
+import Testing
 
 /// Sessions, handoff and approvals: the backend over the server API, two devices of one user over WebSockets.
 @Suite struct GatewayApprovalTests {

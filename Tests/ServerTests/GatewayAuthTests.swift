@@ -1,7 +1,8 @@
 import Auth
 import Foundation
-import Testing
+@testable import GatewayRuntime
 @testable import Server
+import Testing
 
 /// Client tokens on the upgrade and in the `auth` command, and the server API's key check, over real sockets.
 @Suite struct GatewayAuthTests {

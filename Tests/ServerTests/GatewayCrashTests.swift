@@ -1,7 +1,8 @@
 import Foundation
+@testable import GatewayRuntime
 import Glibc
-import Testing
 @testable import Server
+import Testing
 
 /// The real `switchboard` executable, killed with SIGKILL mid-stream: every event the API acknowledged with 201
 /// must survive and be replayed exactly once, in order, without gaps.

@@ -1,8 +1,9 @@
 import Dispatch
 import Foundation
+@testable import GatewayRuntime
+@testable import Server
 import Synchronization
 import Testing
-@testable import Server
 
 /// A device id is unique only within its user: a token for another user carrying the same `device_id` gets a
 /// device of its own and never touches the first user's push tokens (real sockets, real SQLite, a restart).

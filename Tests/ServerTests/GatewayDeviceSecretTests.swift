@@ -1,7 +1,8 @@
 import Foundation
-import Testing
+@testable import GatewayRuntime
 @testable import Server
 @testable import Storage
+import Testing
 
 /// Standalone device secrets never reach the database file in clear (real server, real SQLite file, a restart).
 @Suite struct GatewayDeviceSecretTests {

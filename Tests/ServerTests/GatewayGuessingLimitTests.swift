@@ -1,6 +1,7 @@
 import Foundation
-import Testing
+@testable import GatewayRuntime
 @testable import Server
+import Testing
 
 /// Connect codes cannot be guessed by spreading tries over many identities: failed attempts and new registrations
 /// are also limited for the whole node, answered with `rate_limited` and a retry time (real sockets).

@@ -1,6 +1,7 @@
 import Foundation
-import Testing
+@testable import GatewayRuntime
 @testable import Server
+import Testing
 
 /// Retries that overlap the first attempt (a backend that times out and retries while the first call is still in
 /// flight) must still act once per Idempotency-Key.

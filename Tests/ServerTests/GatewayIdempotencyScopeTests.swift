@@ -1,6 +1,7 @@
 import Foundation
-import Testing
+@testable import GatewayRuntime
 @testable import Server
+import Testing
 
 /// Idempotency keys are scoped by what they create and refuse a different request (real server, real SQLite).
 @Suite struct GatewayIdempotencyScopeTests {

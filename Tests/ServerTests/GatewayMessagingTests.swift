@@ -1,6 +1,7 @@
 import Foundation
-import Testing
+@testable import GatewayRuntime
 @testable import Server
+import Testing
 
 /// Direct messages and presence between real sockets, with contacts made through the server API.
 @Suite struct GatewayMessagingTests {

@@ -1,6 +1,7 @@
 import Foundation
-import Testing
+@testable import GatewayRuntime
 @testable import Server
+import Testing
 
 /// Messages sent back to back, each with a `clientMessageId` (so each first looks its key up in the store), must still
 /// reach the recipient in the order they were sent.

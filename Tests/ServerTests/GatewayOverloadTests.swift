@@ -1,7 +1,8 @@
 import Foundation
+@testable import GatewayRuntime
+@testable import Server
 import Testing
 import WebSocketCodec
-@testable import Server
 
 /// At its bound of pending commands the node refuses new ones at once with `overloaded` and a retry hint; every
 /// command still gets exactly one reply, and what was accepted is stored and delivered in order.

@@ -1,9 +1,10 @@
 import Foundation
 import Gateway
-import Storage
-import Testing
-import TestSupport
+@testable import GatewayRuntime
 @testable import Server
+import Storage
+import TestSupport
+import Testing
 
 /// Two gateway nodes (two runtimes, two ports) on one PostgreSQL database started by the test: what one node
 /// creates the other decides, exactly once, and neither reuses an offset the other took.

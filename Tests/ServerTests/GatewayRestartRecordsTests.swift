@@ -1,6 +1,7 @@
 import Foundation
-import Testing
+@testable import GatewayRuntime
 @testable import Server
+import Testing
 
 /// Decided approvals and ended sessions are read back from the SQLite file after a restart (they are not loaded at
 /// start): the API and the devices keep getting the same answers.

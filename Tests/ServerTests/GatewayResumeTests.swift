@@ -1,6 +1,7 @@
 import Foundation
-import Testing
+@testable import GatewayRuntime
 @testable import Server
+import Testing
 
 /// Resuming a user's event log with `?offset=N`: replay in order, then live events, never a duplicate or a gap.
 @Suite struct GatewayResumeTests {

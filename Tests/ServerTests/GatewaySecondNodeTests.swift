@@ -1,10 +1,11 @@
 import Dispatch
 import Foundation
 import Gateway
+@testable import GatewayRuntime
+@testable import Server
 import Storage
 import Synchronization
 import Testing
-@testable import Server
 
 /// A second node sharing the database: its decisions are written straight into the gateway's SQLite file (through a
 /// second store on the same file, as another node's adapter would) while this node's hub still remembers the old

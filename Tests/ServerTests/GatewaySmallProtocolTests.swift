@@ -1,6 +1,7 @@
 import Foundation
-import Testing
+@testable import GatewayRuntime
 @testable import Server
+import Testing
 
 /// Small protocol rules: each answer says precisely what was wrong (real sockets).
 @Suite struct GatewaySmallProtocolTests {

@@ -1,6 +1,7 @@
 import Auth
 import Dispatch
 import Foundation
+@testable import GatewayRuntime
 import Glibc
 import HTTP1
 import Logging

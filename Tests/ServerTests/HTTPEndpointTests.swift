@@ -1,6 +1,7 @@
+@testable import GatewayRuntime
 import HTTP1
-import Testing
 @testable import Server
+import Testing
 
 @Suite struct HTTPEndpointTests {
     @Test func healthzAnswersOKAndKeepsTheConnectionAlive() throws {

@@ -1,6 +1,7 @@
 import Foundation
-import Testing
+@testable import GatewayRuntime
 @testable import Server
+import Testing
 
 /// One id grammar for users, devices, sessions and groups, enforced the same way at the token, on the socket and in
 /// the server API, with API path segments percent-decoded before lookup (real sockets).

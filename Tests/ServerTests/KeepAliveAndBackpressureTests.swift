@@ -1,8 +1,9 @@
+@testable import GatewayRuntime
 import HTTP1
+@testable import Server
 import Synchronization
 import Testing
 import WebSocketCodec
-@testable import Server
 
 /// Sends `count` messages of `size` bytes whenever a client says "flood", to make a slow consumer.
 final class FloodApplication: WebSocketApplication, WebSocketHandler, @unchecked Sendable {

@@ -1,8 +1,9 @@
 import Foundation
 import Gateway
+@testable import GatewayRuntime
 import Glibc
-import Testing
 @testable import Server
+import Testing
 
 /// The committed `config/nginx/switchboard.conf`, run by Debian's nginx in front of two real nodes (NginxFixture):
 /// WebSocket upgrades and the server API pass through it, least_conn spreads the sockets, a `kill -9`ed node's

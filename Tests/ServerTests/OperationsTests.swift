@@ -1,7 +1,8 @@
 import Foundation
+@testable import GatewayRuntime
 import Glibc
-import Testing
 @testable import Server
+import Testing
 
 /// The operator's view of the real executable: one instance per port and database, signals (drain, TLS reload),
 /// exit statuses, version and build info, request ids and refusal log lines.

@@ -1,7 +1,8 @@
 import Foundation
+@testable import GatewayRuntime
 import Glibc
-import Testing
 @testable import Server
+import Testing
 
 /// `switchboard keygen`, `token mint` and `migrate` against the real executable and a real server.
 @Suite struct OperatorCommandTests {

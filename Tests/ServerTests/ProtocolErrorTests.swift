@@ -1,6 +1,7 @@
+@testable import GatewayRuntime
+@testable import Server
 import Testing
 import WebSocketCodec
-@testable import Server
 
 @Suite struct ProtocolErrorTests {
     static func closeCode(after send: (TestWebSocketClient) -> Void, _ configure: (inout ServerSettings) -> Void = { _ in }) throws -> UInt16? {

@@ -1,7 +1,8 @@
 import Foundation
 import Gateway
-import Testing
+@testable import GatewayRuntime
 @testable import Server
+import Testing
 
 /// Backends can manage devices' push tokens and users' notification settings through the server API.
 @Suite struct PushAPITests {

@@ -1,6 +1,7 @@
 import Foundation
-import Testing
+@testable import GatewayRuntime
 @testable import Server
+import Testing
 
 /// Approvals and handoffs through the whole chain: WebSocket `push_register` → server API → outbox → ProviderPushTransport
 /// → libcurl HTTP/2 → the fake APNs, asserted on what APNs received and on the outbox rows.

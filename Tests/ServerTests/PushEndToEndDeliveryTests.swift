@@ -1,6 +1,7 @@
 import Foundation
-import Testing
+@testable import GatewayRuntime
 @testable import Server
+import Testing
 
 /// Retries, dead tokens, privacy, FCM, the webhook and restarts through the whole chain, asserted on what the fake
 /// providers received and on the outbox rows.

@@ -1,6 +1,7 @@
 import Dispatch
 import Foundation
 @testable import Gateway
+@testable import GatewayRuntime
 @testable import Server
 
 /// One end-to-end push setup: a `GatewayTestServer` (runtime + server on a temp SQLite file, real sockets) whose outbox

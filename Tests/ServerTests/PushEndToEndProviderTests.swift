@@ -1,6 +1,7 @@
 import Foundation
-import Testing
+@testable import GatewayRuntime
 @testable import Server
+import Testing
 
 /// FCM and the webhook through the whole chain, and the outbox surviving a restart.
 @Suite struct PushEndToEndProviderTests {

@@ -1,5 +1,6 @@
 import Auth
 import Foundation
+@testable import GatewayRuntime
 @testable import Server
 
 /// The three fake providers shared by the end-to-end push tests, started once per test process: APNs (HTTP/2 + TLS

@@ -1,6 +1,7 @@
 import Foundation
-import Testing
+@testable import GatewayRuntime
 @testable import Server
+import Testing
 
 /// The push outbox's metrics: latency by provider (with the 5 s bucket the apps' measure reads), dead letters and
 /// the outbox depth, on a real SQLite file with a scripted provider.

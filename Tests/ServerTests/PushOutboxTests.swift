@@ -2,10 +2,11 @@ import Auth
 import Dispatch
 import Foundation
 import Gateway
+@testable import GatewayRuntime
 import Logging
+@testable import Server
 import Synchronization
 import Testing
-@testable import Server
 
 /// A push provider stand-in: records every attempt and answers from a script keyed by token.
 final class ScriptedTransport: PushTransport, @unchecked Sendable {

@@ -1,5 +1,6 @@
-import Testing
+@testable import GatewayRuntime
 @testable import Server
+import Testing
 
 /// The presence notice on `sb:notices`: what one node writes the others read back exactly, whatever the names hold,
 /// and nothing else passes for one (nor does a presence notice pass for an offset notice, as an older node reads it).

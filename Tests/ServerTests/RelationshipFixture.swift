@@ -1,5 +1,6 @@
 import Dispatch
 import Foundation
+@testable import GatewayRuntime
 import Glibc
 import HTTP1
 import Logging

@@ -1,7 +1,8 @@
+@testable import GatewayRuntime
 import Glibc
 import HTTP1
-import Testing
 @testable import Server
+import Testing
 
 /// Slow-loris after the first request, and deadlines of connections accepted after an idle spell. Time is what these
 /// tests measure, so they pace the attacker with real sleeps and use bounds far from the limits they check.

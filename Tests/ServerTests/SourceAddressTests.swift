@@ -1,6 +1,7 @@
+@testable import GatewayRuntime
+@testable import Server
 import SwitchboardConfig
 import Testing
-@testable import Server
 
 /// Which address a request is limited under: the peer, or the client a trusted proxy names; IPv6 by /64.
 @Suite struct SourceAddressTests {

@@ -1,5 +1,6 @@
-import Testing
+@testable import GatewayRuntime
 @testable import Server
+import Testing
 
 /// Client commands and server-API bodies go through the one strict JSON parser: a duplicate key or a trailing comma
 /// is `invalid_json`, never "first wins".

@@ -1,6 +1,7 @@
 import Foundation
-import Testing
+@testable import GatewayRuntime
 @testable import Server
+import Testing
 
 /// wss:// with a real TLS client: Python's `websockets` over `ssl`, verifying a throwaway certificate,
 /// with permessage-deflate (websockets offers it by default).

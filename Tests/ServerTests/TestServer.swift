@@ -1,3 +1,4 @@
+@testable import GatewayRuntime
 import Glibc
 import HTTP1
 import Logging

@@ -1,6 +1,7 @@
+@testable import GatewayRuntime
 import HTTP1
-import Testing
 @testable import Server
+import Testing
 
 @Suite struct UpgradeTests {
     static let valid = "GET /chat HTTP/1.1\r\nHost: x\r\nUpgrade: websocket\r\nConnection: keep-alive, Upgrade\r\n"

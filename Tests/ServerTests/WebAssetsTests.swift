@@ -1,14 +1,15 @@
 import Foundation
+@testable import GatewayRuntime
 import HTTP1
-import Testing
 @testable import Server
+import Testing
 
-/// The embedded web files equal the files in Sources/Server/Web/assets/ (scripts/embed-web regenerates them), and
+/// The embedded web files equal the files in Sources/GatewayRuntime/Web/assets/ (scripts/embed-web regenerates them), and
 /// are served with validators.
 @Suite struct WebAssetsTests {
     static func asset(_ name: String) throws -> String {
         let url = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-            .appendingPathComponent("Sources/Server/Web/assets/\(name)")
+            .appendingPathComponent("Sources/GatewayRuntime/Web/assets/\(name)")
         return try String(contentsOf: url, encoding: .utf8)
     }
 

@@ -1,6 +1,7 @@
+@testable import GatewayRuntime
 import Logging
-import Testing
 @testable import Server
+import Testing
 
 /// The approval and invite webhooks go out through libcurl (the Push dispatcher), with three attempts.
 @Suite struct WebhookPosterTests {

@@ -4,6 +4,7 @@ import FoundationEssentials
 import Gateway
 import GatewayProtocol
 import JSON
+import Server
 import WebSocketCodec
 
 /// One client socket of the gateway endpoint: the bridge between its WebSocket (on an I/O loop) and the hub (on the

@@ -4,6 +4,7 @@ import Gateway
 import Glibc
 import Logging
 import Redis
+import Server
 import Storage
 import Synchronization
 

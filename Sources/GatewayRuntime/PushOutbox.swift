@@ -33,7 +33,7 @@ final class PushOutbox: @unchecked Sendable {
     // @unchecked: hub thread only (the counters are locked for /metrics).
     private let hub: GatewayHub
     private let store: GatewayStore
-    private let scheduler: HubScheduler
+    private let scheduler: any GatewayScheduler & GatewayClock
     private let transport: PushTransport
     private let maxInFlight: Int
     private let retryDelay: @Sendable (_ attempt: Int, _ retryAfterMs: Int64?) -> Int64?
@@ -49,7 +49,7 @@ final class PushOutbox: @unchecked Sendable {
     private let outcomes = Mutex<[String: Int]>([:])
     private let latency = PushLatencyMetrics()
 
-    init(hub: GatewayHub, store: GatewayStore, scheduler: HubScheduler, transport: PushTransport, maxInFlight: Int = 64,
+    init(hub: GatewayHub, store: GatewayStore, scheduler: any GatewayScheduler & GatewayClock, transport: PushTransport, maxInFlight: Int = 64,
          retryDelay: @escaping @Sendable (_ attempt: Int, _ retryAfterMs: Int64?) -> Int64? = PushOutbox.defaultRetryDelay,
          leaseMs: Int64 = PushOutbox.defaultLeaseMs) {
         self.leaseMs = leaseMs

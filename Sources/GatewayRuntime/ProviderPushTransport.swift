@@ -3,6 +3,7 @@ import Glibc
 import JSON
 import Metrics
 import Push
+import Server
 
 /// The push transport over the real providers: renders a provider-neutral `PushNotice` for APNs, FCM or the webhook
 /// (applying lock-screen privacy), sends it through the `Push` adapters (libcurl HTTP/2 on their own thread) and maps

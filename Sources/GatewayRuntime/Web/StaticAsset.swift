@@ -1,4 +1,5 @@
 import HTTP1
+import Server
 
 /// A file compiled into the binary (so a release binary serves it from any working directory), answered with an
 /// ETag: browsers revalidate with `If-None-Match` and get `304` while the binary is unchanged.

@@ -1,5 +1,6 @@
 import Glibc
 import HTTP1
+import Server
 import Storage
 import SwitchboardConfig
 import WebSocketDeflate

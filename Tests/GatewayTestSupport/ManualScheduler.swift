@@ -1,6 +1,8 @@
+import Gateway
 import Synchronization
 
-/// A clock and scheduler moved by hand, running everything on the caller's thread. For tests and simulations.
+/// A clock and scheduler moved by hand, running everything on the caller's thread: tests move time instead of
+/// sleeping. Lives beside the tests, not in the shipped `Gateway` target.
 public final class ManualScheduler: GatewayScheduler, GatewayClock, @unchecked Sendable {
     // @unchecked: used from one test thread; the timer list is only touched there.
     private final class Timer: GatewayTimer {

@@ -1,9 +1,10 @@
 import Auth
+import EventLoop
 import Gateway
 import GatewayProtocol
-import EventLoop
 import HTTP1
 import Metrics
+import Server
 import Synchronization
 
 /// The client endpoint `/v1/ws`: authenticates the upgrade and gives each socket a `GatewayConnection`.
@@ -97,11 +98,5 @@ final class GatewayEndpoint: WebSocketApplication, Sendable {
             }
         }
         return nil
-    }
-}
-
-extension Substring {
-    var trimmingSpaces: String {
-        String(drop { $0 == " " || $0 == "\t" }.reversed().drop { $0 == " " || $0 == "\t" }.reversed())
     }
 }

@@ -3,6 +3,7 @@ import FoundationEssentials
 import Gateway
 import GatewayProtocol
 import HTTP1
+import Server
 
 /// The HTTP JSON API under `/v1/`: the server API for app backends (API key) and the standalone endpoints for
 /// devices. Requests are parsed on the connection's loop and run on the hub loop; the response goes back through

@@ -1,4 +1,5 @@
 import HTTP1
+import Server
 
 /// The gateway's web files in front of the JSON API: the JavaScript client at `GET /v1/client.js` (always), and when
 /// the demo is enabled the page at `/demo` and its endpoints under `/demo/api/`. Everything else goes to `next`.

@@ -208,7 +208,7 @@ extension GatewayHub {
 
     /// The users that have a device with this id (usually one; device ids are only unique per user).
     public func users(withDevice deviceId: String) -> [String] {
-        devices.keys.filter { $0.deviceId == deviceId }.map(\.userId).sorted()
+        devices.owners(ofDevice: deviceId)
     }
 
     // MARK: Registration (client commands and the sender's feedback)

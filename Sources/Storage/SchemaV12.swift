@@ -1,5 +1,7 @@
 /// Presence push claims (`StoreWrite.claimPresencePush`): per user, when the latest background presence push was
-/// claimed, so that of the nodes holding a watcher exactly one sends each push (docs/CLUSTER.md).
+/// claimed, so that of the nodes holding a watcher exactly one sends each push (docs/CLUSTER.md). And an index on
+/// the device id alone: `deviceOwners(deviceId:)` (the server API naming a device without its user) read every
+/// device row, as the primary key starts with the user.
 enum SchemaV12 {
     static let version = 12
     static let sql = """
@@ -7,6 +9,7 @@ enum SchemaV12 {
         user_id TEXT PRIMARY KEY NOT NULL,
         sent_at INTEGER NOT NULL
     );
+    CREATE INDEX devices_by_id ON devices (id);
     """
 }
 

@@ -302,11 +302,12 @@ enum PostgresSchema {
     CREATE UNIQUE INDEX messages_by_id ON messages (id);
     """
 
-    /// SQLite's version 12 (`SchemaV12`): presence push claims.
+    /// SQLite's version 12 (`SchemaV12`): presence push claims, and the devices indexed by device id alone.
     static let v12 = """
     CREATE TABLE presence_push_claims (
         user_id TEXT PRIMARY KEY,
         sent_at BIGINT NOT NULL
     );
+    CREATE INDEX devices_by_id ON devices (id);
     """
 }

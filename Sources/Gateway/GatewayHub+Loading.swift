@@ -25,12 +25,10 @@ extension GatewayHub {
 
     /// Runs `body` on the hub thread once no user read is queued or running and no work waits for one (at once when
     /// none does), so work that was waiting has run and queued its writes. Used when the node stops: those writes
-    /// are then committed and announced before the bus stops. Checked every 5 ms; the caller bounds the wait.
+    /// are then committed and announced before the bus stops. Called back by the last read's completion (reads and
+    /// waiting work end only there), not polled; the caller bounds the wait.
     public func whenUserReadsSettled(_ body: @escaping () -> Void) {
-        guard cache.waiting.isEmpty, cache.reading.isEmpty, cache.toRead.isEmpty else {
-            _ = scheduler.schedule(at: clock.now() + 5) { [self] in whenUserReadsSettled(body) }
-            return
-        }
+        guard cache.isSettled else { return cache.whenSettled(body) }
         body()
     }
 
@@ -93,6 +91,7 @@ extension GatewayHub {
                 if !cache.isLoaded(id) { failed.insert(id) }
             }
             runWaiting(failed: failed, error: error)
+            for body in cache.takeSettled() { body() }
             return
         }
         runWaiting(failed: [], error: nil)
@@ -100,6 +99,7 @@ extension GatewayHub {
         // here (a device connecting, a session for a new user) must read again rather than trust an old miss.
         unloadAbsent(ids)
         scheduleEviction()
+        for body in cache.takeSettled() { body() }
     }
 
     /// Runs every waiting action whose users are all loaded, in order (an action waits while an earlier one naming

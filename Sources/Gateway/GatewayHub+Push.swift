@@ -183,7 +183,12 @@ extension GatewayHub {
                     }
                 }
                 guard !jobs.isEmpty else { return }
-                commit(jobs.map { .enqueuePush($0) }) { [self] outcome in
+                // Every node holding the watcher sees the same changes: the store's claim picks the one that sends.
+                let claim = StoreWrite.claimPresencePush(userId: watcher, at: clock.now(),
+                                                         intervalMs: self.settings.presencePushIntervalMs)
+                commit([claim] + jobs.map { .enqueuePush($0) }, onConflict: { [self] in
+                    presencePushClaimLost(watcher, $0)
+                }) { [self] outcome in
                     if case .success = outcome { onPushJobsEnqueued?() }
                 }
             }
@@ -203,7 +208,7 @@ extension GatewayHub {
 
     /// The users that have a device with this id (usually one; device ids are only unique per user).
     public func users(withDevice deviceId: String) -> [String] {
-        devices.keys.filter { $0.deviceId == deviceId }.map(\.userId).sorted()
+        devices.owners(ofDevice: deviceId)
     }
 
     // MARK: Registration (client commands and the sender's feedback)

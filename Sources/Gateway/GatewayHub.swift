@@ -25,7 +25,7 @@ public final class GatewayHub: @unchecked Sendable {
     var users: [String: UserRecord] = [:]
     var usersByHexCode: [String: String] = [:]
     /// Keyed by (user, device): a device id is the client's choice and unique only within its user.
-    var devices: [DeviceKey: DeviceRecord] = [:]
+    var devices = DeviceMap()
     var devicesByToken: [String: DeviceKey] = [:]
     var contacts: [String: [String: ContactRecord]] = [:]
     var latestOffsets: [String: Int64] = [:]

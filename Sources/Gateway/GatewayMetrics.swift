@@ -35,6 +35,8 @@ public final class GatewayMetrics: Sendable {
     public let userReads = Atomic<Int>(0)
     public let userChangeNotices = Counter()
     public let usersEvicted = Atomic<Int>(0)
+    /// Background presence pushes this node did not send because another node claimed them (sent them) first.
+    public let presencePushesClaimedElsewhere = Counter()
 
     public init() {}
 
@@ -73,6 +75,9 @@ public final class GatewayMetrics: Sendable {
                    "Notices from other nodes that a user's records changed (a held user is then forgotten or read again).", userChangeNotices.value)
         out.single("switchboard_gateway_users_evicted_total", "counter",
                    "Idle users forgotten because more than the cache bound were held.", usersEvicted.load(ordering: .relaxed))
+        out.single("switchboard_cluster_presence_pushes_claimed_elsewhere_total", "counter",
+                   "Background presence pushes not sent here because another node claimed them first.",
+                   presencePushesClaimedElsewhere.value)
         out.histogram("switchboard_gateway_commit_seconds", "Store batches, from queued by the hub to reported durable to it.", commitSeconds)
         out.histogram("switchboard_gateway_approval_answer_seconds", "Approval requests, from created to a device's answer stored.",
                       approvalAnswerSeconds)

@@ -39,7 +39,8 @@ public struct GatewaySettings: Sendable, Equatable {
     /// Users in use are never forgotten, so the count can exceed it. Not in the config file yet.
     public var userCacheCapacity = 100_000
     /// With a cluster bus that is down (Redis unreachable): how often every connected user's log is re-read for
-    /// events other nodes committed, so they arrive late but arrive. Not in the config file yet.
+    /// events other nodes committed, so they arrive late but arrive; also the pause before a failed catch-up read is
+    /// tried again. `cluster.recheck_interval_ms`.
     public var clusterRecheckIntervalMs: Int64 = 1_000
     /// With a cluster bus: how often a node repeats the device counts of the users connected to it, and how long
     /// another node believes them without a repeat. A node that dies without a word (`kill -9`) has its users' devices

@@ -32,10 +32,25 @@ struct UserCache {
     var stale: Set<String> = []
     /// An eviction is due (`GatewayHub.scheduleEviction`).
     var evictionScheduled = false
+    /// Run once no read is queued or running and no action waits (`GatewayHub.whenUserReadsSettled`).
+    private var whenSettled: [() -> Void] = []
 
     var count: Int { lastUse.count }
 
     func isLoaded(_ userId: String) -> Bool { lastUse[userId] != nil }
+
+    /// No read is queued or running and no action waits for one.
+    var isSettled: Bool { waiting.isEmpty && reading.isEmpty && toRead.isEmpty }
+
+    /// Keeps `body` for the moment the cache is settled (`takeSettled`).
+    mutating func whenSettled(_ body: @escaping () -> Void) { whenSettled.append(body) }
+
+    /// When settled: the bodies kept for that moment, handed over once. Otherwise none.
+    mutating func takeSettled() -> [() -> Void] {
+        guard isSettled, !whenSettled.isEmpty else { return [] }
+        defer { whenSettled = [] }
+        return whenSettled
+    }
 
     /// Marks the user loaded (if it was not) and most recently used.
     mutating func touch(_ userId: String) {

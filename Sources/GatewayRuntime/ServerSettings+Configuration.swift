@@ -95,6 +95,7 @@ extension GatewayRuntime.Options {
             nodeId = Self.nodeID(c)
             settings.clusterPresenceRefreshMs = Int64(c.presenceRefreshMs)
             settings.clusterPresenceTtlMs = Int64(c.presenceTtlMs)
+            settings.clusterRecheckIntervalMs = Int64(c.recheckIntervalMs)
             // Other nodes' approvals (a dead node's among them) time out here too, within this of their deadline.
             settings.approvalSweepIntervalMs = Self.clusterApprovalSweepMs
         }

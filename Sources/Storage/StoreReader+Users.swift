@@ -65,6 +65,10 @@ extension StoreReader {
     }
 
     func deviceOwners(deviceId: String) throws(StorageError) -> [String] {
-        try db.query("SELECT user_id FROM devices WHERE id = ?1 ORDER BY rowid") { $0.bind(1, deviceId) } row: { $0.string(0) }
+        try db.query(Self.deviceOwnersSQL) { $0.bind(1, deviceId) } row: { $0.string(0) }
     }
+
+    /// Through `devices_by_id` (schema 12), not a scan of every device.
+    static let deviceOwnersSQL = "SELECT user_id FROM devices WHERE id = ?1 ORDER BY rowid"
+
 }

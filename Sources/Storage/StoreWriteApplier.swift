@@ -64,6 +64,18 @@ struct StoreWriteApplier {
             if db.changes == 0, let current = try StoreReader(db: db).idempotentResponse(scope: scope, key: key) {
                 throw StorageError(conflict: .idempotencyKeyClaimed(scope: scope, key: key, current: current))
             }
+        case .claimPresencePush(let userId, let at, let intervalMs):
+            try db.run("""
+                INSERT INTO presence_push_claims (user_id, sent_at) VALUES (?1, ?2)
+                ON CONFLICT (user_id) DO UPDATE SET sent_at = excluded.sent_at
+                WHERE presence_push_claims.sent_at <= excluded.sent_at - ?3
+                """) { $0.bind(1, userId); $0.bind(2, at); $0.bind(3, intervalMs) }
+            if db.changes == 0 {
+                let current = try db.queryFirst("SELECT sent_at FROM presence_push_claims WHERE user_id = ?1") {
+                    $0.bind(1, userId)
+                } row: { $0.int64(0) }
+                throw StorageError(conflict: .presencePushClaimed(userId: userId, at: current ?? at))
+            }
         case .upsertUser(let u):
             try db.run("""
                 INSERT INTO users (id, hex_code, display_name, created_at) VALUES (?1, ?2, ?3, ?4)
@@ -217,6 +229,7 @@ struct StoreWriteApplier {
         case .setDeviceAck(let userId, let deviceId, _): return "setDeviceAck \(userId)/\(deviceId)"
         case .putIdempotency(let scope, let key, _, _, _): return "putIdempotency \(scope)/\(key)"
         case .claimIdempotency(let scope, let key, _, _, _): return "claimIdempotency \(scope)/\(key)"
+        case .claimPresencePush(let userId, _, _): return "claimPresencePush \(userId)"
         case .decideApproval(let a): return "decideApproval \(a.id)"
         case .setSessionActiveClient(let sessionId, _, _): return "setSessionActiveClient \(sessionId)"
         case .endSession(let sessionId, _): return "endSession \(sessionId)"

@@ -21,6 +21,9 @@ public struct ClusterSection: Sendable, Equatable {
     /// With `redis_url`: how long another node's counts are believed without a repeat; a node that died without a
     /// word has its devices counted out after at most this plus one refresh. At least twice `presenceRefreshMs`.
     public var presenceTtlMs: Int = 6_000
+    /// With `redis_url` while Redis is unreachable: how often each node re-reads its connected users' logs for events
+    /// other nodes committed (they arrive this late at most, and arrive).
+    public var recheckIntervalMs: Int = 1_000
     public init() {}
 
     /// Whether this node uses the shared PostgreSQL database.

@@ -113,6 +113,7 @@ enum ConfigSchema {
             .integer("cluster.statement_timeout_ms", \.cluster.statementTimeoutMs, 0...3_600_000),
             .integer("cluster.presence_refresh_ms", \.cluster.presenceRefreshMs, 100...60_000),
             .integer("cluster.presence_ttl_ms", \.cluster.presenceTtlMs, 200...600_000),
+            .integer("cluster.recheck_interval_ms", \.cluster.recheckIntervalMs, 100...60_000),
         ]
     }
 

@@ -94,12 +94,20 @@ import Testing
         b.disconnect(laptop)
         a.connect(ann, resumeAfter: nil)
         advanceBoth(by: 1_000)
-        // Both nodes hold bob (B read his token and settings from the store when his laptop connected there), and
-        // without a claim each one that holds him sends its own push; they share one collapse id, so his phone shows
-        // one (docs/CLUSTER.md, "What does not work yet").
+        // Both nodes hold bob (B read his token and settings from the store when his laptop connected there) and
+        // both would push; the store's claim lets exactly one of them (the other counts it as claimed elsewhere).
         let jobs = try store.duePushJobs(now: .max, limit: 100)
-        #expect(!jobs.isEmpty && jobs.count <= 2)
+        #expect(jobs.count == 1)
         #expect(jobs.allSatisfy { $0.notice.ids["userIds"] == "ann" && $0.notice.collapseID == "presence" })
+        #expect(a.metrics.presencePushesClaimedElsewhere.value + b.metrics.presencePushesClaimedElsewhere.value == 1)
+        // The next change within the interval waits for it, on both nodes, and is then pushed once more, once.
+        a.disconnect(ann)
+        advanceBoth(by: settings.presenceGraceMs + 1_000)
+        #expect(try store.duePushJobs(now: .max, limit: 100).count == 1)
+        advanceBoth(by: settings.presencePushIntervalMs)
+        let later = try store.duePushJobs(now: .max, limit: 100)
+        #expect(later.count == 2 && later.last?.notice.ids["userIds"] == "ann")
+        #expect(a.metrics.presencePushesClaimedElsewhere.value + b.metrics.presencePushesClaimedElsewhere.value == 2)
     }
 
     @Test func awayCountsAcrossNodes() throws {

@@ -143,10 +143,13 @@ final class HeldReadScheduler: GatewayScheduler, GatewayClock, @unchecked Sendab
     func release() {
         while !held.isEmpty { held.removeFirst()() }
     }
+    /// Runs the oldest read held (those it leads to stay held).
+    func releaseOne() { held.removeFirst()() }
 }
 
 @Suite struct LoadOnDemandOrderTests {
-    @Test func aDevicesCommandsAndDisconnectWaitBehindItsConnectWhileTheUserIsRead() throws {
+    /// ann and ben, contacts, stored by one hub; a second hub on the same store whose reads wait for `release`.
+    static func heldReadHub() throws -> (InMemoryGatewayStore, HeldReadScheduler, GatewayHub) {
         let store = InMemoryGatewayStore()
         let setup = ManualScheduler()
         let first = GatewayHub(store: store, scheduler: setup, clock: setup)
@@ -154,10 +157,46 @@ final class HeldReadScheduler: GatewayScheduler, GatewayClock, @unchecked Sendab
         first.upsertUser(id: "ann", displayName: nil) { _ in }
         first.upsertUser(id: "ben", displayName: nil) { _ in }
         first.addContact("ann", "ben") { _ in }
-
         let scheduler = HeldReadScheduler()
         let hub = GatewayHub(store: store, scheduler: scheduler, clock: scheduler)
         try hub.start()
+        return (store, scheduler, hub)
+    }
+
+    /// What shutdown relies on: `whenUserReadsSettled` runs once every read and the work waiting on it are done —
+    /// called back by the last read's completion, with no timer (the manual clock never moves here).
+    @Test func settledIsCalledBackOnceTheLastReadAndTheWorkWaitingOnItAreDone() throws {
+        let (store, scheduler, hub) = try Self.heldReadHub()
+        var settledNow = 0
+        hub.whenUserReadsSettled { settledNow += 1 }             // nothing in flight: at once
+        #expect(settledNow == 1)
+
+        let phone = FakeClient("ann", "phone", "ios")
+        hub.connect(phone, resumeAfter: nil)                     // reads ann (held)
+        hub.handle(Array(#"{"id":"a","type":"send_message","to":"ben","text":"one"}"#.utf8), from: phone)
+        var published: Result<Int64, GatewayError>?
+        hub.withUsers(["ann"], failed: { _ in }) {
+            hub.publish(userId: "ann", name: "late", payload: nil, idempotencyKey: nil) { published = $0 }
+        }
+        var settled: [String] = []   // what was done when called back
+        hub.whenUserReadsSettled {
+            let stored = (try? store.events(userId: "ann", after: 0, limit: 100))?.contains { $0.type == "custom" } == true
+            settled.append("stored \(stored), replied \(phone.reply("a") != nil)")
+        }
+        hub.whenUserReadsSettled { settled.append("second") }
+        #expect(settled.isEmpty && scheduler.heldReads == 1)
+
+        scheduler.releaseOne()              // ann read: her connect and the publish ran; the message waits for ben's read
+        #expect((try? published?.get()) != nil && phone.reply("a") == nil && scheduler.heldReads == 1)
+        #expect(settled.isEmpty)
+        scheduler.releaseOne()              // ben read: the message ran, nothing else waits
+        #expect(phone.reply("a")?["ok"] as? Bool == true, "\(phone.frames)")
+        #expect(settled == ["stored true, replied true", "second"])   // after all of it, each once
+        #expect(scheduler.heldReads == 0)
+    }
+
+    @Test func aDevicesCommandsAndDisconnectWaitBehindItsConnectWhileTheUserIsRead() throws {
+        let (store, scheduler, hub) = try Self.heldReadHub()
         let phone = FakeClient("ann", "phone", "ios")
         let desk = FakeClient("ann", "desk", "desktop")
         hub.connect(phone, resumeAfter: nil)

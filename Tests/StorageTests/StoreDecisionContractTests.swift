@@ -290,6 +290,24 @@ extension ApprovalRecord {
     }
 
     @Test(arguments: StoreFactory.all)
+    func aPresencePushIsClaimedByOneNodePerIntervalAndTheLoserEnqueuesNothing(factory: StoreFactory) throws {
+        let s = try factory.open()
+        func claim(_ user: String, at: Int64) -> StoreWrite { .claimPresencePush(userId: user, at: at, intervalMs: 1_000) }
+        // Two nodes in one job (as two writers racing): the first claim wins, the second batch is rolled back whole.
+        #expect(s.write([claim("u1", at: 100), .enqueuePush(Self.pushJob(due: 100))],
+                        [claim("u1", at: 105), .enqueuePush(Self.pushJob(due: 105))])
+                == [nil, .presencePushClaimed(userId: "u1", at: 100)])
+        #expect(try s.store.duePushJobs(now: 10_000, limit: 10).map(\.nextAttemptAt) == [100])
+        // Another user's pushes are claimed apart; within the interval the claim holds, from its end on it is free.
+        #expect(s.write([claim("u2", at: 105)]) == [nil])
+        #expect(s.write([claim("u1", at: 1_099)]) == [.presencePushClaimed(userId: "u1", at: 100)])
+        #expect(s.write([claim("u1", at: 1_100)]) == [nil])
+        #expect(s.write([claim("u1", at: 1_200)]) == [.presencePushClaimed(userId: "u1", at: 1_100)])
+        // A node whose clock is behind the claim's also loses (the claim is newer than its own time).
+        #expect(s.write([claim("u1", at: 50)]) == [.presencePushClaimed(userId: "u1", at: 1_100)])
+    }
+
+    @Test(arguments: StoreFactory.all)
     func pushJobIdsAreTheStores(factory: StoreFactory) throws {
         let s = try factory.open()
         // Two nodes' records may carry the same id (or none): the store numbers them.

@@ -8,6 +8,7 @@ import Testing
         #expect(!cluster.usesPostgres)
         #expect(cluster.connectTimeoutMs == 5_000 && cluster.statementTimeoutMs == 10_000)
         #expect(cluster.presenceRefreshMs == 2_000 && cluster.presenceTtlMs == 6_000)
+        #expect(cluster.recheckIntervalMs == 1_000)
     }
 
     @Test func aClusterSectionParses() throws {
@@ -23,13 +24,14 @@ import Testing
             statement_timeout_ms = 0
             presence_refresh_ms = 500
             presence_ttl_ms = 1_000
+            recheck_interval_ms = 250
             """
         let c = try SwitchboardConfiguration.parse(text, fileName: "x").cluster
         #expect(c.usesPostgres)
         #expect(c.postgresURL == "postgresql://switchboard@db.internal:5432/switchboard")
         #expect(c.postgresPasswordFile == "/run/secrets/pg" && c.redisURL == "redis://redis.internal:6379")
         #expect(c.nodeID == "node-a.eu_1" && c.connectTimeoutMs == 3_000 && c.statementTimeoutMs == 0)
-        #expect(c.presenceRefreshMs == 500 && c.presenceTtlMs == 1_000)
+        #expect(c.presenceRefreshMs == 500 && c.presenceTtlMs == 1_000 && c.recheckIntervalMs == 250)
     }
 
     @Test(arguments: [
@@ -48,6 +50,9 @@ import Testing
         ("[cluster]\npresence_refresh_ms = 3_000\n\npresence_ttl_ms = 5_999\n", "cluster.presence_ttl_ms", 4,
          "at least twice cluster.presence_refresh_ms (3000)"),
         ("[cluster]\npresence_refresh_ms = 4_000\n", "cluster.presence_ttl_ms", 2, "at least twice"),   // against the default TTL
+        ("[cluster]\n\nrecheck_interval_ms = 99\n", "cluster.recheck_interval_ms", 3, "between 100 and 60000"),
+        ("[cluster]\nrecheck_interval_ms = 60_001\n", "cluster.recheck_interval_ms", 2, "between 100 and 60000"),
+        ("[cluster]\nrecheck_interval_ms = \"1s\"\n", "cluster.recheck_interval_ms", 2, "integer"),
     ] as [(String, String, Int, String)])
     func mistakesNameTheKeyAndLine(text: String, key: String, line: Int, message: String) {
         let error = parseError(text)

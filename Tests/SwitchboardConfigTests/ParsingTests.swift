@@ -113,6 +113,7 @@ import Testing
         statement_timeout_ms = 500
         presence_refresh_ms = 1_000
         presence_ttl_ms = 3_000
+        recheck_interval_ms = 700
         """
 
     @Test func everyKeyIsParsedIntoItsField() throws {
@@ -201,6 +202,7 @@ import Testing
         #expect(c.cluster.connectTimeoutMs == 2_000)
         #expect(c.cluster.statementTimeoutMs == 500)
         #expect(c.cluster.presenceRefreshMs == 1_000 && c.cluster.presenceTtlMs == 3_000)
+        #expect(c.cluster.recheckIntervalMs == 700)
         #expect(c.explicitlySetKeys == Set(SwitchboardConfiguration.knownKeys))
     }
 

@@ -80,6 +80,12 @@ public enum StoreWrite: Sendable, Equatable {
     /// `INSERT … ON CONFLICT DO NOTHING`. Otherwise `StoreConflict.idempotencyKeyClaimed` with the stored response:
     /// whoever claimed the key first answers every retry. (`putIdempotency` overwrites and is not a decision.)
     case claimIdempotency(scope: String, key: String, response: [UInt8], requestHash: String, createdAt: Int64)
+    /// **Decision** (which node sends a background presence push to `userId`): records `at` as the user's latest
+    /// presence push only if none is stored or the stored one is at least `intervalMs` older —
+    /// `INSERT … ON CONFLICT (user_id) DO UPDATE SET sent_at = $at WHERE sent_at <= $at - $interval`. Otherwise
+    /// `StoreConflict.presencePushClaimed` with the stored time: another node sent that push (the batch, holding the
+    /// push jobs, is not applied).
+    case claimPresencePush(userId: String, at: Int64, intervalMs: Int64)
 }
 
 /// Ids the node hands out from its own counter (loaded at start), so another node may have used the same one.
@@ -112,6 +118,8 @@ public enum StoreConflict: Error, Sendable, Equatable {
     case inviteRedeemed(current: InviteRecord?)
     /// `upsertConnectCode` named a code another user owns.
     case connectCodeTaken(current: ConnectCodeRecord)
+    /// `claimPresencePush` found a presence push to the user claimed at `at`, less than the interval before.
+    case presencePushClaimed(userId: String, at: Int64)
 }
 
 /// An idempotency key and the scope it belongs to.

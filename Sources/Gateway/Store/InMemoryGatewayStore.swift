@@ -16,6 +16,8 @@ public final class InMemoryGatewayStore: GatewayStore {
         /// Claims on push jobs by job id: the claimant and the lease's end (kept after it ran out, until another
         /// claim or the outcome).
         var pushLeases: [Int64: (claimant: String, until: Int64)] = [:]
+        /// The latest presence push claimed per user (`claimPresencePush`).
+        var presencePushClaims: [String: Int64] = [:]
 
         mutating func apply(_ write: StoreWrite) throws {
             switch write {
@@ -64,6 +66,11 @@ public final class InMemoryGatewayStore: GatewayStore {
                     throw StoreConflict.idempotencyKeyClaimed(scope: scope, key: key, current: current)
                 }
                 idempotency[scope + "\u{0}" + key] = IdempotencyRecord(response: response, requestHash: requestHash)
+            case .claimPresencePush(let userId, let at, let intervalMs):
+                if let current = presencePushClaims[userId], current > at - intervalMs {
+                    throw StoreConflict.presencePushClaimed(userId: userId, at: current)
+                }
+                presencePushClaims[userId] = at
             case .decideApproval(let approval):
                 guard let current = snapshot.pendingApprovals.first(where: { $0.id == approval.id }) else {
                     throw StoreConflict.approvalDecided(current: resolvedApprovals[approval.id])

@@ -61,6 +61,10 @@ extension PostgresReader {
     }
 
     func deviceOwners(deviceId: String) throws(StorageError) -> [String] {
-        try db.query("SELECT user_id FROM devices WHERE id = $1 ORDER BY row_order", [deviceId]).map { $0.string(0) }
+        try db.query(Self.deviceOwnersSQL, [deviceId]).map { $0.string(0) }
     }
+
+    /// Through `devices_by_id` (schema 12), not a scan of every device.
+    static let deviceOwnersSQL = "SELECT user_id FROM devices WHERE id = $1 ORDER BY row_order"
+
 }

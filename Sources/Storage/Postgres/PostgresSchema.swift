@@ -1,6 +1,6 @@
 /// The PostgreSQL schema, versioned with the same numbers as SQLite's (`SchemaMigrations`): migration N here makes
 /// the same change as SQLite's migration N, so `schema_version` means the same thing on both engines. Mirrors SQLite
-/// version 8.
+/// version 12.
 ///
 /// Differences from the SQLite text, all of meaning-preserving kind: `BIGINT`/`BYTEA`/`BOOLEAN` column types; tables
 /// listed in first-insert order carry `row_order` (an identity column an upsert keeps) where SQLite uses `rowid`;
@@ -11,6 +11,8 @@
 enum PostgresSchema {
     static let migrations: [(version: Int, sql: String)] = [
         (1, v1), (2, v2), (3, v3), (4, v4), (5, v5), (6, v6), (7, v7), (8, v8),
+    ] + SchemaReserved.versions.map { ($0, SchemaReserved.sql) } + [
+        (12, v12),
     ]
 
     /// Any constant both nodes agree on: the key of the advisory lock that serialises migrations.
@@ -298,5 +300,14 @@ enum PostgresSchema {
     ALTER TABLE messages DROP COLUMN pair_low, DROP COLUMN pair_high;
     ALTER TABLE messages ADD PRIMARY KEY (to_user, from_user, id);
     CREATE UNIQUE INDEX messages_by_id ON messages (id);
+    """
+
+    /// SQLite's version 12 (`SchemaV12`): presence push claims, and the devices indexed by device id alone.
+    static let v12 = """
+    CREATE TABLE presence_push_claims (
+        user_id TEXT PRIMARY KEY,
+        sent_at BIGINT NOT NULL
+    );
+    CREATE INDEX devices_by_id ON devices (id);
     """
 }

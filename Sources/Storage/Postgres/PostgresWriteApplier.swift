@@ -82,6 +82,16 @@ struct PostgresWriteApplier {
             if inserted == 0, let current = try reader.idempotentResponse(scope: scope, key: key) {
                 throw StorageError(conflict: .idempotencyKeyClaimed(scope: scope, key: key, current: current))
             }
+        case .claimPresencePush(let userId, let at, let intervalMs):
+            let claimed = try db.query("""
+                INSERT INTO presence_push_claims (user_id, sent_at) VALUES ($1, $2)
+                ON CONFLICT (user_id) DO UPDATE SET sent_at = excluded.sent_at
+                WHERE presence_push_claims.sent_at <= excluded.sent_at - $3::bigint
+                """, [userId, at, intervalMs]).affected
+            if claimed == 0 {
+                let current = try db.int64("SELECT sent_at FROM presence_push_claims WHERE user_id = $1", [userId])
+                throw StorageError(conflict: .presencePushClaimed(userId: userId, at: current ?? at))
+            }
         case .upsertUser(let u):
             try db.query("""
                 INSERT INTO users (id, hex_code, display_name, created_at) VALUES ($1, $2, $3, $4)

@@ -1,0 +1,31 @@
+/// The devices the hub holds, keyed by (user, device), with an index from a device id to the users having a device
+/// with that id (device ids are the client's choice, unique only per user). Every insert and removal goes through
+/// here, so the index follows the cache as users are read, re-read and forgotten; looking up a device id's owners
+/// costs O(owners), not a scan of every device held.
+struct DeviceMap {
+    private var records: [DeviceKey: DeviceRecord] = [:]
+    private var owners: [String: Set<String>] = [:]
+
+    subscript(key: DeviceKey) -> DeviceRecord? {
+        get { records[key] }
+        set {
+            guard let newValue else { removeValue(forKey: key); return }
+            records[key] = newValue
+            owners[key.deviceId, default: []].insert(key.userId)
+        }
+    }
+
+    @discardableResult
+    mutating func removeValue(forKey key: DeviceKey) -> DeviceRecord? {
+        guard let removed = records.removeValue(forKey: key) else { return nil }
+        owners[key.deviceId]?.remove(key.userId)
+        if owners[key.deviceId]?.isEmpty == true { owners[key.deviceId] = nil }
+        return removed
+    }
+
+    var keys: Dictionary<DeviceKey, DeviceRecord>.Keys { records.keys }
+    var count: Int { records.count }
+
+    /// The users holding a device with this id, sorted.
+    func owners(ofDevice deviceId: String) -> [String] { (owners[deviceId] ?? []).sorted() }
+}

@@ -1,0 +1,67 @@
+import Dispatch
+import Foundation
+import Storage
+import Synchronization
+import Testing
+import TestSupport
+@testable import Gateway
+@testable import Server
+
+/// A background presence push with several nodes: every node holding the watcher computes the same change and would
+/// push it; the store's claim lets exactly one of them. Two runtimes on one PostgreSQL database and one real
+/// `redis-server`, all started by the test.
+@Suite struct ClusterPresencePushTests {
+    /// `body` on the node's hub thread, its answer returned to the test thread.
+    static func onHub<T: Sendable>(_ node: GatewayTestServer, _ body: @escaping @Sendable (GatewayHub) -> T) -> T {
+        let answer = Mutex<T?>(nil)
+        let done = DispatchSemaphore(value: 0)
+        let hub = UncheckedBox(node.runtime.hub)
+        node.runtime.hubLoop.execute {
+            answer.withLock { $0 = body(hub.value) }
+            done.signal()
+        }
+        done.wait()
+        return answer.withLock { $0! }
+    }
+
+    /// bob's devices on every node, as `node` counts them (its own and the other nodes' announced counts).
+    static func bobsDevices(as node: GatewayTestServer) -> Int { onHub(node) { $0.clusterDevices(of: "bob").connected } }
+
+    static func claimedElsewhere(_ nodes: [GatewayTestServer]) -> Int {
+        nodes.map { $0.runtime.hub.metrics.presencePushesClaimedElsewhere.value }.reduce(0, +)
+    }
+
+    @Test func aPresencePushToAWatcherBothNodesHoldIsSentByExactlyOne() throws {
+        let cluster = try ClusterDeliveryTests.Cluster()
+        let a = try cluster.addNode()
+        try GatewayMessagingTests.makeUsers(a)              // alice and bob are contacts
+        let b = try cluster.addNode()
+        try cluster.waitForBus(up: true)
+
+        // bob opts in to presence pushes through B, with a token, and leaves; A has counted his device there.
+        let phone = try b.connect(user: "bob", device: "bob-phone")
+        #expect(try phone.command("push_register", ["kind": "webhook", "token": "https://receiver.test/bob"])["ok"] as? Bool == true)
+        #expect(try phone.command("set_notification_settings", ["presenceUpdates": true])["ok"] as? Bool == true)
+        try ClusterDeliveryTests.waitUntil(timeout: 10, "A counts bob's phone on B") { Self.bobsDevices(as: a) == 1 }
+        phone.disconnect()
+        try ClusterDeliveryTests.waitUntil(timeout: 10, "no device of bob's anywhere, on both nodes") {
+            Self.bobsDevices(as: a) == 0 && Self.bobsDevices(as: b) == 0
+        }
+
+        // alice comes online on A: A (reading her contacts) and B (hearing her count, still holding bob) both push.
+        let alice = try a.connect(user: "alice", device: "alice-phone")
+        let reader = try PostgresGatewayStore(options: PostgresStoreOptions(url: cluster.url))
+        defer { reader.close() }
+        func presenceJobs() throws -> [PushJobRecord] {
+            try (1...20).compactMap { try reader.pushJob(id: Int64($0)) }.filter { $0.notice.type == "presence" }
+        }
+        try ClusterDeliveryTests.waitUntil(timeout: 10, "one node's push stored and the other's claim lost") {
+            Self.claimedElsewhere([a, b]) == 1 && ((try? presenceJobs().count) ?? 0) >= 1
+        }
+        let jobs = try presenceJobs()
+        #expect(jobs.count == 1, "\(jobs)")
+        #expect(jobs.first?.userId == "bob" && jobs.first?.notice.ids["userIds"] == "alice")
+        #expect(jobs.first?.notice.collapseID == "presence")
+        _ = alice
+    }
+}

@@ -1,4 +1,5 @@
 import GatewayProtocol
+import GatewayTestSupport
 import Testing
 @testable import Gateway
 

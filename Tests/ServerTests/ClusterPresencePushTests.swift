@@ -5,6 +5,7 @@ import Synchronization
 import Testing
 import TestSupport
 @testable import Gateway
+@testable import GatewayRuntime
 @testable import Server
 
 /// A background presence push with several nodes: every node holding the watcher computes the same change and would

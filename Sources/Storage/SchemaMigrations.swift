@@ -20,6 +20,9 @@ enum SchemaMigrations {
         SchemaMigration(version: SchemaV6.version, sql: SchemaV6.sql, transform: SchemaV6.hashDeviceSecrets),
         SchemaMigration(version: SchemaV7.version, sql: SchemaV7.sql),
         SchemaMigration(version: SchemaV8.version, sql: SchemaV8.sql),
+        // Version 9 makes no change on this line of the schema's history.
+        SchemaMigration(version: 9, sql: ""),
+        SchemaMigration(version: SchemaV10.version, sql: SchemaV10.sql, transform: SchemaV10.hashPhones),
     ]
 
     /// Applies every migration newer than the recorded version, in order; returns the resulting version.

@@ -1,6 +1,6 @@
 /// The PostgreSQL schema, versioned with the same numbers as SQLite's (`SchemaMigrations`): migration N here makes
 /// the same change as SQLite's migration N, so `schema_version` means the same thing on both engines. Mirrors SQLite
-/// version 8.
+/// version 10.
 ///
 /// Differences from the SQLite text, all of meaning-preserving kind: `BIGINT`/`BYTEA`/`BOOLEAN` column types; tables
 /// listed in first-insert order carry `row_order` (an identity column an upsert keeps) where SQLite uses `rowid`;
@@ -10,7 +10,7 @@
 /// bodies are arbitrary JSON strings (other text columns refuse a NUL with an error: see `PostgresConnection.query`).
 enum PostgresSchema {
     static let migrations: [(version: Int, sql: String)] = [
-        (1, v1), (2, v2), (3, v3), (4, v4), (5, v5), (6, v6), (7, v7), (8, v8),
+        (1, v1), (2, v2), (3, v3), (4, v4), (5, v5), (6, v6), (7, v7), (8, v8), (9, v9), (10, v10),
     ]
 
     /// Any constant both nodes agree on: the key of the advisory lock that serialises migrations.
@@ -298,5 +298,20 @@ enum PostgresSchema {
     ALTER TABLE messages DROP COLUMN pair_low, DROP COLUMN pair_high;
     ALTER TABLE messages ADD PRIMARY KEY (to_user, from_user, id);
     CREATE UNIQUE INDEX messages_by_id ON messages (id);
+    """
+
+    /// Version 9 makes no change on this line of the schema's history (a statement that does nothing: libpq reports
+    /// an empty query string as no result).
+    static let v9 = "SELECT 1;"
+
+    /// SQLite's version 10 (`SchemaV10`): indexes for the per-user relationship reads, and each phone's hash
+    /// (`PhoneNumber.hash`: lowercase hex SHA-256 of the E.164 text) hashed in place.
+    static let v10 = """
+    CREATE INDEX friend_requests_by_sender ON friend_requests (from_user);
+    CREATE INDEX friend_requests_by_recipient ON friend_requests (to_user);
+    CREATE INDEX contact_pauses_by_contact ON contact_pauses (contact_id);
+    ALTER TABLE user_phones ADD COLUMN phone_hash TEXT;
+    UPDATE user_phones SET phone_hash = encode(sha256(convert_to(phone, 'UTF8')), 'hex');
+    CREATE INDEX user_phones_by_hash ON user_phones (phone_hash);
     """
 }

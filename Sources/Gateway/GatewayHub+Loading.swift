@@ -300,6 +300,14 @@ extension GatewayHub {
 
     /// Whether `userId`'s records are in memory (for tests).
     public func isLoaded(_ userId: String) -> Bool { cache.isLoaded(userId) }
+
+    /// Relationship rows in memory now (for tests): friend requests, pauses, connect codes, groups, memberships,
+    /// phones and invites being written.
+    public var relationshipRowCount: Int {
+        relations.friendRequests.count + relations.pauses.values.reduce(0) { $0 + $1.count } + relations.connectCodes.count
+            + relations.groups.count + relations.members.values.reduce(0) { $0 + $1.count } + relations.phoneByUser.count
+            + relations.invites.count
+    }
 }
 
 extension PushTokenRecord {

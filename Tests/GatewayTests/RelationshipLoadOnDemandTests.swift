@@ -102,4 +102,22 @@ import Testing
         _ = try value { a.sendFriendRequest(from: "cid", toHexCode: benHex, completion: $0) }?.get()
         #expect(b.friendRequests(of: "ben").incoming.map(\.from.userId) == ["cid"])
     }
+
+    @Test func aReReadOfAFormerMemberLeavesTheGroupToTheMembersHeld() throws {
+        let a = try hub(bus: bus)
+        let b = try hub(bus: bus)
+        for id in ["ann", "ben"] { a.upsertUser(id: id, displayName: nil) { _ in } }
+        _ = try value { a.createGroup(ownerId: "ben", .init(id: "fam", name: "Family", maxMembers: 5), completion: $0) }?.get()
+        _ = try value { a.addGroupMember(groupId: "fam", userId: "ann", role: nil, completion: $0) }?.get()
+        _ = try value { a.removeGroupMember(groupId: "fam", userId: "ann", actor: "ann", completion: $0) }?.get()
+        let phone = FakeClient("ben", "phone", "ios")
+        b.connect(phone, resumeAfter: nil)                        // B holds ben (in the group) and ann (who left),
+        b.connect(FakeClient("ann", "desk", "desktop"), resumeAfter: nil)   // both in use
+        #expect(b.groups(of: "ben").map(\.groupId) == ["fam"])
+        a.upsertUser(id: "ann", displayName: "Ann") { _ in }      // a change to ann alone: B re-reads her
+        #expect(b.user("ann")?.displayName == "Ann")
+        #expect(b.groups(of: "ben").map(\.groupId) == ["fam"])
+        b.handle(Array(#"{"id":"g","type":"group_send_message","groupId":"fam","text":"hi"}"#.utf8), from: phone)
+        #expect(phone.reply("g")?["ok"] as? Bool == true, "\(phone.frames)")
+    }
 }

@@ -74,7 +74,7 @@ struct RelationshipState {
     }
 
     /// Forgets the rows of `ids` no other loaded user holds. `shared`: forget rows shared with loaded users too (a
-    /// re-read replaces them). Groups go when none of their active members is loaded.
+    /// re-read replaces them). Groups go when none of their other active members is loaded.
     mutating func drop(_ ids: Set<String>, shared: Bool, isLoaded: (String) -> Bool) {
         func keep(_ other: String) -> Bool { !shared && !ids.contains(other) && isLoaded(other) }
         for (requestId, r) in friendRequests where ids.contains(r.fromUserId) || ids.contains(r.toUserId) {
@@ -96,7 +96,11 @@ struct RelationshipState {
         }
         for (code, record) in connectCodes where ids.contains(record.userId) { connectCodes[code] = nil }
         for (groupId, rows) in members where rows.values.contains(where: { ids.contains($0.userId) }) {
-            guard !rows.values.contains(where: { $0.active && keep($0.userId) }) else { continue }
+            // A re-read brings back every group the user is still active in; a group it left stays while another
+            // held user is active in it (that user's re-read follows any change to the group).
+            let reread = shared && rows.values.contains { $0.active && ids.contains($0.userId) }
+            let heldElsewhere = rows.values.contains { $0.active && !ids.contains($0.userId) && isLoaded($0.userId) }
+            guard reread || !heldElsewhere else { continue }
             groups[groupId] = nil
             members[groupId] = nil
         }

@@ -83,7 +83,7 @@ import Testing
     }
 }
 
-/// Migration 10 hashes the phones stored before it, so discovery by hash finds them.
+/// Migration 10 hashes the phones stored before it (SQLite and PostgreSQL), so discovery by hash finds them.
 @Suite struct PhoneHashMigrationTests {
     @Test func phonesOfAVersion8FileAreFoundByTheirHash() throws {
         let directory = try TemporaryDirectory()
@@ -93,5 +93,19 @@ import Testing
         defer { store.close() }
         let hash = PhoneNumber.hash(e164: "+442079460001")
         #expect(try store.phoneOwners(phones: ["+442079460001"], hashes: [hash]) == PhoneOwners(byPhone: ["+442079460001": "u1"], byHash: [hash: "u1"]))
+    }
+
+    @Test func phonesOfAVersion8PostgresDatabaseAreFoundByTheirHash() throws {
+        let url = try PostgresCluster.shared().createDatabase()
+        let db = try PostgresDatabase(options: PostgresStoreOptions(url: url))
+        try db.execute("CREATE TABLE schema_version (version INTEGER NOT NULL); INSERT INTO schema_version (version) VALUES (8)")
+        for migration in PostgresSchema.migrations where migration.version <= 8 { try db.execute(migration.sql) }
+        try db.execute("INSERT INTO user_phones (user_id, phone, verified_at) VALUES ('u1', '+442079460001', 5)")
+        db.close()
+
+        let store = try PostgresGatewayStore(options: PostgresStoreOptions(url: url))
+        defer { store.close() }
+        let hash = PhoneNumber.hash(e164: "+442079460001")
+        #expect(try store.phoneOwners(phones: [], hashes: [hash]) == PhoneOwners(byHash: [hash: "u1"]))
     }
 }

@@ -119,9 +119,11 @@ extension GatewayHub {
         limitAttempt(.ask(counters), what) { [self] refused in
             if let refused { return completion(.failure(refused)) }
             let code = rawCode.filter { $0 != " " && $0 != "-" }
-            guard code.count == 6, code.allSatisfy({ $0.isASCII && $0.isNumber }), let record = relations.connectCodes[code] else {
-                return failAttempt(GatewayError(.connectCodeInvalid, "no connect code \"\(rawCode)\""))
-            }
+            let invalid = GatewayError(.connectCodeInvalid, "no connect code \"\(rawCode)\"")
+            guard code.count == 6, code.allSatisfy({ $0.isASCII && $0.isNumber }) else { return failAttempt(invalid) }
+            // The code's owner may be held by no node: the code is a store read (GatewayHub+RelationshipReads).
+            lookUpConnectCode(code, failed: { completion(.failure($0)) }) { [self] record in
+            guard let record else { return failAttempt(invalid) }
             if record.revokedAt != nil || record.expiresAt.map({ clock.now() >= $0 }) == true {
                 return failAttempt(GatewayError(.connectCodeExpired, "this connect code has expired; ask for the current one"))
             }
@@ -136,6 +138,7 @@ extension GatewayHub {
             commit(writes, events: events) { [self] outcome in
                 if case .success = outcome { exchangePresence(userId, other) }
                 completion(outcome.map { _ in ref })
+            }
             }
         }
     }

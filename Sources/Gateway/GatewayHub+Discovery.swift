@@ -18,49 +18,60 @@ extension GatewayHub {
         guard let e164 = PhoneNumber.normalise(phone) else {
             return completion(.failure(GatewayError(.phoneInvalid, "\"\(phone)\" is not an international number (+ and 8 to 15 digits)")))
         }
-        var writes: [StoreWrite] = []
-        if let previous = relations.userByPhone[e164], previous != userId {
-            relations.setPhone(nil, for: previous)
-            writes.append(.deleteUserPhone(userId: previous))
+        // The number's current owner may be held by no node: a store read (GatewayHub+RelationshipReads).
+        lookUpPhoneOwners(phones: [e164], hashes: [], failed: { completion(.failure($0)) }) { [self] owners in
+            var writes: [StoreWrite] = []
+            if let previous = owners.byPhone[e164], previous != userId {
+                relations.setPhone(nil, for: previous)
+                writes.append(.deleteUserPhone(userId: previous))
+            }
+            relations.setPhone(e164, for: userId)
+            writes.append(.upsertUserPhone(UserPhoneRecord(userId: userId, phone: e164, verifiedAt: clock.now())))
+            commit(writes, completion: Self.finish(completion) { e164 })
         }
-        relations.setPhone(e164, for: userId)
-        writes.append(.upsertUserPhone(UserPhoneRecord(userId: userId, phone: e164, verifiedAt: clock.now())))
-        commit(writes, completion: Self.finish(completion) { e164 })
     }
 
     /// The verified phone of a user (E.164), if any.
     public func phone(of userId: String) -> String? { relations.phoneByUser[userId] }
 
-    /// Looks up address-book entries for `userId`. Every entry counts against the window, invalid ones included.
+    /// Looks up address-book entries for `userId` (the owners are a store read, loaded before the answer is built).
+    /// Every entry counts against the window, invalid ones included.
     /// Errors: `invalid_field` (more than `discoveryMaxEntriesPerRequest` entries), `rate_limited`.
-    public func discover(userId: String, numbers: [String], hashes: [String]) throws -> [DiscoveryEntry] {
+    public func discover(userId: String, numbers: [String], hashes: [String],
+                         completion: @escaping (Result<[DiscoveryEntry], GatewayError>) -> Void) {
         let limits = settings.relationships
         let total = numbers.count + hashes.count
         guard total <= limits.discoveryMaxEntriesPerRequest else {
-            throw GatewayError(.invalidField, "at most \(limits.discoveryMaxEntriesPerRequest) entries per request (got \(total))")
+            return completion(.failure(GatewayError(.invalidField, "at most \(limits.discoveryMaxEntriesPerRequest) entries per request (got \(total))")))
         }
         let key = "discover:" + userId
         guard takeRate(key, entries: total, limit: limits.discoveryMaxEntriesPerWindow, windowMs: limits.discoveryWindowMs) else {
-            throw GatewayError(.rateLimited, "discovery is limited to \(limits.discoveryMaxEntriesPerWindow) entries per "
-                               + "\(limits.discoveryWindowMs / 3_600_000) hours; retry after \(rateResetsAt(key, windowMs: limits.discoveryWindowMs))")
+            return completion(.failure(GatewayError(.rateLimited, "discovery is limited to \(limits.discoveryMaxEntriesPerWindow) entries per "
+                               + "\(limits.discoveryWindowMs / 3_600_000) hours; retry after \(rateResetsAt(key, windowMs: limits.discoveryWindowMs))")))
         }
-        var entries: [DiscoveryEntry] = []
-        for number in numbers {
-            guard let e164 = PhoneNumber.normalise(number) else {
-                entries.append(DiscoveryEntry(input: number, status: "invalid", e164: nil, user: nil))
-                continue
-            }
-            entries.append(entry(input: number, e164: e164, owner: relations.userByPhone[e164], me: userId))
-        }
-        for hash in hashes {
+        let e164s = numbers.map { PhoneNumber.normalise($0) }
+        let lowered = hashes.map { hash -> String? in
             let lowered = hash.lowercased()
-            guard lowered.utf8.count == 64, lowered.utf8.allSatisfy({ ($0 >= 0x30 && $0 <= 0x39) || ($0 >= 0x61 && $0 <= 0x66) }) else {
-                entries.append(DiscoveryEntry(input: hash, status: "invalid", e164: nil, user: nil))
-                continue
-            }
-            entries.append(entry(input: hash, e164: nil, owner: relations.userByPhoneHash[lowered], me: userId))
+            return lowered.utf8.count == 64 && lowered.utf8.allSatisfy({ ($0 >= 0x30 && $0 <= 0x39) || ($0 >= 0x61 && $0 <= 0x66) }) ? lowered : nil
         }
-        return entries
+        lookUpPhoneOwners(phones: e164s.compactMap { $0 }, hashes: lowered.compactMap { $0 }, failed: { completion(.failure($0)) }) { [self] owners in
+            var entries: [DiscoveryEntry] = []
+            for (number, e164) in zip(numbers, e164s) {
+                guard let e164 else {
+                    entries.append(DiscoveryEntry(input: number, status: "invalid", e164: nil, user: nil))
+                    continue
+                }
+                entries.append(entry(input: number, e164: e164, owner: owners.byPhone[e164], me: userId))
+            }
+            for (hash, lowered) in zip(hashes, lowered) {
+                guard let lowered else {
+                    entries.append(DiscoveryEntry(input: hash, status: "invalid", e164: nil, user: nil))
+                    continue
+                }
+                entries.append(entry(input: hash, e164: nil, owner: owners.byHash[lowered], me: userId))
+            }
+            completion(.success(entries))
+        }
     }
 
     private func entry(input: String, e164: String?, owner: String?, me: String) -> DiscoveryEntry {

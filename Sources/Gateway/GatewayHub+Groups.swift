@@ -28,6 +28,10 @@ extension GatewayHub {
         let kind = spec.kind ?? "group"
         let policy = spec.invitePolicy ?? "members"
         let roleLimits = spec.roleLimits ?? [:]
+        // A chosen id may be another node's group: read it first (GatewayHub+RelationshipReads).
+        if let id = spec.id, !loadedGroup(id, plus: [ownerId], failed: { completion(.failure($0)) }, retry: { [self] in
+            createGroup(ownerId: ownerId, spec, completion: completion)
+        }) { return }
         var problem: String?
         if users[ownerId] == nil { return completion(.failure(GatewayError(.userNotFound, "no user \"\(ownerId)\""))) }
         if name.isEmpty || name.count > 64 || name.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) {
@@ -91,7 +95,7 @@ extension GatewayHub {
     func join(groupId: String, userId: String, role: String, reason: String, extra: [StoreWrite] = [],
               onConflict: ((StoreConflict) -> Void)? = nil, completion: @escaping (Result<GroupData, GatewayError>) -> Void) {
         // The group's data names every member (GatewayHub+Loading).
-        guard loaded(groupUsers(groupId) + [userId], failed: { completion(.failure($0)) }, retry: { [self] in
+        guard loadedGroup(groupId, plus: [userId], failed: { completion(.failure($0)) }, retry: { [self] in
             join(groupId: groupId, userId: userId, role: role, reason: reason, extra: extra, onConflict: onConflict, completion: completion)
         }) else { return }
         guard let group = relations.groups[groupId] else { return completion(.failure(GatewayError(.groupNotFound, "no group \"\(groupId)\""))) }
@@ -126,7 +130,7 @@ extension GatewayHub {
     /// reactivates the membership. Errors: `group_not_found`, `not_a_member`, `forbidden` (not the owner; the owner
     /// cannot leave its own group).
     public func removeGroupMember(groupId: String, userId: String, actor: String?, completion: @escaping (Result<GroupData, GatewayError>) -> Void) {
-        guard loaded(groupUsers(groupId), failed: { completion(.failure($0)) }, retry: { [self] in
+        guard loadedGroup(groupId, plus: [], failed: { completion(.failure($0)) }, retry: { [self] in
             removeGroupMember(groupId: groupId, userId: userId, actor: actor, completion: completion)
         }) else { return }
         guard let group = relations.groups[groupId] else { return completion(.failure(GatewayError(.groupNotFound, "no group \"\(groupId)\""))) }
@@ -154,6 +158,9 @@ extension GatewayHub {
                                  completion: @escaping (Result<SentAt, GatewayError>) -> Void) {
         let text: String
         do { text = try validatedText(raw) } catch { return completion(.failure(error as! GatewayError)) }
+        guard loadedGroup(groupId, plus: [], failed: { completion(.failure($0)) }, retry: { [self] in
+            sendGroupMessage(from: userId, groupId: groupId, text: raw, clientMessageId: clientMessageId, completion: completion)
+        }) else { return }
         guard relations.groups[groupId] != nil else { return completion(.failure(GatewayError(.groupNotFound, "no group \"\(groupId)\""))) }
         guard relations.isActiveMember(userId, of: groupId) else { return completion(.failure(GatewayError(.notAMember, "you are not a member of this group"))) }
         let scope = "group_message:" + userId
@@ -178,6 +185,9 @@ extension GatewayHub {
     public func sendGroupEvent(from: String?, groupId: String, name: String, payload: JSONValue?,
                                completion: @escaping (Result<SentAt, GatewayError>) -> Void) {
         guard Self.validEventName(name) else { return completion(.failure(GatewayError(.invalidField, "name must have 1 to 64 characters"))) }
+        guard loadedGroup(groupId, plus: [], failed: { completion(.failure($0)) }, retry: { [self] in
+            sendGroupEvent(from: from, groupId: groupId, name: name, payload: payload, completion: completion)
+        }) else { return }
         guard relations.groups[groupId] != nil else { return completion(.failure(GatewayError(.groupNotFound, "no group \"\(groupId)\""))) }
         if let from, !relations.isActiveMember(from, of: groupId) {
             return completion(.failure(GatewayError(.notAMember, "you are not a member of this group")))

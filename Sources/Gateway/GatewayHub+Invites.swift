@@ -23,6 +23,9 @@ extension GatewayHub {
     /// `already_member` (the phone belongs to a member), `rate_limited` (same recipient and group within 24 h).
     public func createInvite(inviterId: String, groupId: String, _ spec: InviteSpec, completion: @escaping (Result<InviteData, GatewayError>) -> Void) {
         let limits = settings.relationships
+        guard loadedGroup(groupId, plus: [inviterId], failed: { completion(.failure($0)) }, retry: { [self] in
+            createInvite(inviterId: inviterId, groupId: groupId, spec, completion: completion)
+        }) else { return }
         guard let group = relations.groups[groupId] else { return completion(.failure(GatewayError(.groupNotFound, "no group \"\(groupId)\""))) }
         guard relations.isActiveMember(inviterId, of: groupId) else {
             return completion(.failure(GatewayError(.notAMember, "only members can invite to \"\(group.name)\"")))
@@ -46,9 +49,6 @@ extension GatewayHub {
             guard let e164 = PhoneNumber.normalise(phone) else {
                 return completion(.failure(GatewayError(.phoneInvalid, "\"\(phone)\" is not an international number (+ and 8 to 15 digits)")))
             }
-            if let owner = relations.userByPhone[e164], relations.isActiveMember(owner, of: groupId) {
-                return completion(.failure(GatewayError(.alreadyMember, "this number belongs to a member of \"\(group.name)\"")))
-            }
             recipient = e164
         case (nil, let email?):
             let lowered = email.lowercased()
@@ -64,13 +64,27 @@ extension GatewayHub {
         default:
             return completion(.failure(GatewayError(.invalidField, "give phone or email, not both")))
         }
-        let now = clock.now()
-        if let recipient, let previous = relations.invites.values.filter({
-            $0.groupId == groupId && $0.recipient == recipient && $0.createdAt > now - limits.inviteRepeatWindowMs
-        }).max(by: { $0.createdAt < $1.createdAt }) {
-            return completion(.failure(GatewayError(.rateLimited,
-                "\(recipient) was already invited to \"\(group.name)\"; try again after \(previous.createdAt + limits.inviteRepeatWindowMs)")))
+        guard let recipient else { return storeInvite(inviterId: inviterId, group: group, recipient: nil, role: role, hours: hours, channel: channel, completion: completion) }
+        // The number's owner and earlier invites to the recipient are store reads (GatewayHub+RelationshipReads).
+        let failed = { (error: GatewayError) in completion(.failure(error)) }
+        lookUpPhoneOwners(phones: channel == "sms" ? [recipient] : [], hashes: [], failed: failed) { [self] owners in
+            if let owner = owners.byPhone[recipient], relations.isActiveMember(owner, of: groupId) {
+                return completion(.failure(GatewayError(.alreadyMember, "this number belongs to a member of \"\(group.name)\"")))
+            }
+            lookUpLatestInvite(groupId: groupId, recipient: recipient, failed: failed) { [self] previous in
+                if let previous, previous.createdAt > clock.now() - limits.inviteRepeatWindowMs {
+                    return completion(.failure(GatewayError(.rateLimited,
+                        "\(recipient) was already invited to \"\(group.name)\"; try again after \(previous.createdAt + limits.inviteRepeatWindowMs)")))
+                }
+                storeInvite(inviterId: inviterId, group: group, recipient: recipient, role: role, hours: hours, channel: channel, completion: completion)
+            }
         }
+    }
+
+    private func storeInvite(inviterId: String, group: GroupRecord, recipient: String?, role: String, hours: Int, channel: String,
+                             completion: @escaping (Result<InviteData, GatewayError>) -> Void) {
+        let groupId = group.id
+        let now = clock.now()
         var code = randomCode(length: 8, alphabet: Self.inviteAlphabet)
         while relations.invites[code] != nil { code = randomCode(length: 8, alphabet: Self.inviteAlphabet) }
         let invite = InviteRecord(code: code, groupId: groupId, inviterId: inviterId, recipient: recipient, role: role,
@@ -78,6 +92,7 @@ extension GatewayHub {
         relations.invites[code] = invite
         let data = inviteData(invite)
         commit([.upsertInvite(invite)], events: [PendingEvent(userId: inviterId, type: "invite_created", data: encode(data))]) { [self] outcome in
+            relations.invites[code] = nil   // stored (read by code from now on) or not stored
             if case .success = outcome, let recipient, let deliverer = inviteDeliverer {
                 let inviter = userRef(inviterId)
                 let text = "\(inviter.name) invited you to join \"\(group.name)\". Your invite code: \(code) (valid for \(hours) hours, one use)."
@@ -99,35 +114,38 @@ extension GatewayHub {
     /// A former member is reactivated (keeping the original join time). Answers with the group.
     public func redeemInvite(userId: String, code rawCode: String, completion: @escaping (Result<GroupData, GatewayError>) -> Void) {
         let code = rawCode.uppercased().filter { $0 != " " && $0 != "-" }
-        guard var invite = relations.invites[code] else {
+        lookUpInvite(code, failed: { completion(.failure($0)) }) { [self] found in
+        guard var invite = found else {
             return completion(.failure(GatewayError(.inviteNotFound, "no invite \"\(rawCode)\"")))
         }
         guard invite.state == .pending else { return completion(.failure(GatewayError(.inviteUsed, "this invite was already used"))) }
         let now = clock.now()
         guard now < invite.expiresAt else { return completion(.failure(GatewayError(.inviteExpired, "this invite expired at \(invite.expiresAt)"))) }
+        guard loadedGroup(invite.groupId, plus: [userId], failed: { completion(.failure($0)) }, retry: { [self] in
+            redeemInvite(userId: userId, code: rawCode, completion: completion)
+        }) else { return }
         if relations.isActiveMember(userId, of: invite.groupId) {
             return completion(.failure(GatewayError(.alreadyMember, "you are already a member of this group")))
         }
         let used = InviteRecord(code: invite.code, groupId: invite.groupId, inviterId: invite.inviterId, recipient: invite.recipient,
                                 role: invite.role, state: .used, createdAt: invite.createdAt, expiresAt: invite.expiresAt,
                                 usedBy: userId, usedAt: now)
-        let original = invite
         invite = used
-        // Marked used now, so a second redeem in the same instant is refused; restored if the join fails.
+        // Marked used now, so a second redeem in the same instant is refused; forgotten once the join is stored or
+        // fails (the store answers from then on).
         relations.invites[code] = invite
-        // The redemption is the store's decision: when another node redeemed the invite first, this one is refused
-        // and memory takes the store's invite.
+        // The redemption is the store's decision: when another node redeemed the invite first, this one is refused.
         join(groupId: invite.groupId, userId: userId, role: invite.role, reason: "invite",
              extra: [.redeemInvite(code: code, usedBy: userId, usedAt: now)], onConflict: { [self] conflict in
-            guard case .inviteRedeemed(let stored) = conflict else {
-                relations.invites[code] = original
+            relations.invites[code] = nil
+            guard case .inviteRedeemed = conflict else {
                 return completion(.failure(GatewayError(.storageFailed, "could not store the change: \(conflict)")))
             }
-            relations.invites[code] = stored ?? original
             completion(.failure(GatewayError(.inviteUsed, "this invite was already used")))
         }) { [self] result in
-            if case .failure = result { relations.invites[code] = original }
+            relations.invites[code] = nil   // stored (read by code from now on) or not stored
             completion(result)
+        }
         }
     }
 }

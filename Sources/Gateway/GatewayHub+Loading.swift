@@ -133,7 +133,7 @@ extension GatewayHub {
 
     /// A first read: the store's records, except where memory already holds a record of the user (a change made
     /// here before the read finished, whose write may still be on its way: memory is newer).
-    private func merge(_ entry: UserEntry) {
+    private func merge(_ entry: UserEntry, replace: Bool = false) {
         let id = entry.id
         if users[id] == nil, let user = entry.user {
             users[id] = user
@@ -151,13 +151,14 @@ extension GatewayHub {
         }
         if notificationSettings[id] == nil, let settings = entry.notificationSettings { notificationSettings[id] = settings }
         latestOffsets[id] = max(latestOffsets[id] ?? 0, entry.latestOffset)
+        relations.add(entry.relationships, of: id, replace: replace) { [cache] in cache.isLoaded($0) }
     }
 
     /// A re-read after another node's change: the store's records replace memory's (no write of this node's is in
     /// flight for the user, so the store has everything memory has).
     private func replace(_ entry: UserEntry) {
-        dropRecords(of: [entry.id])
-        merge(entry)
+        dropRecords(of: [entry.id], shared: true)
+        merge(entry, replace: true)
     }
 
     // MARK: Writes and other nodes' changes
@@ -169,12 +170,17 @@ extension GatewayHub {
         var changed: [String] = []
         for write in writes {
             let (user, isChange) = write.userTouched
-            guard let user else { continue }
-            if !touched.contains(user) { touched.append(user) }
-            if isChange && !changed.contains(user) { changed.append(user) }
+            if let user {
+                if !touched.contains(user) { touched.append(user) }
+                if isChange && !changed.contains(user) { changed.append(user) }
+            }
             if case .upsertContact(let contact) = write, !changed.contains(contact.contactId) {
                 changed.append(contact.contactId)
                 if !touched.contains(contact.contactId) { touched.append(contact.contactId) }
+            }
+            for holder in relations.usersHolding(write) {
+                if !touched.contains(holder) { touched.append(holder) }
+                if !changed.contains(holder) { changed.append(holder) }
             }
         }
         for user in touched {
@@ -274,7 +280,9 @@ extension GatewayHub {
     }
 
     /// Removes the users' records from memory (one pass over the device and token maps for all of them).
-    private func dropRecords(of ids: Set<String>) {
+    /// `shared`: the relationship rows the users share with other loaded users go too (a re-read replaces them).
+    private func dropRecords(of ids: Set<String>, shared: Bool = false) {
+        relations.drop(ids, shared: shared) { [cache] in cache.isLoaded($0) }
         for id in ids {
             if let user = users.removeValue(forKey: id), usersByHexCode[user.hexCode] == id { usersByHexCode[user.hexCode] = nil }
             contacts[id] = nil
@@ -292,6 +300,14 @@ extension GatewayHub {
 
     /// Whether `userId`'s records are in memory (for tests).
     public func isLoaded(_ userId: String) -> Bool { cache.isLoaded(userId) }
+
+    /// Relationship rows in memory now (for tests): friend requests, pauses, connect codes, groups, memberships,
+    /// phones and invites being written.
+    public var relationshipRowCount: Int {
+        relations.friendRequests.count + relations.pauses.values.reduce(0) { $0 + $1.count } + relations.connectCodes.count
+            + relations.groups.count + relations.members.values.reduce(0) { $0 + $1.count } + relations.phoneByUser.count
+            + relations.invites.count
+    }
 }
 
 extension PushTokenRecord {
@@ -304,6 +320,7 @@ extension PushTokenRecord {
 extension StoreWrite {
     /// The user whose in-memory records this write concerns, and whether it changes records other nodes hold
     /// (user, devices, contacts, push tokens, notification settings) rather than only the user's log or acks.
+    /// Relationship rows are `RelationshipState.usersHolding`.
     var userTouched: (String?, Bool) {
         switch self {
         case .appendEvent(let event): return (event.userId, false)
@@ -368,12 +385,6 @@ extension GatewayHub {
         relations.groups.keys.filter { relations.isActiveMember(userId, of: $0) }.flatMap { groupUsers($0) }
     }
 
-    /// The users a discovery of these entries would name.
-    public func discoveryUsers(numbers: [String], hashes: [String]) -> [String] {
-        numbers.compactMap { PhoneNumber.normalise($0).flatMap { relations.userByPhone[$0] } }
-            + hashes.compactMap { relations.userByPhoneHash[$0.lowercased()] }
-    }
-
     /// Users a client command shows by name beyond those its fields name (`namedUsers`).
     func usersShown(by type: String, data: JSONValue, sender: String) -> [String] {
         switch type {
@@ -383,13 +394,6 @@ extension GatewayHub {
         case "group_get", "group_leave", "group_remove_member", "invite_create":
             guard case .object(let fields) = data, case .string(let groupId)? = fields["groupId"] else { return [] }
             return groupUsers(groupId)
-        case "discover":
-            guard case .object(let fields) = data else { return [] }
-            func strings(_ name: String) -> [String] {
-                guard case .array(let items)? = fields[name] else { return [] }
-                return items.compactMap { if case .string(let s) = $0 { return s } else { return nil } }
-            }
-            return discoveryUsers(numbers: strings("numbers"), hashes: strings("hashes"))
         default: return []
         }
     }

@@ -64,7 +64,7 @@ extension GatewayHub {
         case .inviteRedeem(let command):
             redeemInvite(userId: me, code: command.code, completion: reply.complete)
         case .discover(let c):
-            reply.ok(["entries": try discover(userId: me, numbers: c.numbers ?? [], hashes: c.hashes ?? [])])
+            discover(userId: me, numbers: c.numbers ?? [], hashes: c.hashes ?? []) { reply.complete($0.map { ["entries": $0] }) }
         }
     }
 }

@@ -89,12 +89,11 @@ public final class GatewayHub: @unchecked Sendable {
         idempotencyMemory = IdempotencyMemory(capacity: settings.idempotencyMemoryKeys)
     }
 
-    /// Loads what is not per user (open sessions, pending approvals, id counters, relationships) and re-arms
+    /// Loads what is not per user (open sessions, pending approvals, id counters) and re-arms
     /// approval deadlines (expired ones time out at once); users are read when first needed (GatewayHub+Loading).
     /// Call once, on the hub thread.
     public func start() throws {
         let snapshot = try store.loadStartState()
-        relations.load(snapshot)
         for session in snapshot.openSessions { sessions[session.id] = session }
         latestMessageId = snapshot.latestMessageId
         latestApprovalSequence = snapshot.latestApprovalSequence

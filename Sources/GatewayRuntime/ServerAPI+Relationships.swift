@@ -82,10 +82,11 @@ extension ServerAPI {
         case ("POST", 3, "users", "discover", ""):
             guard let body = decode(DiscoverBody.self, request, respond: respond) else { return true }
             let id = r[1]
-            onHub(users: [id], shown: { $0.discoveryUsers(numbers: body.numbers ?? [], hashes: body.hashes ?? []) }, respond: respond) { hub in
+            onHub(users: [id], respond: respond) { hub in
                 guard hub.user(id) != nil else { return respond(Self.failure(GatewayError(.userNotFound, "no user \"\(id)\""))) }
-                do { respond(Self.ok(Entries(entries: try hub.discover(userId: id, numbers: body.numbers ?? [], hashes: body.hashes ?? [])))) }
-                catch { respond(Self.failure(error as? GatewayError ?? GatewayError(.internalError, "\(error)"))) }
+                hub.discover(userId: id, numbers: body.numbers ?? [], hashes: body.hashes ?? []) {
+                    Self.reply(respond)($0.map { Entries(entries: $0) })
+                }
             }
         case ("POST", 1, "friend-requests", _, _):
             guard let body = decode(FriendRequestBody.self, request, respond: respond) else { return true }
@@ -114,7 +115,11 @@ extension ServerAPI {
             onHub(users: [body.ownerId], respond: respond) { $0.createGroup(ownerId: body.ownerId, spec, completion: Self.reply(respond, status: 201)) }
         case ("GET", 2, "groups", _, _):
             let id = r[1]
-            onHub(users: [], shown: { $0.groupUsers(id) }, respond: respond) { hub in respond(hub.groupData(id).map { Self.ok($0) } ?? Self.failure(GatewayError(.groupNotFound, "no group \"\(id)\""))) }
+            onHub { hub in
+                hub.withGroup(id, failed: { respond(Self.failure($0)) }) {
+                    respond(hub.groupData(id).map { Self.ok($0) } ?? Self.failure(GatewayError(.groupNotFound, "no group \"\(id)\"")))
+                }
+            }
         case ("POST", 3, "groups", "members", ""):
             guard let body = decode(MemberBody.self, request, respond: respond) else { return true }
             let id = r[1]
@@ -126,7 +131,7 @@ extension ServerAPI {
             guard let body = decode(InviteBody.self, request, respond: respond) else { return true }
             let id = r[1]
             let spec = GatewayHub.InviteSpec(phone: body.phone, email: body.email, role: body.role, expiresInHours: body.expiresInHours)
-            onHub(users: [body.inviterId], shown: { $0.groupUsers(id) }, respond: respond) { $0.createInvite(inviterId: body.inviterId, groupId: id, spec, completion: Self.reply(respond, status: 201)) }
+            onHub(users: [body.inviterId], respond: respond) { $0.createInvite(inviterId: body.inviterId, groupId: id, spec, completion: Self.reply(respond, status: 201)) }
         case ("POST", 3, "groups", "events", ""):
             guard let body = decode(GroupEventBody.self, request, respond: respond) else { return true }
             let id = r[1]

@@ -69,9 +69,10 @@ struct RelationshipWriteApplier {
             }
         case .upsertUserPhone(let p):
             try db.run("""
-                INSERT INTO user_phones (user_id, phone, verified_at) VALUES (?1, ?2, ?3)
-                ON CONFLICT (user_id) DO UPDATE SET phone = excluded.phone, verified_at = excluded.verified_at
-                """) { $0.bind(1, p.userId); $0.bind(2, p.phone); $0.bind(3, p.verifiedAt) }
+                INSERT INTO user_phones (user_id, phone, verified_at, phone_hash) VALUES (?1, ?2, ?3, ?4)
+                ON CONFLICT (user_id) DO UPDATE SET phone = excluded.phone, verified_at = excluded.verified_at,
+                    phone_hash = excluded.phone_hash
+                """) { $0.bind(1, p.userId); $0.bind(2, p.phone); $0.bind(3, p.verifiedAt); $0.bind(4, PhoneNumber.hash(e164: p.phone)) }
         case .deleteUserPhone(let userId):
             try db.run("DELETE FROM user_phones WHERE user_id = ?1") { $0.bind(1, userId) }
         default:
@@ -133,38 +134,16 @@ extension StoreReader {
                          expiresAt: row.int64(7), usedBy: row.optionalString(8), usedAt: row.optionalInt64(9))
     }
 
-    /// The relationship part of the start-up snapshot (called inside `loadSnapshot`'s transaction).
+    /// The relationship part of the whole snapshot (called inside `loadSnapshot`'s transaction).
     func loadRelationships(into snapshot: inout GatewaySnapshot) throws(StorageError) {
-        snapshot.friendRequests = try db.query("""
-            SELECT id, from_user, to_user, state, created_at, resolved_at FROM friend_requests ORDER BY rowid
-            """) { row throws(StorageError) in
-            try FriendRequestRecord(id: row.string(0), fromUserId: row.string(1), toUserId: row.string(2),
-                                    state: row.enumValue(3, as: FriendRequestState.self), createdAt: row.int64(4),
-                                    resolvedAt: row.optionalInt64(5))
-        }
-        snapshot.contactPauses = try db.query("SELECT user_id, contact_id, paused_at FROM contact_pauses ORDER BY rowid") {
-            ContactPauseRecord(userId: $0.string(0), contactId: $0.string(1), pausedAt: $0.int64(2))
-        }
-        snapshot.connectCodes = try db.query("""
-            SELECT code, user_id, created_at, expires_at, revoked_at FROM connect_codes ORDER BY rowid
-            """) {
-            RelationshipWriteApplier.connectCode($0)
-        }
-        snapshot.groups = try db.query("""
-            SELECT id, owner_id, name, kind, max_members, invite_policy, role_limits, created_at FROM user_groups ORDER BY rowid
-            """) {
-            GroupRecord(id: $0.string(0), ownerId: $0.string(1), name: $0.string(2), kind: $0.string(3), maxMembers: Int($0.int64(4)),
-                        invitePolicy: $0.string(5), roleLimits: RelationshipWriteApplier.decodeRoleLimits($0.string(6)),
-                        createdAt: $0.int64(7))
-        }
-        snapshot.groupMembers = try db.query("""
-            SELECT group_id, user_id, role, active, created_at FROM group_members ORDER BY rowid
-            """) {
-            GroupMemberRecord(groupId: $0.string(0), userId: $0.string(1), role: $0.string(2), active: $0.bool(3), createdAt: $0.int64(4))
-        }
+        snapshot.friendRequests = try db.query("SELECT \(Self.friendRequestColumns) FROM friend_requests ORDER BY rowid",
+                                               row: Self.friendRequest)
+        snapshot.contactPauses = try db.query("SELECT user_id, contact_id, paused_at FROM contact_pauses ORDER BY rowid", row: Self.pause)
+        snapshot.connectCodes = try db.query("SELECT \(Self.connectCodeColumns) FROM connect_codes ORDER BY rowid",
+                                             row: RelationshipWriteApplier.connectCode)
+        snapshot.groups = try db.query("SELECT \(Self.groupColumns) FROM user_groups ORDER BY rowid", row: Self.group)
+        snapshot.groupMembers = try db.query("SELECT \(Self.memberColumns) FROM group_members ORDER BY rowid", row: Self.member)
         snapshot.invites = try db.query("SELECT \(Self.inviteColumns) FROM invites ORDER BY rowid", row: Self.invite)
-        snapshot.userPhones = try db.query("SELECT user_id, phone, verified_at FROM user_phones ORDER BY rowid") {
-            UserPhoneRecord(userId: $0.string(0), phone: $0.string(1), verifiedAt: $0.int64(2))
-        }
+        snapshot.userPhones = try db.query("SELECT user_id, phone, verified_at FROM user_phones ORDER BY rowid", row: Self.phone)
     }
 }

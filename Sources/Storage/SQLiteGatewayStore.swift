@@ -126,6 +126,26 @@ public final class SQLiteGatewayStore: DurableGatewayStore, @unchecked Sendable 
         try read { reader throws(StorageError) in try reader.userId(hexCode: hexCode) }
     }
 
+    public func connectCode(code: String) throws -> ConnectCodeRecord? {
+        try read { reader throws(StorageError) in try reader.connectCode(code: code) }
+    }
+
+    public func invite(code: String) throws -> InviteRecord? {
+        try read { reader throws(StorageError) in try reader.invite(code: code) }
+    }
+
+    public func latestInvite(groupId: String, recipient: String) throws -> InviteRecord? {
+        try read { reader throws(StorageError) in try reader.latestInvite(groupId: groupId, recipient: recipient) }
+    }
+
+    public func groupMemberIds(groupId: String) throws -> [String] {
+        try read { reader throws(StorageError) in try reader.groupMemberIds(groupId: groupId) }
+    }
+
+    public func phoneOwners(phones: [String], hashes: [String]) throws -> PhoneOwners {
+        try read { reader throws(StorageError) in try reader.phoneOwners(phones: phones, hashes: hashes) }
+    }
+
     public func device(tokenDigest: String) throws -> DeviceRecord? {
         try read { reader throws(StorageError) in try reader.device(tokenDigest: tokenDigest) }
     }

@@ -13,9 +13,8 @@ enum SchemaV12 {
     """
 }
 
-/// Versions 9, 10 and 11 are reserved for schema changes made alongside version 12; in this build they change
+/// Versions 9 and 11 are reserved for schema changes made alongside versions 10 and 12; in this build they change
 /// nothing (the versions stay contiguous).
 enum SchemaReserved {
-    static let versions = 9...11
     static let sql = "SELECT 1;"
 }

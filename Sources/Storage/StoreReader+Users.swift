@@ -51,6 +51,7 @@ extension StoreReader {
                 UNION ALL SELECT latest_offset FROM event_log_heads WHERE user_id = ?1)
             """) { $0.bind(1, id) } row: { $0.optionalInt64(0) }
         entry.latestOffset = (latest ?? nil) ?? 0
+        entry.relationships = try relationships(of: id)
         return entry
     }
 

@@ -16,6 +16,7 @@ struct StoreReader {
         snapshot.contacts = try db.query("SELECT user_id, contact_id, created_at, active FROM contacts ORDER BY rowid", row: Self.contact)
         snapshot.latestOffsets = try latestOffsets()
         try loadPush(into: &snapshot)
+        try loadRelationships(into: &snapshot)
         return snapshot
     }
 
@@ -34,7 +35,6 @@ struct StoreReader {
                                                  row: Self.approval)
         snapshot.latestMessageId = try db.queryFirst("SELECT COALESCE(MAX(id), 0) FROM messages") { $0.int64(0) } ?? 0
         snapshot.latestApprovalSequence = try latestApprovalSequence()
-        try loadRelationships(into: &snapshot)
         return snapshot
     }
 

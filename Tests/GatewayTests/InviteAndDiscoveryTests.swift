@@ -119,17 +119,21 @@ import Testing
         f.hub.setPhone(userId: "carol", phone: "0044 20 7946 0002") { phones.append(try? $0.get()) }
         f.hub.setPhone(userId: "alice", phone: "12345") { phones.append((try? $0.get()) ?? "invalid") }
         #expect(phones == ["+442079460001", "+442079460002", "invalid"])
-        let entries = try f.hub.discover(userId: "alice", numbers: ["+44 20 7946 0001", "+442079460003", "bogus"],
-                                         hashes: [PhoneNumber.hash(e164: "+442079460002").uppercased()])
+        func discover(_ numbers: [String], _ hashes: [String] = []) -> Result<[DiscoveryEntry], GatewayError> {
+            var result: Result<[DiscoveryEntry], GatewayError>?
+            f.hub.discover(userId: "alice", numbers: numbers, hashes: hashes) { result = $0 }
+            return result!
+        }
+        let entries = try discover(["+44 20 7946 0001", "+442079460003", "bogus"], [PhoneNumber.hash(e164: "+442079460002").uppercased()]).get()
         #expect(entries.map(\.status) == ["contact", "invite", "invalid", "user"])
         #expect(entries[3].user?.name == "Carol")
         #expect(entries[1].e164 == "+442079460003")
-        #expect(throws: GatewayError.self) { try f.hub.discover(userId: "alice", numbers: Array(repeating: "+442079460001", count: 6), hashes: []) }
+        #expect(throws: GatewayError.self) { try discover(Array(repeating: "+442079460001", count: 6)).get() }
         // 4 used of 6: three more are refused, two pass.
-        #expect((try? f.hub.discover(userId: "alice", numbers: ["+442079460001", "+442079460001", "+442079460001"], hashes: [])) == nil)
-        #expect((try? f.hub.discover(userId: "alice", numbers: ["+442079460001", "+442079460001"], hashes: []))?.count == 2)
+        #expect((try? discover(["+442079460001", "+442079460001", "+442079460001"]).get()) == nil)
+        #expect((try? discover(["+442079460001", "+442079460001"]).get())?.count == 2)
         f.scheduler.advance(by: 86_400_000)
-        #expect((try? f.hub.discover(userId: "alice", numbers: ["+442079460001"], hashes: []))?.count == 1)
+        #expect((try? discover(["+442079460001"]).get())?.count == 1)
         // A number moves to the user who verified it last.
         f.hub.setPhone(userId: "alice", phone: "+442079460002") { _ in }
         #expect(f.hub.phone(of: "carol") == nil)

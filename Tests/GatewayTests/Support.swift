@@ -128,6 +128,11 @@ final class DeferredStore: GatewayStore, @unchecked Sendable {
     func loadStartState() throws -> GatewaySnapshot { try inner.loadStartState() }
     func userEntry(id: String) throws -> UserEntry { try inner.userEntry(id: id) }
     func userId(hexCode: String) throws -> String? { try inner.userId(hexCode: hexCode) }
+    func connectCode(code: String) throws -> ConnectCodeRecord? { try inner.connectCode(code: code) }
+    func invite(code: String) throws -> InviteRecord? { try inner.invite(code: code) }
+    func latestInvite(groupId: String, recipient: String) throws -> InviteRecord? { try inner.latestInvite(groupId: groupId, recipient: recipient) }
+    func groupMemberIds(groupId: String) throws -> [String] { try inner.groupMemberIds(groupId: groupId) }
+    func phoneOwners(phones: [String], hashes: [String]) throws -> PhoneOwners { try inner.phoneOwners(phones: phones, hashes: hashes) }
     func device(tokenDigest: String) throws -> DeviceRecord? { try inner.device(tokenDigest: tokenDigest) }
     func deviceOwners(deviceId: String) throws -> [String] { try inner.deviceOwners(deviceId: deviceId) }
     func events(userId: String, after: Int64, limit: Int) throws -> [StoredEvent] { try inner.events(userId: userId, after: after, limit: limit) }

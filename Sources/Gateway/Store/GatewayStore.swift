@@ -180,6 +180,8 @@ public struct UserEntry: Sendable, Equatable {
     public var notificationSettings: NotificationSettings?
     /// The highest offset of the user's log (0 when empty).
     public var latestOffset: Int64 = 0
+    /// The user's relationship rows.
+    public var relationships = UserRelationships()
 
     public init(id: String, user: UserRecord? = nil) { self.id = id; self.user = user }
 }
@@ -200,7 +202,8 @@ public protocol GatewayStore: AnyObject, Sendable {
     /// Loads the whole snapshot (every user: tests, migrations and tools; the hub starts with `loadStartState`).
     func loadSnapshot() throws -> GatewaySnapshot
     /// What the hub loads at start: the snapshot without its per-user parts (`users`, `devices`, `contacts`,
-    /// `pushTokens`, `notificationSettings` and `latestOffsets` are empty; those are read per user with `userEntry`).
+    /// `pushTokens`, `notificationSettings`, `latestOffsets` and every relationship list are empty; those are read per
+    /// user with `userEntry`).
     func loadStartState() throws -> GatewaySnapshot
     /// One user's records, as the hub keeps them while the user is in use (docs/ARCHITECTURE.md, "Memory and load on
     /// demand"): indexed reads, read together so they agree. A user with no row has `user == nil` (its log, devices or
@@ -210,6 +213,16 @@ public protocol GatewayStore: AnyObject, Sendable {
     func userEntries(ids: [String]) throws -> [UserEntry]
     /// The user with this hex code, if any.
     func userId(hexCode: String) throws -> String?
+    /// The connect code, in any state (revoked and expired codes stay stored), if any.
+    func connectCode(code: String) throws -> ConnectCodeRecord?
+    /// The invite with this code, in any state, if any.
+    func invite(code: String) throws -> InviteRecord?
+    /// The newest invite into `groupId` sent to `recipient` (the repeat rule), if any.
+    func latestInvite(groupId: String, recipient: String) throws -> InviteRecord?
+    /// The active members of the group (its owner included), in join order; empty when there is no such group.
+    func groupMemberIds(groupId: String) throws -> [String]
+    /// The users owning these E.164 numbers and lowercase hex SHA-256 hashes of numbers (absent: nobody's).
+    func phoneOwners(phones: [String], hashes: [String]) throws -> PhoneOwners
     /// The standalone device registered with this secret digest, if any.
     func device(tokenDigest: String) throws -> DeviceRecord?
     /// The users having a device with this id (device ids are unique only per user). Not indexed by device id alone:

@@ -49,3 +49,18 @@ public struct InMemoryConstraintError: Error, CustomStringConvertible {
     public let description: String
     init(_ description: String) { self.description = description }
 }
+
+/// The relationship reads, with the same answers as the SQL stores'.
+extension GatewaySnapshot {
+    func relationships(of id: String) -> UserRelationships {
+        var r = UserRelationships()
+        r.friendRequests = friendRequests.filter { $0.fromUserId == id || $0.toUserId == id }
+        r.contactPauses = contactPauses.filter { $0.userId == id || $0.contactId == id }
+        r.connectCode = connectCodes.first { $0.userId == id && $0.revokedAt == nil }
+        let groupIds = Set(groupMembers.filter { $0.userId == id && $0.active }.map(\.groupId))
+        r.groups = groups.filter { groupIds.contains($0.id) }
+        r.groupMembers = groupMembers.filter { groupIds.contains($0.groupId) }
+        r.phone = userPhones.first { $0.userId == id }
+        return r
+    }
+}

@@ -188,6 +188,8 @@ public final class InMemoryGatewayStore: GatewayStore {
         var snapshot = try loadSnapshot()
         (snapshot.users, snapshot.devices, snapshot.contacts, snapshot.pushTokens) = ([], [], [], [])
         (snapshot.notificationSettings, snapshot.latestOffsets) = ([:], [:])
+        (snapshot.friendRequests, snapshot.contactPauses, snapshot.connectCodes) = ([], [], [])
+        (snapshot.groups, snapshot.groupMembers, snapshot.invites, snapshot.userPhones) = ([], [], [], [])
         return snapshot
     }
 
@@ -200,6 +202,7 @@ public final class InMemoryGatewayStore: GatewayStore {
             entry.pushTokens = s.pushTokens.filter { $0.userId == id }
             entry.notificationSettings = s.notificationSettings[id]
             entry.latestOffset = s.latestOffsets[id] ?? 0
+            entry.relationships = s.relationships(of: id)
             return entry
         }
     }
@@ -298,3 +301,33 @@ public final class InMemoryGatewayStore: GatewayStore {
     }
 }
 
+/// The relationship look-ups not keyed by user, with the same answers as the SQL stores'.
+extension InMemoryGatewayStore {
+    public func connectCode(code: String) throws -> ConnectCodeRecord? {
+        state.withLock { $0.snapshot.connectCodes.first { $0.code == code } }
+    }
+
+    public func invite(code: String) throws -> InviteRecord? {
+        state.withLock { $0.snapshot.invites.first { $0.code == code } }
+    }
+
+    public func latestInvite(groupId: String, recipient: String) throws -> InviteRecord? {
+        state.withLock { $0.snapshot.invites.filter { $0.groupId == groupId && $0.recipient == recipient }.max { $0.createdAt < $1.createdAt } }
+    }
+
+    public func groupMemberIds(groupId: String) throws -> [String] {
+        state.withLock { $0.snapshot.groupMembers.filter { $0.groupId == groupId && $0.active }.map(\.userId) }
+    }
+
+    public func phoneOwners(phones: [String], hashes: [String]) throws -> PhoneOwners {
+        state.withLock { state in
+            var owners = PhoneOwners()
+            for record in state.snapshot.userPhones {
+                if phones.contains(record.phone) { owners.byPhone[record.phone] = record.userId }
+                let hash = PhoneNumber.hash(e164: record.phone)
+                if hashes.contains(hash) { owners.byHash[hash] = record.userId }
+            }
+            return owners
+        }
+    }
+}

@@ -49,6 +49,7 @@ extension PostgresReader {
             SELECT GREATEST((SELECT MAX("offset") FROM events WHERE user_id = $1),
                             (SELECT latest_offset FROM event_log_heads WHERE user_id = $1))
             """, [id]) ?? 0
+        entry.relationships = try relationships(of: id)
         return entry
     }
 

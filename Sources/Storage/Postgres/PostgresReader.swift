@@ -27,6 +27,7 @@ struct PostgresReader {
         for row in try db.query("SELECT user_id, settings FROM notification_settings").map({ ($0.string(0), $0.bytes(1)) }) {
             s.notificationSettings[row.0] = PushBlobs.settings(row.1)
         }
+        try loadRelationships(into: &s)
         return s
     }
 
@@ -45,36 +46,17 @@ struct PostgresReader {
             .map(approval)
         s.latestMessageId = try db.int64("SELECT COALESCE(MAX(id), 0) FROM messages") ?? 0
         s.latestApprovalSequence = try latestApprovalSequence()
-        try loadRelationships(into: &s)
         return s
     }
 
     private func loadRelationships(into s: inout GatewaySnapshot) throws(StorageError) {
-        s.friendRequests = try db.query("""
-            SELECT id, from_user, to_user, state, created_at, resolved_at FROM friend_requests ORDER BY row_order
-            """).map { row throws(StorageError) in
-            FriendRequestRecord(id: row.string(0), fromUserId: row.string(1), toUserId: row.string(2),
-                                state: try enumValue(row, 3, FriendRequestState.self), createdAt: row.int64(4),
-                                resolvedAt: row.optionalInt64(5))
-        }
-        s.contactPauses = try db.query("SELECT user_id, contact_id, paused_at FROM contact_pauses ORDER BY row_order").map {
-            ContactPauseRecord(userId: $0.string(0), contactId: $0.string(1), pausedAt: $0.int64(2))
-        }
+        s.friendRequests = try db.query("SELECT \(StoreReader.friendRequestColumns) FROM friend_requests ORDER BY row_order").map(friendRequest)
+        s.contactPauses = try db.query("SELECT user_id, contact_id, paused_at FROM contact_pauses ORDER BY row_order").map(Self.pause)
         s.connectCodes = try db.query("SELECT \(Self.connectCodeColumns) FROM connect_codes ORDER BY row_order").map(Self.connectCode)
-        s.groups = try db.query("""
-            SELECT id, owner_id, name, kind, max_members, invite_policy, role_limits, created_at FROM user_groups ORDER BY row_order
-            """).map {
-            GroupRecord(id: $0.string(0), ownerId: $0.string(1), name: $0.string(2), kind: $0.string(3), maxMembers: Int($0.int64(4)),
-                        invitePolicy: $0.string(5), roleLimits: RelationshipWriteApplier.decodeRoleLimits($0.string(6)),
-                        createdAt: $0.int64(7))
-        }
-        s.groupMembers = try db.query("SELECT group_id, user_id, role, active, created_at FROM group_members ORDER BY row_order").map {
-            GroupMemberRecord(groupId: $0.string(0), userId: $0.string(1), role: $0.string(2), active: $0.bool(3), createdAt: $0.int64(4))
-        }
+        s.groups = try db.query("SELECT \(StoreReader.groupColumns) FROM user_groups ORDER BY row_order").map(Self.group)
+        s.groupMembers = try db.query("SELECT \(StoreReader.memberColumns) FROM group_members ORDER BY row_order").map(Self.member)
         s.invites = try db.query("SELECT \(StoreReader.inviteColumns) FROM invites ORDER BY row_order").map(invite)
-        s.userPhones = try db.query("SELECT user_id, phone, verified_at FROM user_phones ORDER BY row_order").map {
-            UserPhoneRecord(userId: $0.string(0), phone: $0.string(1), verifiedAt: $0.int64(2))
-        }
+        s.userPhones = try db.query("SELECT user_id, phone, verified_at FROM user_phones ORDER BY row_order").map(Self.phone)
     }
 
     /// The highest N of approval ids "apr_N" (ids that do not parse, or overflow, are ignored).
@@ -199,15 +181,15 @@ struct PostgresReader {
                        createdAt: row.int64(9), expiresAt: row.int64(10), resolvedAt: row.optionalInt64(11))
     }
 
-    private func invite(_ row: PostgresRow) throws(StorageError) -> InviteRecord {
+    func invite(_ row: PostgresRow) throws(StorageError) -> InviteRecord {
         InviteRecord(code: row.string(0), groupId: row.string(1), inviterId: row.string(2), recipient: row.optionalString(3),
                      role: row.string(4), state: try enumValue(row, 5, InviteState.self), createdAt: row.int64(6),
                      expiresAt: row.int64(7), usedBy: row.optionalString(8), usedAt: row.optionalInt64(9))
     }
 
-    private static let connectCodeColumns = "code, user_id, created_at, expires_at, revoked_at"
+    static let connectCodeColumns = "code, user_id, created_at, expires_at, revoked_at"
 
-    private static func connectCode(_ row: PostgresRow) -> ConnectCodeRecord {
+    static func connectCode(_ row: PostgresRow) -> ConnectCodeRecord {
         ConnectCodeRecord(code: row.string(0), userId: row.string(1), createdAt: row.int64(2), expiresAt: row.optionalInt64(3),
                           revokedAt: row.optionalInt64(4))
     }
@@ -219,7 +201,7 @@ struct PostgresReader {
     }
 
     /// A column holding an enum's raw value; any other text is an error naming the value.
-    private func enumValue<Value: RawRepresentable>(_ row: PostgresRow, _ column: Int, _ type: Value.Type) throws(StorageError) -> Value
+    func enumValue<Value: RawRepresentable>(_ row: PostgresRow, _ column: Int, _ type: Value.Type) throws(StorageError) -> Value
         where Value.RawValue == String {
         let text = row.string(column)
         guard let value = Value(rawValue: text) else { throw StorageError("\(db.name): unknown \(Value.self) \"\(text)\" in the database") }

@@ -10,9 +10,8 @@
 /// bodies are arbitrary JSON strings (other text columns refuse a NUL with an error: see `PostgresConnection.query`).
 enum PostgresSchema {
     static let migrations: [(version: Int, sql: String)] = [
-        (1, v1), (2, v2), (3, v3), (4, v4), (5, v5), (6, v6), (7, v7), (8, v8),
-    ] + SchemaReserved.versions.map { ($0, SchemaReserved.sql) } + [
-        (12, v12),
+        (1, v1), (2, v2), (3, v3), (4, v4), (5, v5), (6, v6), (7, v7), (8, v8), (9, SchemaReserved.sql), (10, v10),
+        (11, SchemaReserved.sql), (12, v12),
     ]
 
     /// Any constant both nodes agree on: the key of the advisory lock that serialises migrations.
@@ -300,6 +299,17 @@ enum PostgresSchema {
     ALTER TABLE messages DROP COLUMN pair_low, DROP COLUMN pair_high;
     ALTER TABLE messages ADD PRIMARY KEY (to_user, from_user, id);
     CREATE UNIQUE INDEX messages_by_id ON messages (id);
+    """
+
+    /// SQLite's version 10 (`SchemaV10`): indexes for the per-user relationship reads, and each phone's hash
+    /// (`PhoneNumber.hash`: lowercase hex SHA-256 of the E.164 text) hashed in place.
+    static let v10 = """
+    CREATE INDEX friend_requests_by_sender ON friend_requests (from_user);
+    CREATE INDEX friend_requests_by_recipient ON friend_requests (to_user);
+    CREATE INDEX contact_pauses_by_contact ON contact_pauses (contact_id);
+    ALTER TABLE user_phones ADD COLUMN phone_hash TEXT;
+    UPDATE user_phones SET phone_hash = encode(sha256(convert_to(phone, 'UTF8')), 'hex');
+    CREATE INDEX user_phones_by_hash ON user_phones (phone_hash);
     """
 
     /// SQLite's version 12 (`SchemaV12`): presence push claims, and the devices indexed by device id alone.

@@ -262,9 +262,10 @@ struct PostgresWriteApplier {
                 """, [i.code, i.groupId, i.inviterId, i.recipient, i.role, i.state.rawValue, i.createdAt, i.expiresAt, i.usedBy, i.usedAt])
         case .upsertUserPhone(let p):
             try db.query("""
-                INSERT INTO user_phones (user_id, phone, verified_at) VALUES ($1, $2, $3)
-                ON CONFLICT (user_id) DO UPDATE SET phone = excluded.phone, verified_at = excluded.verified_at
-                """, [p.userId, p.phone, p.verifiedAt])
+                INSERT INTO user_phones (user_id, phone, verified_at, phone_hash) VALUES ($1, $2, $3, $4)
+                ON CONFLICT (user_id) DO UPDATE SET phone = excluded.phone, verified_at = excluded.verified_at,
+                    phone_hash = excluded.phone_hash
+                """, [p.userId, p.phone, p.verifiedAt, PhoneNumber.hash(e164: p.phone)])
         case .deleteUserPhone(let userId):
             try db.query("DELETE FROM user_phones WHERE user_id = $1", [userId])
         default:

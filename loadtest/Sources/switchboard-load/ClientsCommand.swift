@@ -97,6 +97,8 @@ struct ClientsCommand: ParsableCommand {
         let result = Self.wait { await load.run() }
         print(Self.summary(result))
         for line in result.lossDetails.prefix(20) { print("clients: lost: \(line)") }
+        for line in result.orderDetails.prefix(20) { print("clients: out of order: \(line)") }
+        for (reason, count) in result.refusalReasons.sorted(by: { $0.value > $1.value }).prefix(10) { print("clients: refused \(count)×: \(reason)") }
         if let json { try Self.json(result).write(toFile: json, atomically: true, encoding: .utf8) }
         if !result.passed { throw ExitCode(1) }
     }

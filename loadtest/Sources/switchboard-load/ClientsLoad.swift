@@ -61,6 +61,10 @@ struct ClientsLoad: Sendable {
         var longestReconnect = 0.0
         /// One line per client that lacks messages: who, from whom, the first number missing and the last expected.
         var lossDetails: [String] = []
+        /// One line per client that got a message twice or out of order: the first such number and what came before.
+        var orderDetails: [String] = []
+        /// Refusals by code and the server's message (digits left out).
+        var refusalReasons: [String: Int] = [:]
         /// `message` events the devices received, their own copies of what they sent included (each message is two
         /// events: one in the recipient's log, one in the sender's).
         var events = 0
@@ -88,6 +92,8 @@ struct ClientsLoad: Sendable {
         private var counts = (unreadable: 0, events: 0, connects: 0, cuts: 0, acknowledged: 0, partnerOffline: 0)
         private var current: CuttableTransport?
         private var errors: [String: Int] = [:]
+        /// Refusals by code and the server's message (digits left out).
+        private var reasons: [String: Int] = [:]
         /// The numbers the server accepted from this client (what its partner must receive, in order).
         private var acceptedNumbers: Set<Int64> = []
         /// Numbers refused retryably and sent again: they may land after numbers sent later (pipelining).
@@ -160,7 +166,13 @@ struct ClientsLoad: Sendable {
         func retrying(_ number: Int64) { _ = lock.withLock { retriedNumbers.insert(number) } }
 
         /// The server refused a send with `code` (or it failed locally: the client's own error name).
-        func refused(_ code: String) { lock.withLock { errors[code, default: 0] += 1 } }
+        func refused(_ code: String, reason: String) {
+            lock.withLock {
+                errors[code, default: 0] += 1
+                // Numbers vary from one refusal to the next; without them the reasons group.
+                reasons[code + ": " + String(reason.filter { !$0.isNumber }.prefix(100)), default: 0] += 1
+            }
+        }
 
         /// Running figures for the progress file: acknowledged sends, deliveries, refusals, partner-offline events.
         var running: (acknowledged: Int, delivered: Int, events: Int, errors: [String: Int], partnerOffline: Int) {
@@ -175,6 +187,10 @@ struct ClientsLoad: Sendable {
                 result.delivered += check.delivered
                 result.duplicatedOrReordered += check.duplicatedOrReordered + counts.unreadable
                 result.lost += check.lost
+                if let (number, after) = check.firstOutOfOrder {
+                    result.orderDetails.append("\(user) from \(partner): \(check.duplicatedOrReordered) duplicated or reordered, the first \(number) after \(after)")
+                }
+                result.refusalReasons.merge(reasons, uniquingKeysWith: +)
                 if let first = check.firstMissing {
                     result.lossDetails.append("\(user) from \(partner): \(check.lost) of \(expected.count) missing, the first \(first)")
                 }
@@ -297,9 +313,9 @@ struct ClientsLoad: Sendable {
                 device.accepted(number)
                 return 0
             } catch {
-                let code: String
-                if case ClientError.server(let wire, _) = error { code = wire } else { code = "\(error)" }
-                device.refused(code)
+                let (code, reason): (String, String)
+                if case ClientError.server(let wire, let message) = error { (code, reason) = (wire, message) } else { (code, reason) = ("\(error)", "") }
+                device.refused(code, reason: reason)
                 guard Self.retryable.contains(code), ContinuousClock.now < giveUp else { return 1 }
                 device.retrying(number)
                 try? await Task.sleep(for: .milliseconds(backoffMs))

@@ -3,7 +3,7 @@
 /// sent again, so they were committed after the numbers sent behind them; any client that pipelines sees that).
 /// Numbers that were not accepted may still arrive (a refusal for good can hide a commit whose reply was lost).
 /// Free of I/O so it can be tested alone.
-struct PipelinedDeliveryCheck: Equatable {
+struct PipelinedDeliveryCheck {
     /// Accepted numbers that arrived (once or more).
     private(set) var delivered = 0
     /// Accepted numbers that never arrived.
@@ -12,18 +12,25 @@ struct PipelinedDeliveryCheck: Equatable {
     private(set) var duplicatedOrReordered = 0
     /// The lowest accepted number that never arrived.
     private(set) var firstMissing: Int64?
+    /// The first arrival counted in `duplicatedOrReordered`, and the highest number in order before it.
+    private(set) var firstOutOfOrder: (number: Int64, after: Int64)?
 
     init(received: [Int64], accepted: Set<Int64>, retried: Set<Int64>) {
         var seen: Set<Int64> = []
         var highestInOrder = Int64.min
         for number in received {
-            guard seen.insert(number).inserted else { duplicatedOrReordered += 1; continue }
+            guard seen.insert(number).inserted else { outOfOrder(number, after: highestInOrder); continue }
             if accepted.contains(number) { delivered += 1 }
             if retried.contains(number) { continue }
-            if number < highestInOrder { duplicatedOrReordered += 1 } else { highestInOrder = number }
+            if number < highestInOrder { outOfOrder(number, after: highestInOrder) } else { highestInOrder = number }
         }
         let missing = accepted.subtracting(seen)
         lost = missing.count
         firstMissing = missing.min()
+    }
+
+    private mutating func outOfOrder(_ number: Int64, after: Int64) {
+        duplicatedOrReordered += 1
+        if firstOutOfOrder == nil { firstOutOfOrder = (number, after) }
     }
 }

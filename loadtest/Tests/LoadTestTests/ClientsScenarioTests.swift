@@ -66,11 +66,12 @@ import TestSupport
     @Test func onlyARetriedNumberMayArriveLate() {
         // 3 was refused retryably and sent again: it may land after 4 and 5.
         let retriedLate = PipelinedDeliveryCheck(received: [1, 2, 4, 5, 3, 6], accepted: Set(1...6), retried: [3])
-        #expect(retriedLate == PipelinedDeliveryCheck(received: [1, 2, 3, 4, 5, 6], accepted: Set(1...6), retried: []))
         #expect(retriedLate.delivered == 6 && retriedLate.lost == 0 && retriedLate.duplicatedOrReordered == 0)
+        #expect(retriedLate.firstOutOfOrder == nil && retriedLate.firstMissing == nil)
         // 3 was not retried: arriving after 4 is a reordering; 5 twice is a duplicate; 6 never came.
         let broken = PipelinedDeliveryCheck(received: [1, 2, 4, 3, 5, 5], accepted: Set(1...6), retried: [])
         #expect(broken.delivered == 5 && broken.duplicatedOrReordered == 2 && broken.lost == 1 && broken.firstMissing == 6)
+        #expect(broken.firstOutOfOrder?.number == 3 && broken.firstOutOfOrder?.after == 4)
         // A number never accepted (refused for good, its commit's reply lost) may arrive; it is not counted delivered.
         let extra = PipelinedDeliveryCheck(received: [1, 2, 3], accepted: [1, 2], retried: [])
         #expect(extra.delivered == 2 && extra.lost == 0 && extra.duplicatedOrReordered == 0)

@@ -67,6 +67,17 @@ extension SwitchboardClient {
         try await call("send_message", ["to": .string(userId), "text": .string(text), "clientMessageId": .string(clientMessageId)])
     }
 
+    /// ``send(message:to:clientMessageId:)`` without waiting for the reply: returns once the message is queued, with
+    /// a task that finishes with the reply. Messages queued one after the other go out in that order, so a sender can
+    /// keep several in flight. A refusal of one does not hold back those behind it: sent again, it lands after them.
+    public func enqueue(message text: String, to userId: String, clientMessageId: String = UUID().uuidString) throws -> Task<SentMessage, any Error> {
+        let reply = try enqueue("send_message", ["to": .string(userId), "text": .string(text), "clientMessageId": .string(clientMessageId)])
+        return Task {
+            guard let sent: SentMessage = try await reply.value.decoded() else { throw ClientError.invalidReply("send_message: unexpected result shape") }
+            return sent
+        }
+    }
+
     /// Messages with `userId`, newest first; `before` is a messageId for paging, `limit` 1–100 (default 50).
     public func history(with userId: String, before: Int64? = nil, limit: Int? = nil) async throws -> HistoryPage {
         var fields: [String: JSONValue] = ["with": .string(userId)]

@@ -79,7 +79,8 @@ public actor SwitchboardClient {
     private var stopped = false
     private var queue: [Outgoing] = []
     private var inFlight: [Outgoing] = []
-    private var waiters: [String: CheckedContinuation<JSONValue, any Error>] = [:]
+    /// Who waits for each command's reply (``command(_:_:)``'s continuation, ``enqueue(_:_:)``'s stream).
+    private var waiters: [String: (Result<JSONValue, any Error>) -> Void] = [:]
     private var nextCommand = 0
     /// Events received and not yet handed to the app, with their offsets (nil for ephemeral events).
     private var buffered: [(event: ClientEvent, offset: Int64?)] = []
@@ -125,6 +126,29 @@ public actor SwitchboardClient {
     /// when the gateway refuses it. Queued while disconnected and sent after the resume; a command that was sent
     /// but not answered when the connection dropped is sent again after the reconnect.
     public func command(_ type: String, _ fields: [String: JSONValue] = [:]) async throws -> JSONValue {
+        try await withCheckedThrowingContinuation { waiter in
+            do { try submit(type, fields) { waiter.resume(with: $0) } } catch { waiter.resume(throwing: error) }
+        }
+    }
+
+    /// Queues a command like ``command(_:_:)`` but returns as soon as it is queued, with a task that finishes with
+    /// its `result`. Commands queued one after the other go out in that order and can wait for their replies at once
+    /// (a pipeline), which ``command(_:_:)`` calls from different tasks do not promise (their tasks may reach the
+    /// client in any order). Throws ``ClientError/queueFull`` or ``ClientError/stopped(reason:)`` at once.
+    public func enqueue(_ type: String, _ fields: [String: JSONValue] = [:]) throws -> Task<JSONValue, any Error> {
+        let (reply, answered) = AsyncThrowingStream<JSONValue, any Error>.makeStream()
+        try submit(type, fields) { result in
+            answered.yield(with: result)  // a failure ends the stream with that error
+            answered.finish()
+        }
+        return Task {
+            for try await result in reply { return result }
+            throw ClientError.stopped(reason: "the client is stopped")
+        }
+    }
+
+    /// Puts a command in the queue, in call order; `done` gets its reply (or the reason it will never come).
+    private func submit(_ type: String, _ fields: [String: JSONValue], done: @escaping (Result<JSONValue, any Error>) -> Void) throws {
         if stopped { throw ClientError.stopped(reason: "the client is stopped") }
         guard queue.count < configuration.maxQueuedCommands || isLive else { throw ClientError.queueFull }
         nextCommand += 1
@@ -133,11 +157,9 @@ public actor SwitchboardClient {
         object["id"] = .string(id)
         object["type"] = .string(type)
         let frame = String(decoding: (try? JSONValue.object(object).serialized()) ?? [], as: UTF8.self)
-        return try await withCheckedThrowingContinuation { waiter in
-            waiters[id] = waiter
-            queue.append(Outgoing(id: id, frame: frame))
-            pumpSoon()
-        }
+        waiters[id] = done
+        queue.append(Outgoing(id: id, frame: frame))
+        pumpSoon()
     }
 
     private func pumpSoon() {
@@ -278,11 +300,11 @@ public actor SwitchboardClient {
             inFlight.removeAll { $0.id == id }
             guard let waiter = waiters.removeValue(forKey: id) else { return }
             if frame["ok"] == .bool(true) {
-                waiter.resume(returning: frame["result"] ?? .object([:]))
+                waiter(.success(frame["result"] ?? .object([:])))
             } else {
                 let error = frame["error"]
-                waiter.resume(throwing: ClientError.server(
-                    code: error?["code"]?.stringValue ?? "internal_error", message: error?["message"]?.stringValue ?? ""))
+                waiter(.failure(ClientError.server(
+                    code: error?["code"]?.stringValue ?? "internal_error", message: error?["message"]?.stringValue ?? "")))
             }
         case "welcome":
             guard let welcome: WelcomeData = data.decoded() else { return }
@@ -347,7 +369,7 @@ public actor SwitchboardClient {
         self.transport = nil
         await transport?.close(code: 1000)
         runTask?.cancel()
-        for waiter in waiters.values { waiter.resume(throwing: reason) }
+        for waiter in waiters.values { waiter(.failure(reason)) }
         waiters.removeAll()
         queue.removeAll()
         inFlight.removeAll()

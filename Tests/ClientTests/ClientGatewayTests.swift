@@ -93,12 +93,8 @@ import Testing
     }
 
     @Test(.timeLimit(.minutes(1))) func commandsIssuedBeforeConnectingAreSentInOrderAndRetriesNeverDuplicate() async throws {
-        let server = try GatewayTestServer()
-        let port = server.port
-        for id in ["amy", "bo"] { #expect(try server.api("POST", "/v1/users", ["userId": id]).status == 200) }
-        #expect(try server.api("POST", "/v1/contacts", ["userA": "amy", "userB": "bo"]).status == 200)
-        let amy = TestDevice(port: { port }, user: "amy", device: "amy-phone")
-        let bo = TestDevice(port: { port }, user: "bo", device: "bo-phone")
+        let (server, amy, bo) = try Self.contacts("amy", "bo")
+        defer { withExtendedLifetime(server) {} }  // serving until the end of the test
         await bo.start()
         try await bo.waitConnected()
 
@@ -127,6 +123,38 @@ import Testing
         await bo.stop()
     }
 
+    @Test(.timeLimit(.minutes(1))) func pipelinedSendsGoOutInCallOrderAndEachGetsItsOwnReply() async throws {
+        let (server, cy, di) = try Self.contacts("cy", "di")
+        defer { withExtendedLifetime(server) {} }  // serving until the end of the test
+        await di.start()
+        await cy.start()
+        try await di.waitConnected()
+        try await cy.waitConnected()
+
+        // 40 queued without waiting for any reply: they go out in call order, so they commit in that order.
+        var replies: [Task<SentMessage, any Error>] = []
+        for n in 1...40 { replies.append(try await cy.client.enqueue(message: "\(n)", to: "di", clientMessageId: "p-\(n)")) }
+        var sent: [SentMessage] = []
+        for reply in replies { sent.append(try await reply.value) }
+        #expect(Set(sent.map(\.messageId)).count == 40)
+        #expect(sent.map(\.messageId) == sent.map(\.messageId).sorted())
+        let texts = try await di.waitFor("40 messages") { events in
+            events.contains { if case .message(let m) = $0 { m.text == "40" } else { false } }
+        }.compactMap { event -> String? in if case .message(let m) = event { m.text } else { nil } }
+        #expect(texts == (1...40).map { "\($0)" })
+        // A refusal ends that reply's task with the server's error, and the ones queued behind it still succeed.
+        let refused = try await cy.client.enqueue(message: "x", to: "nobody", clientMessageId: "p-x")
+        let after = try await cy.client.enqueue(message: "41", to: "di", clientMessageId: "p-41")
+        await #expect(throws: ClientError.self) { try await refused.value }
+        #expect(try await after.value.messageId > sent[39].messageId)
+
+        await cy.stop()
+        await #expect(throws: ClientError.stopped(reason: "the client is stopped")) {
+            try await cy.client.enqueue(message: "late", to: "di")
+        }
+        await di.stop()
+    }
+
     @Test(.timeLimit(.minutes(1))) func theQueueIsBounded() async throws {
         var configuration = SwitchboardClient.Configuration(url: "ws://127.0.0.1:1/v1/ws") { _ in "unused" }
         configuration.maxQueuedCommands = 2
@@ -143,6 +171,15 @@ import Testing
 
 extension ClientGatewayTests {
     /// Waits (polling the client's queue, up to 10 s) until `count` commands wait for a connection.
+    /// A fresh gateway where `a` and `b` are contacts, and a (not yet started) phone client for each.
+    static func contacts(_ a: String, _ b: String) throws -> (GatewayTestServer, TestDevice, TestDevice) {
+        let server = try GatewayTestServer()
+        let port = server.port
+        for id in [a, b] { #expect(try server.api("POST", "/v1/users", ["userId": id]).status == 200) }
+        #expect(try server.api("POST", "/v1/contacts", ["userA": a, "userB": b]).status == 200)
+        return (server, TestDevice(port: { port }, user: a, device: "\(a)-phone"), TestDevice(port: { port }, user: b, device: "\(b)-phone"))
+    }
+
     static func waitUntilQueued(_ count: Int, _ client: SwitchboardClient) async throws {
         let deadline = Date().addingTimeInterval(10)
         while await client.queuedCommandCount < count {

@@ -36,7 +36,7 @@ public final class RedisClusterBus: ClusterBus {
     private let changeOutbox = Mutex<Set<String>>([])
     private let wake = DispatchSemaphore(value: 0)
     private let subscriber = Mutex<(socket: Int32, stopped: Bool)>((-1, false))
-    private let signals = Mutex<(@Sendable (ClusterSignal) -> Void)?>(nil)
+    private let signals = SignalReceiver()
     private let finished = DispatchSemaphore(value: 0)
     private let started = Atomic<Bool>(false)
     /// Users waiting to be published at most; beyond it their notices are replaced by one `*` (every node re-reads all
@@ -54,7 +54,7 @@ public final class RedisClusterBus: ClusterBus {
     }
 
     public func start(signals: @escaping @Sendable (ClusterSignal) -> Void) {
-        self.signals.withLock { $0 = signals }
+        self.signals.set(signals)
         started.store(true, ordering: .sequentiallyConsistent)
         Thread.detachNewThread { [self] in publishLoop(); finished.signal() }
         Thread.detachNewThread { [self] in subscribeLoop(); finished.signal() }
@@ -84,7 +84,7 @@ public final class RedisClusterBus: ClusterBus {
     }
 
     public func stop() {
-        signals.withLock { $0 = nil }
+        signals.set(nil)
         outbox.withLock { $0.stopped = true }
         wake.signal()
         subscriber.withLock { state in
@@ -96,7 +96,7 @@ public final class RedisClusterBus: ClusterBus {
         finished.wait()
     }
 
-    private func signal(_ value: ClusterSignal) { signals.withLock { $0 }?(value) }
+    private func signal(_ value: ClusterSignal) { signals(value) }
 
     // MARK: Publisher
 

@@ -13,7 +13,8 @@ struct ClientsCommand: ParsableCommand {
         discussion: """
             --clients/2 pairs of users are made contacts through the server API; each user runs one \
             SwitchboardClient (the library apps use: queue, resends with clientMessageId, backoff, resume, acks) \
-            and sends --messages numbered messages to its partner, one every --send-interval s. With --cut-every S \
+            and sends --messages numbered messages to its partner, one started every --send-interval s with at most \
+            --window unanswered (pipelined in order; 1: each waits for the previous reply). With --cut-every S \
             every client's connection is dropped every S s (staggered), as a lost network would drop it. Verified: \
             every accepted message reaches the partner exactly once and in order; exit status 1 otherwise. Prints \
             one summary line (and JSON with --json). A refusal marked retryable (storage_failed, overloaded) is \
@@ -36,8 +37,11 @@ struct ClientsCommand: ParsableCommand {
     @Option(help: "Messages each client sends to its partner.")
     var messages = 50
 
-    @Option(help: "Seconds between one client's sends.")
+    @Option(help: "Seconds between the starts of one client's sends.")
     var sendInterval = 0.01
+
+    @Option(help: "Sends one client may have unanswered at once (pipelined, in order; 1: each waits for the previous reply).")
+    var window = 1
 
     @Option(help: "Seconds between cuts of each client's connection (default: never cut).")
     var cutEvery: Double?
@@ -71,6 +75,7 @@ struct ClientsCommand: ParsableCommand {
         guard messages >= 1 else { throw ValidationError("--messages must be at least 1") }
         guard sendInterval >= 0, drainTimeout >= 0 else { throw ValidationError("--send-interval and --drain-timeout must not be negative") }
         if let cutEvery, cutEvery < 0.05 { throw ValidationError("--cut-every must be at least 0.05 s") }
+        guard (1...256).contains(window) else { throw ValidationError("--window must be 1 … 256") }
         guard retryFor >= 0 else { throw ValidationError("--retry-for must not be negative") }
         guard !(setupOnly && skipSetup) else { throw ValidationError("--setup-only and --skip-setup exclude each other") }
         if skipSetup && runId == nil { throw ValidationError("--skip-setup needs the --run-id of the --setup-only run") }
@@ -86,12 +91,14 @@ struct ClientsCommand: ParsableCommand {
         let load = ClientsLoad(
             settings: .init(url: url, pairs: clients / 2, messagesPerClient: messages, sendInterval: sendInterval,
                             cutEvery: cutEvery, drainTimeout: drainTimeout, stopFile: stopFile, progressFile: progress,
-                            retryFor: retryFor),
+                            retryFor: retryFor, window: window),
             token: { minter.token(userId: $0, deviceId: "\($0)-dev", clientType: "ios") },
             users: users)
         let result = Self.wait { await load.run() }
         print(Self.summary(result))
         for line in result.lossDetails.prefix(20) { print("clients: lost: \(line)") }
+        for line in result.orderDetails.prefix(20) { print("clients: out of order: \(line)") }
+        for (reason, count) in result.refusalReasons.sorted(by: { $0.value > $1.value }).prefix(10) { print("clients: refused \(count)×: \(reason)") }
         if let json { try Self.json(result).write(toFile: json, atomically: true, encoding: .utf8) }
         if !result.passed { throw ExitCode(1) }
     }
@@ -127,7 +134,7 @@ struct ClientsCommand: ParsableCommand {
 
     static func summary(_ r: ClientsLoad.Result) -> String {
         let errors = r.errors.isEmpty ? "no refusals" : r.errors.sorted { $0.key < $1.key }.map { "\($0.value) \($0.key)" }.joined(separator: ", ")
-        return "clients: \(r.clients) clients, \(r.sent) sent, \(r.acknowledged) acknowledged, \(r.delivered) delivered, \(r.lost) lost, "
+        return "clients: \(r.clients) clients, \(r.sent) sent, \(r.acknowledged) acknowledged, \(r.delivered) delivered (\(r.events) events), \(r.lost) lost, "
             + "\(r.duplicatedOrReordered) duplicated or reordered, \(r.failedSends) failed sends (\(errors)), \(r.cuts) cuts, "
             + "\(r.reconnects) reconnects (longest \(String(format: "%.2f", r.longestReconnect)) s), "
             + "\(r.partnerOffline) partner-offline events in \(String(format: "%.1f", r.seconds)) s — \(r.passed ? "passed" : "FAILED")"
@@ -136,7 +143,7 @@ struct ClientsCommand: ParsableCommand {
     static func json(_ r: ClientsLoad.Result) -> String {
         let errors = r.errors.sorted { $0.key < $1.key }.map { "\(JSONString.quoted($0.key)):\($0.value)" }.joined(separator: ",")
         return #"{"scenario":"clients","clients":\#(r.clients),"sent":\#(r.sent),"acknowledged":\#(r.acknowledged),"#
-            + #""delivered":\#(r.delivered),"lost":\#(r.lost),"#
+            + #""delivered":\#(r.delivered),"events":\#(r.events),"lost":\#(r.lost),"#
             + #""duplicatedOrReordered":\#(r.duplicatedOrReordered),"failedSends":\#(r.failedSends),"cuts":\#(r.cuts),"#
             + #""reconnects":\#(r.reconnects),"longestReconnect":\#(r.longestReconnect),"errors":{\#(errors)},"#
             + #""partnerOffline":\#(r.partnerOffline),"seconds":\#(r.seconds),"passed":\#(r.passed)}"# + "\n"

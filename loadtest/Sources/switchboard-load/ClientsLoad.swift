@@ -2,10 +2,11 @@ import Foundation
 import SwitchboardClient
 
 /// The `clients` scenario's core: `pairs` pairs of contacts, each user one `SwitchboardClient` (the library apps
-/// use), sending `messagesPerClient` numbered messages to its partner one after another while connections are cut
-/// every `cutEvery` seconds. Each receiver checks its partner's numbers arrive once each and in order
-/// (``OrderedDeliveryVerifier``), so the client's queue, resends with `clientMessageId`, resume and acks are what is
-/// under load, not a hand-written socket.
+/// use), sending `messagesPerClient` numbered messages to its partner, one every `sendInterval` with at most `window`
+/// unanswered (``SwitchboardClient/enqueue(message:to:clientMessageId:)``: pipelined, in order), while connections
+/// are cut every `cutEvery` seconds. Each receiver checks its partner's accepted numbers arrive once each and in
+/// order (``PipelinedDeliveryCheck``), so the client's queue, resends with `clientMessageId`, resume and acks are what
+/// is under load, not a hand-written socket.
 ///
 /// A refusal the server marks as worth retrying (`storage_failed` while the database is unreachable, `overloaded`) is
 /// sent again under the same `clientMessageId` after a short backoff, as an app would, and counted by code; so a
@@ -22,7 +23,7 @@ struct ClientsLoad: Sendable {
         var pairs: Int
         /// Messages each client sends to its partner.
         var messagesPerClient: Int
-        /// Pause between one client's sends (its rate is at most 1 / this).
+        /// Seconds between the starts of one client's sends (its rate is at most 1 / this).
         var sendInterval: Double
         /// Seconds between cuts of each client's connection (nil: never cut).
         var cutEvery: Double?
@@ -34,6 +35,8 @@ struct ClientsLoad: Sendable {
         var progressFile: String? = nil
         /// Seconds one message is retried after retryable refusals before it counts as failed.
         var retryFor: Double = 60
+        /// Sends one client may have unanswered at once (1: each waits for the previous reply).
+        var window: Int = 1
     }
 
     /// What happened: every figure the report prints.
@@ -58,6 +61,13 @@ struct ClientsLoad: Sendable {
         var longestReconnect = 0.0
         /// One line per client that lacks messages: who, from whom, the first number missing and the last expected.
         var lossDetails: [String] = []
+        /// One line per client that got a message twice or out of order: the first such number and what came before.
+        var orderDetails: [String] = []
+        /// Refusals by code and the server's message (digits left out).
+        var refusalReasons: [String: Int] = [:]
+        /// `message` events the devices received, their own copies of what they sent included (each message is two
+        /// events: one in the recipient's log, one in the sender's).
+        var events = 0
 
         /// True when every message was accepted and arrived exactly once, in order.
         var passed: Bool { failedSends == 0 && lost == 0 && duplicatedOrReordered == 0 && delivered == sent }
@@ -76,12 +86,18 @@ struct ClientsLoad: Sendable {
         let partner: String
         var client: SwitchboardClient!
         private let lock = NSLock()
-        private var verifier = OrderedDeliveryVerifier(first: 1)
-        private var counts = (delivered: 0, duplicates: 0, lost: 0, connects: 0, cuts: 0, acknowledged: 0, partnerOffline: 0)
+        /// The partner's numbers in arrival order, and the distinct ones (``PipelinedDeliveryCheck`` judges them at the end).
+        private var fromPartner: [Int64] = []
+        private var distinctFromPartner: Set<Int64> = []
+        private var counts = (unreadable: 0, events: 0, connects: 0, cuts: 0, acknowledged: 0, partnerOffline: 0)
         private var current: CuttableTransport?
         private var errors: [String: Int] = [:]
-        /// Highest number the server accepted from this client (what its partner must receive, in order).
-        private var acceptedThrough: Int64 = 0
+        /// Refusals by code and the server's message (digits left out).
+        private var reasons: [String: Int] = [:]
+        /// The numbers the server accepted from this client (what its partner must receive, in order).
+        private var acceptedNumbers: Set<Int64> = []
+        /// Numbers refused retryably and sent again: they may land after numbers sent later (pipelining).
+        private var retriedNumbers: Set<Int64> = []
         private var connected = false
         /// When the connection was lost, while it is.
         private var lostAt: ContinuousClock.Instant?
@@ -119,49 +135,66 @@ struct ClientsLoad: Sendable {
                 case .presence(let presence) where presence.userId == partner && presence.status == "offline":
                     counts.partnerOffline += 1
                 case .message(let message) where message.from == partner:
-                    guard let number = Int64(message.text) else { counts.duplicates += 1; return }
-                    switch verifier.receive(number) {
-                    case .inOrder(let skipped): counts.delivered += 1; counts.lost += skipped
-                    case .duplicateOrReordered: counts.duplicates += 1
-                    }
+                    counts.events += 1
+                    guard let number = Int64(message.text) else { counts.unreadable += 1; return }
+                    fromPartner.append(number)
+                    distinctFromPartner.insert(number)
+                case .message:
+                    counts.events += 1
                 default:
                     break
                 }
             }
         }
 
-        var delivered: Int { lock.withLock { counts.delivered } }
+        /// Distinct numbers received from the partner.
+        var delivered: Int { lock.withLock { distinctFromPartner.count } }
         var hasConnected: Bool { lock.withLock { counts.connects > 0 } }
         var isConnected: Bool { lock.withLock { connected } }
-        /// Highest number the server accepted from this client.
-        var accepted: Int64 { lock.withLock { acceptedThrough } }
+        /// The numbers the server accepted from this client, and those among them that were sent more than once.
+        var accepted: (numbers: Set<Int64>, retried: Set<Int64>) { lock.withLock { (acceptedNumbers, retriedNumbers) } }
 
         /// The server accepted message `number`.
         func accepted(_ number: Int64) {
             lock.withLock {
                 counts.acknowledged += 1
-                acceptedThrough = max(acceptedThrough, number)
+                acceptedNumbers.insert(number)
             }
         }
 
-        /// The server refused a send with `code` (or it failed locally: the client's own error name).
-        func refused(_ code: String) { lock.withLock { errors[code, default: 0] += 1 } }
+        /// Message `number` is sent again after a retryable refusal.
+        func retrying(_ number: Int64) { _ = lock.withLock { retriedNumbers.insert(number) } }
 
-        /// Running figures for the progress file: acknowledged sends, deliveries, refusals, partner-offline events.
-        var running: (acknowledged: Int, delivered: Int, errors: [String: Int], partnerOffline: Int) {
-            lock.withLock { (counts.acknowledged, counts.delivered, errors, counts.partnerOffline) }
+        /// The server refused a send with `code` (or it failed locally: the client's own error name).
+        func refused(_ code: String, reason: String) {
+            lock.withLock {
+                errors[code, default: 0] += 1
+                // Numbers vary from one refusal to the next; without them the reasons group.
+                reasons[code + ": " + String(reason.filter { !$0.isNumber }.prefix(100)), default: 0] += 1
+            }
         }
 
-        /// Adds this device's figures; messages not yet arrived up to `expected` count as lost.
-        func add(to result: inout Result, expected: Int) {
+        /// Running figures for the progress file: acknowledged sends, deliveries, refusals, partner-offline events.
+        var running: (acknowledged: Int, delivered: Int, events: Int, errors: [String: Int], partnerOffline: Int) {
+            lock.withLock { (counts.acknowledged, distinctFromPartner.count, counts.events, errors, counts.partnerOffline) }
+        }
+
+        /// Adds this device's figures: every number in `expected` (what the partner had accepted) must have arrived
+        /// once, and in order except for those in `retried`.
+        func add(to result: inout Result, expected: Set<Int64>, retried: Set<Int64>) {
             lock.withLock {
-                result.delivered += counts.delivered
-                result.duplicatedOrReordered += counts.duplicates
-                let missing = verifier.missing(through: Int64(expected))
-                result.lost += counts.lost + missing
-                if counts.lost + missing > 0 {
-                    result.lossDetails.append("\(user) from \(partner): \(counts.lost) skipped, waiting for \(verifier.nextExpected) of 1…\(expected)")
+                let check = PipelinedDeliveryCheck(received: fromPartner, accepted: expected, retried: retried)
+                result.delivered += check.delivered
+                result.duplicatedOrReordered += check.duplicatedOrReordered + counts.unreadable
+                result.lost += check.lost
+                if let (number, after) = check.firstOutOfOrder {
+                    result.orderDetails.append("\(user) from \(partner): \(check.duplicatedOrReordered) duplicated or reordered, the first \(number) after \(after)")
                 }
+                result.refusalReasons.merge(reasons, uniquingKeysWith: +)
+                if let first = check.firstMissing {
+                    result.lossDetails.append("\(user) from \(partner): \(check.lost) of \(expected.count) missing, the first \(first)")
+                }
+                result.events += counts.events
                 result.cuts += counts.cuts
                 result.reconnects += max(0, counts.connects - 1)
                 result.acknowledged += counts.acknowledged
@@ -217,15 +250,15 @@ struct ClientsLoad: Sendable {
         for cutter in cutters { cutter.cancel() }
         // Each partner must get, in order, every number this client had accepted (a message refused for good may still
         // arrive: its reply was lost, not its commit).
-        let expected = devices.indices.map { Int(devices[$0 ^ 1].accepted) }
+        let expected = devices.indices.map { devices[$0 ^ 1].accepted }
         let deadline = ContinuousClock.now + .milliseconds(Int64(settings.drainTimeout * 1000))
-        while devices.indices.contains(where: { devices[$0].delivered < expected[$0] }), ContinuousClock.now < deadline {
+        while devices.indices.contains(where: { devices[$0].delivered < expected[$0].numbers.count }), ContinuousClock.now < deadline {
             try? await Task.sleep(for: .milliseconds(20))
         }
         await progress?.stop()
-        var result = Result(clients: devices.count, sent: expected.reduce(0, +), failedSends: failures)
+        var result = Result(clients: devices.count, sent: expected.reduce(0) { $0 + $1.numbers.count }, failedSends: failures)
         for (index, device) in devices.enumerated() {
-            device.add(to: &result, expected: expected[index])
+            device.add(to: &result, expected: expected[index].numbers, retried: expected[index].retried)
             await device.client.disconnect()
         }
         for consumer in consumers { await consumer.value }
@@ -233,35 +266,63 @@ struct ClientsLoad: Sendable {
         return result
     }
 
-    /// Sends `device`'s numbered messages to its partner, one at a time, until all are sent or the stop file appears;
-    /// returns 1 when one was refused for good (sending stops there, so the partner's expected sequence has no hole).
+    /// Sends `device`'s numbered messages to its partner, one started every `sendInterval` (no catching up after a
+    /// stall) with at most `window` unanswered, until all are sent or the stop file appears; then waits for the
+    /// replies. Returns 1 when one was refused for good.
     private func sendAll(from device: Device) async -> Int {
-        for number in 1...settings.messagesPerClient {
-            if let stopFile = settings.stopFile, FileManager.default.fileExists(atPath: stopFile) { return 0 }
-            // The id makes resends (the client's own after a cut, and these after a retryable refusal) safe.
-            let id = "\(device.user)-\(number)"
-            let giveUp = ContinuousClock.now + .milliseconds(Int64(settings.retryFor * 1000))
-            var backoffMs: Int64 = 50
-            while true {
-                do {
-                    _ = try await device.client.send(message: "\(number)", to: device.partner, clientMessageId: id)
-                    device.accepted(Int64(number))
-                    break
-                } catch let error as ClientError {
-                    let code: String
-                    if case .server(let wire, _) = error { code = wire } else { code = "\(error)" }
-                    device.refused(code)
-                    guard Self.retryable.contains(code), ContinuousClock.now < giveUp else { return 1 }
-                    try? await Task.sleep(for: .milliseconds(backoffMs))
-                    backoffMs = min(backoffMs * 2, 1000)
-                } catch {
-                    device.refused("\(error)")
-                    return 1
-                }
+        let window = max(1, settings.window)
+        let interval = Duration.milliseconds(Int64(settings.sendInterval * 1000))
+        var unanswered: [(number: Int64, reply: Task<SentMessage, any Error>)] = []
+        var nextStart = ContinuousClock.now
+        var failed = 0
+        for number in Int64(1)...Int64(settings.messagesPerClient) {
+            if let stopFile = settings.stopFile, FileManager.default.fileExists(atPath: stopFile) { break }
+            if unanswered.count >= window {
+                let oldest = unanswered.removeFirst()
+                failed += await settle(oldest.number, oldest.reply, from: device)
+                if failed > 0 { break }
             }
-            if settings.sendInterval > 0 { try? await Task.sleep(for: .milliseconds(Int64(settings.sendInterval * 1000))) }
+            unanswered.append((number, await submit(number, from: device)))
+            nextStart = max(nextStart + interval, ContinuousClock.now)
+            if interval > .zero { try? await Task.sleep(until: nextStart) }
         }
-        return 0
+        for entry in unanswered { failed += await settle(entry.number, entry.reply, from: device) }
+        return min(failed, 1)
+    }
+
+    /// Queues message `number` (pipelined behind the client's earlier ones); a local refusal (queue full, client
+    /// stopped) comes out of the returned task like a server's.
+    private func submit(_ number: Int64, from device: Device) async -> Task<SentMessage, any Error> {
+        // The id makes resends (the client's own after a cut, and ours after a retryable refusal) safe.
+        do {
+            return try await device.client.enqueue(message: "\(number)", to: device.partner, clientMessageId: "\(device.user)-\(number)")
+        } catch {
+            return Task { throw error }
+        }
+    }
+
+    /// Waits for message `number`'s reply; a retryable refusal is sent again under the same `clientMessageId` after a
+    /// backoff (50 ms doubling to 1 s) until accepted or `retryFor` has passed. Returns 1 when refused for good.
+    private func settle(_ number: Int64, _ first: Task<SentMessage, any Error>, from device: Device) async -> Int {
+        let giveUp = ContinuousClock.now + .milliseconds(Int64(settings.retryFor * 1000))
+        var reply = first
+        var backoffMs: Int64 = 50
+        while true {
+            do {
+                _ = try await reply.value
+                device.accepted(number)
+                return 0
+            } catch {
+                let (code, reason): (String, String)
+                if case ClientError.server(let wire, let message) = error { (code, reason) = (wire, message) } else { (code, reason) = ("\(error)", "") }
+                device.refused(code, reason: reason)
+                guard Self.retryable.contains(code), ContinuousClock.now < giveUp else { return 1 }
+                device.retrying(number)
+                try? await Task.sleep(for: .milliseconds(backoffMs))
+                backoffMs = min(backoffMs * 2, 1000)
+                reply = await submit(number, from: device)
+            }
+        }
     }
 
     /// Refusals that say "nothing was done, try again" (docs/PROTOCOL.md, "Error codes").

@@ -4,9 +4,10 @@ import JSON
 /// The `clients` scenario's running figures, one JSON line every 100 ms appended to a file, so a script that injects
 /// faults meanwhile (scripts/chaos) can tell from the timeline when each fault hit and when service came back:
 ///
-///     {"t":1764000000.123,"acknowledged":1200,"delivered":1187,"connected":100,"errors":{"storage_failed":3},"partnerOffline":0}
+///     {"t":1764000000.123,"acknowledged":1200,"delivered":1187,"events":2374,"connected":100,"errors":{"storage_failed":3},"partnerOffline":0}
 ///
-/// `t` is Unix time in seconds (the clock other processes share); counts are totals since the start.
+/// `t` is Unix time in seconds (the clock other processes share); counts are totals since the start: `delivered`
+/// distinct messages from partners, `events` every `message` event the devices received (their own copies too).
 final class ClientsProgress: Sendable {
     private let task: Task<Void, Never>
 
@@ -30,19 +31,20 @@ final class ClientsProgress: Sendable {
     }
 
     static func line(_ devices: [ClientsLoad.Device]) -> String {
-        var (acknowledged, delivered, connected, partnerOffline) = (0, 0, 0, 0)
+        var (acknowledged, delivered, events, connected, partnerOffline) = (0, 0, 0, 0, 0)
         var errors: [String: Int] = [:]
         for device in devices {
             let running = device.running
             acknowledged += running.acknowledged
             delivered += running.delivered
+            events += running.events
             partnerOffline += running.partnerOffline
             errors.merge(running.errors, uniquingKeysWith: +)
             if device.isConnected { connected += 1 }
         }
         let errorList = errors.sorted { $0.key < $1.key }.map { "\(JSONString.quoted($0.key)):\($0.value)" }.joined(separator: ",")
         let t = String(format: "%.3f", Date().timeIntervalSince1970)
-        return #"{"t":\#(t),"acknowledged":\#(acknowledged),"delivered":\#(delivered),"connected":\#(connected),"#
+        return #"{"t":\#(t),"acknowledged":\#(acknowledged),"delivered":\#(delivered),"events":\#(events),"connected":\#(connected),"#
             + #""errors":{\#(errorList)},"partnerOffline":\#(partnerOffline)}"# + "\n"
     }
 

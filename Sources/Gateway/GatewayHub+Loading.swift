@@ -307,7 +307,7 @@ extension StoreWrite {
     var userTouched: (String?, Bool) {
         switch self {
         case .appendEvent(let event): return (event.userId, false)
-        case .upsertUser(let user): return (user.id, true)
+        case .upsertUser(let user), .insertUser(let user): return (user.id, true)
         case .upsertDevice(let device): return (device.userId, true)
         case .upsertContact(let contact): return (contact.userId, true)
         case .upsertPushToken(let token): return (token.userId, true)

@@ -87,19 +87,13 @@ public final class SQLiteGatewayStore: DurableGatewayStore, @unchecked Sendable 
 
     // MARK: GatewayStore
 
-    /// Queues the batch and returns at once; `completion` runs on the writer thread after the commit (or with the
-    /// batch's `StorageError`), in submission order. After `close()` it runs at once, on the caller's thread, with an error.
-    public func write(_ writes: [StoreWrite], completion: @escaping @Sendable (Error?) -> Void) {
-        write(batches: [writes]) { results in completion(results[0]) }
-    }
-
-    /// Queues the batches as one job: they are grouped into the writer's transactions like separate `write`s (each
-    /// in its own savepoint, so one failing batch does not fail the others), and `completion` runs once, on the
-    /// writer thread after the commit, with one result per batch in order (a lost decision as its `StoreConflict`).
-    /// After `close()` it runs at once with errors.
-    public func write(batches: [[StoreWrite]], completion: @escaping @Sendable ([Error?]) -> Void) {
-        if !writer.submit(.batches(batches, { completion($0.map { $0?.reported }) })) {
-            completion(Array(repeating: StorageError("\(path): store is closed"), count: batches.count))
+    /// Queues the batches as one job: they are grouped into the writer's transactions (each in its own savepoint, so
+    /// one failing batch does not fail the others), and `completion` runs once, on the writer thread after the
+    /// commit, with one result per batch in order (a lost decision as its `StoreConflict`). After `close()` it runs
+    /// at once, on the caller's thread, with errors.
+    public func commit(batches: [[StoreWrite]], completion: @escaping @Sendable ([Result<StoreReceipt, Error>]) -> Void) {
+        if !writer.submit(.batches(batches, { completion($0.map { $0.mapError(\.reported) }) })) {
+            completion(Array(repeating: .failure(StorageError("\(path): store is closed")), count: batches.count))
         }
     }
 
@@ -233,7 +227,6 @@ struct SQLiteWriteBackend: GroupCommitBackend {
     /// IMMEDIATE takes the write lock at once, so a second process waits here rather than failing at COMMIT.
     func begin() throws(StorageError) { try connection.run("BEGIN IMMEDIATE") }
     func run(_ sql: String) throws(StorageError) { try connection.run(sql) }
-    func apply(_ write: StoreWrite) throws(StorageError) { try applier.apply(write) }
-    func latestOffset(userId: String) throws(StorageError) -> Int64 { try applier.latestOffset(userId: userId) }
+    func apply(_ write: StoreWrite, receipt: inout StoreReceipt) throws(StorageError) { try applier.apply(write, receipt: &receipt) }
     func close() { connection.close() }
 }

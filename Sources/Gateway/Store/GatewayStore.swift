@@ -1,4 +1,4 @@
-import Synchronization
+import GatewayProtocol
 
 /// One change to durable state. A batch of them is applied atomically.
 ///
@@ -7,13 +7,16 @@ import Synchronization
 /// store may have decided first. A decision that loses fails its whole batch with a `StoreConflict` carrying the
 /// store's current row (see "Decisions" below and docs/ARCHITECTURE.md, "The domain").
 public enum StoreWrite: Sendable, Equatable {
-    /// **Decision** (next offset of a user's log): only the log's latest offset + 1 is accepted (the latest stored, or
-    /// the head of a log pruning emptied); any other fails the batch with `StoreConflict.offsetTaken` and that latest
-    /// offset. So a log never has a hole, nothing is written below a committed offset, and a node whose idea of the
-    /// latest offset is wrong always collides. A batch appending to a log whose append an earlier batch of the same
-    /// `write(batches:)` failed is refused the same way (`AppendOrder`).
+    /// Appends to a user's log at the offset **the store** takes in the insert: the log's latest offset + 1 (the latest
+    /// stored, or the head of a log pruning emptied); the event's own `offset` is ignored. The batch's receipt lists
+    /// the offsets taken, in the order of its appends. So a log never has a hole, nothing is written below a committed
+    /// offset, and two nodes appending to one log never collide (the second waits for the first's commit).
     case appendEvent(StoredEvent)
     case upsertUser(UserRecord)
+    /// Creates the user only if no row with its id exists (`INSERT … ON CONFLICT DO NOTHING`); either way the batch's
+    /// receipt carries the stored row in `users` — this one, or the one another node created first — so two nodes
+    /// creating the same new user at once both end up with one hex code. (`upsertUser` overwrites.)
+    case insertUser(UserRecord)
     case upsertDevice(DeviceRecord)
     case upsertContact(ContactRecord)
     case upsertSession(SessionRecord)
@@ -80,6 +83,30 @@ public enum StoreWrite: Sendable, Equatable {
     /// `INSERT … ON CONFLICT DO NOTHING`. Otherwise `StoreConflict.idempotencyKeyClaimed` with the stored response:
     /// whoever claimed the key first answers every retry. (`putIdempotency` overwrites and is not a decision.)
     case claimIdempotency(scope: String, key: String, response: [UInt8], requestHash: String, createdAt: Int64)
+    /// **Decision** (an idempotency key whose answer is an offset the store takes): `claimIdempotency` with the
+    /// response `{"offset":N}`, N the offset the batch's latest `appendEvent` before it was given (an idempotent
+    /// publish answers with its event's offset). Stores apply it as `resolved(by:)` says.
+    case claimIdempotentOffset(scope: String, key: String, requestHash: String, createdAt: Int64)
+}
+
+extension StoreWrite {
+    /// The write as a store applies it, given the receipt of the batch so far: `claimIdempotentOffset` becomes the
+    /// `claimIdempotency` it stands for; any other write is itself.
+    public func resolved(by receipt: StoreReceipt) -> StoreWrite {
+        guard case .claimIdempotentOffset(let scope, let key, let requestHash, let createdAt) = self else { return self }
+        return .claimIdempotency(scope: scope, key: key, response: ServerFrames.encode(PublishResult(offset: receipt.offsets.last ?? 0)),
+                                 requestHash: requestHash, createdAt: createdAt)
+    }
+}
+
+/// What the store decided while committing one batch.
+public struct StoreReceipt: Sendable, Equatable {
+    /// The offset each `appendEvent` of the batch was given, in the batch's order.
+    public var offsets: [Int64]
+    /// The stored row of each `insertUser` of the batch, in order (another node's, when it created the user first).
+    public var users: [UserRecord]
+
+    public init(offsets: [Int64] = [], users: [UserRecord] = []) { self.offsets = offsets; self.users = users }
 }
 
 /// Ids the node hands out from its own counter (loaded at start), so another node may have used the same one.
@@ -97,8 +124,6 @@ public enum IdSequence: Sendable, Equatable {
 /// `upsertConnectCode` of a code that belongs to another user is a decision too (a connect-code claim: two nodes
 /// may draw the same random code) and fails with `connectCodeTaken`.
 public enum StoreConflict: Error, Sendable, Equatable {
-    /// `appendEvent` used an offset already stored; `latest` is the highest offset stored for the user.
-    case offsetTaken(userId: String, latest: Int64)
     /// `decideApproval` found the approval already decided (or missing: nil).
     case approvalDecided(current: ApprovalRecord?)
     /// `setSessionActiveClient` found another active client, or the session ended; `endSession` found it ended
@@ -178,17 +203,16 @@ public struct UserEntry: Sendable, Equatable {
 
 /// The domain's durable storage port. Implementations: `InMemoryGatewayStore` (tests) and the SQLite adapter.
 ///
-/// Threading: `write` may be called from any thread and returns at once; the completion runs on an arbitrary
-/// thread after the batch is durable (committed), in the order batches were submitted. A batch whose decision lost
-/// reports a `StoreConflict` as its error (and nothing of it is stored). Reads may block and must
+/// Threading: `commit` (and `write`) may be called from any thread and returns at once; the completion runs on an
+/// arbitrary thread after the batch is durable (committed), in the order batches were submitted. A batch whose
+/// decision lost reports a `StoreConflict` as its error (and nothing of it is stored). Reads may block and must
 /// not be called on an event loop thread (run them on a Dispatch queue).
 public protocol GatewayStore: AnyObject, Sendable {
-    /// Applies the writes in one transaction (possibly grouped with other batches: group commit). `nil` = committed.
-    func write(_ writes: [StoreWrite], completion: @escaping @Sendable (Error?) -> Void)
-    /// Applies several batches, each all-or-nothing on its own (grouped like separate `write`s), and calls
-    /// `completion` once with one result per batch, in order (`nil` = committed). The hub hands over everything one
-    /// loop iteration produced this way: one hand-off and one completion instead of one per batch.
-    func write(batches: [[StoreWrite]], completion: @escaping @Sendable ([Error?]) -> Void)
+    /// Applies several batches in submission order, each all-or-nothing on its own (grouped into transactions: group
+    /// commit), and calls `completion` once with one result per batch, in order: the receipt of what the store
+    /// decided (the offsets it gave the appends), or the error. The hub hands over everything one loop iteration
+    /// produced this way: one hand-off and one completion instead of one per batch.
+    func commit(batches: [[StoreWrite]], completion: @escaping @Sendable ([Result<StoreReceipt, Error>]) -> Void)
     /// Loads the whole snapshot (every user: tests, migrations and tools; the hub starts with `loadStartState`).
     func loadSnapshot() throws -> GatewaySnapshot
     /// What the hub loads at start: the snapshot without its per-user parts (`users`, `devices`, `contacts`,
@@ -241,6 +265,16 @@ public protocol GatewayStore: AnyObject, Sendable {
 }
 
 extension GatewayStore {
+    /// Applies the writes in one transaction (possibly grouped with other batches). `nil` = committed.
+    public func write(_ writes: [StoreWrite], completion: @escaping @Sendable (Error?) -> Void) {
+        commit(batches: [writes]) { results in completion(results[0].storeError) }
+    }
+
+    /// `commit(batches:)` for callers that need no receipt: one error per batch (`nil` = committed).
+    public func write(batches: [[StoreWrite]], completion: @escaping @Sendable ([Error?]) -> Void) {
+        commit(batches: batches) { results in completion(results.map(\.storeError)) }
+    }
+
     /// One `userEntry` per user.
     public func userEntries(ids: [String]) throws -> [UserEntry] {
         try ids.map { try userEntry(id: $0) }
@@ -250,34 +284,9 @@ extension GatewayStore {
     public func idempotentResponses(_ keys: [IdempotencyKey]) throws -> [IdempotencyRecord?] {
         try keys.map { try idempotentResponse(scope: $0.scope, key: $0.key) }
     }
-
-    /// One `write` per batch; `completion` runs after the last of them reported.
-    public func write(batches: [[StoreWrite]], completion: @escaping @Sendable ([Error?]) -> Void) {
-        let collector = BatchResults(count: batches.count, completion: completion)
-        if batches.isEmpty { completion([]) }
-        for (index, writes) in batches.enumerated() {
-            write(writes) { error in collector.report(index, error) }
-        }
-    }
 }
 
-/// Gathers per-batch results reported from any thread and calls the completion once all are in.
-private final class BatchResults: Sendable {
-    private struct State { var results: [Error?]; var missing: Int }
-    private let state: Mutex<State>
-    private let completion: @Sendable ([Error?]) -> Void
-
-    init(count: Int, completion: @escaping @Sendable ([Error?]) -> Void) {
-        state = Mutex(State(results: Array(repeating: nil, count: count), missing: count))
-        self.completion = completion
-    }
-
-    func report(_ index: Int, _ error: Error?) {
-        let done = state.withLock { state -> [Error?]? in
-            state.results[index] = error
-            state.missing -= 1
-            return state.missing == 0 ? state.results : nil
-        }
-        if let done { completion(done) }
-    }
+extension Result {
+    /// The error of a failed result, nil for a success.
+    public var storeError: Failure? { if case .failure(let error) = self { return error } else { return nil } }
 }

@@ -72,6 +72,45 @@ import TestSupport
         #expect(events.filter { $0.type == "approval_timeout" }.count == 1)
     }
 
+    /// Alice on node A and Carol on node B each pipeline messages to Bob (no waiting for replies), so both nodes append
+    /// to Bob's log at once: the store takes every offset in the insert, so the log is 1…n with no gap, every
+    /// message is stored once under an id of its own, and no commit failed.
+    @Test func pipelinedSendsFromTwoNodesToOneUserTakeEveryOffsetOnce() throws {
+        let (a, b, url) = try Self.twoNodes()
+        for id in ["alice", "bob", "carol"] {
+            #expect(try a.api("POST", "/v1/users", ["userId": id]).status == 200)
+        }
+        #expect(try a.api("POST", "/v1/contacts", ["userA": "alice", "userB": "bob"]).status == 200)
+        #expect(try a.api("POST", "/v1/contacts", ["userA": "carol", "userB": "bob"]).status == 200)
+        let alice = try a.connect(user: "alice", device: "alice-phone")
+        let carol = try b.connect(user: "carol", device: "carol-phone")
+        let count = 60
+        for i in 0..<count {
+            alice.send(["type": "send_message", "id": "a\(i)", "to": "bob", "text": "alice \(i)"])
+            carol.send(["type": "send_message", "id": "c\(i)", "to": "bob", "text": "carol \(i)"])
+        }
+        var ids: [Int64] = []
+        for (client, prefix) in [(alice, "a"), (carol, "c")] {
+            for i in 0..<count {
+                let reply = try client.next(timeout: 30) { $0["type"] as? String == "reply" && $0["id"] as? String == "\(prefix)\(i)" }
+                #expect(reply["ok"] as? Bool == true, "\(reply)")
+                if let id = (reply["result"] as? [String: Any])?["messageId"] as? NSNumber { ids.append(id.int64Value) }
+            }
+        }
+        #expect(ids.count == 2 * count && Set(ids).count == ids.count)
+        let reader = try PostgresGatewayStore(options: PostgresStoreOptions(url: url))
+        defer { reader.close() }
+        let log = try reader.events(userId: "bob", after: 0, limit: 1_000)
+        #expect(log.map(\.offset) == Array(1...Int64(log.count)))
+        let texts = log.filter { $0.type == "message" }.map { String(decoding: $0.payload, as: UTF8.self) }
+        for i in 0..<count {
+            #expect(texts.filter { $0.contains("\"alice \(i)\"") }.count == 1)
+            #expect(texts.filter { $0.contains("\"carol \(i)\"") }.count == 1)
+        }
+        #expect(a.runtime.hub.metrics.commitFailures.load(ordering: .relaxed) == 0)
+        #expect(b.runtime.hub.metrics.commitFailures.load(ordering: .relaxed) == 0)
+    }
+
     @Test func aNodeWithoutASharedSecretRefusesToStart() throws {
         let url = try PostgresCluster.shared().createDatabase()
         #expect(throws: ServerError.self) {

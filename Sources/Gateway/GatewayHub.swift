@@ -33,8 +33,9 @@ public final class GatewayHub: @unchecked Sendable {
     var latestOffsets: [String: Int64] = [:]
     var sessions: [String: SessionRecord] = [:]
     var approvals: [String: ApprovalRecord] = [:]
-    var latestMessageId: Int64 = 0
-    var latestApprovalSequence: Int64 = 0
+    /// Callers waiting for ids from the store, and whether a reservation is in flight (GatewayHub+Ids).
+    var idRequests: [IdRequest] = []
+    var idReservationInFlight = false
     var pushTokens: [DeviceKey: [PushTokenRecord]] = [:]
     var notificationSettings: [String: NotificationSettings] = [:]
     var presencePushPending: [String: Set<String>] = [:]
@@ -96,8 +97,6 @@ public final class GatewayHub: @unchecked Sendable {
         let snapshot = try store.loadStartState()
         relations.load(snapshot)
         for session in snapshot.openSessions { sessions[session.id] = session }
-        latestMessageId = snapshot.latestMessageId
-        latestApprovalSequence = snapshot.latestApprovalSequence
         for approval in snapshot.pendingApprovals {
             approvals[approval.id] = approval
             armTimeout(for: approval)

@@ -1,4 +1,5 @@
 import Gateway
+import Synchronization
 
 /// A production store (SQLite or PostgreSQL): the port plus what the runtime needs to run and stop it.
 public protocol DurableGatewayStore: GatewayStore {
@@ -32,6 +33,7 @@ public final class SQLiteGatewayStore: DurableGatewayStore, @unchecked Sendable 
     let path: String
     private let writer: GroupCommitWriter<SQLiteWriteBackend>
     private let readLock = ConditionLock()
+    private let idCounters = Mutex<[IdSequence: Int64]>([:])
     private var readConnection: SQLiteConnection?   // guarded by readLock; nil once closed
 
     /// Opens or creates the database, switches it to WAL, runs pending schema migrations and starts the writer
@@ -103,6 +105,23 @@ public final class SQLiteGatewayStore: DurableGatewayStore, @unchecked Sendable 
     }
 
     /// The snapshot without its per-user parts, in one transaction.
+    /// The store's own counter per sequence, started from the highest id in the file at the first reservation (one
+    /// process writes a file; a second one on the same file, as tests play a second node, meets a taken id at the
+    /// insert and asks again `above` it).
+    public func reserveIds(_ sequence: IdSequence, count: Int, above: Int64) throws -> [Int64] {
+        var start = idCounters.withLock { $0[sequence] }
+        if start == nil {
+            start = try read { reader throws(StorageError) in
+                sequence == .message ? try reader.latestMessageId() : try reader.latestApprovalSequence()
+            }
+        }
+        return idCounters.withLock { counters in
+            let first = max(counters[sequence] ?? 0, start ?? 0, above) + 1
+            counters[sequence] = first + Int64(count) - 1
+            return Array(first..<first + Int64(count))
+        }
+    }
+
     public func loadStartState() throws -> GatewaySnapshot {
         try read { reader throws(StorageError) in try reader.loadStartState() }
     }

@@ -20,6 +20,7 @@ enum SchemaMigrations {
         SchemaMigration(version: SchemaV6.version, sql: SchemaV6.sql, transform: SchemaV6.hashDeviceSecrets),
         SchemaMigration(version: SchemaV7.version, sql: SchemaV7.sql),
         SchemaMigration(version: SchemaV8.version, sql: SchemaV8.sql),
+        SchemaMigration(version: SchemaV9.version, sql: SchemaV9.sql),
     ]
 
     /// Applies every migration newer than the recorded version, in order; returns the resulting version.

@@ -135,6 +135,9 @@ final class DeferredStore: GatewayStore, @unchecked Sendable {
         }
     }
 
+    func reserveIds(_ sequence: IdSequence, count: Int, above: Int64) throws -> [Int64] {
+        try inner.reserveIds(sequence, count: count, above: above)
+    }
     func loadSnapshot() throws -> GatewaySnapshot { try inner.loadSnapshot() }
     func loadStartState() throws -> GatewaySnapshot { try inner.loadStartState() }
     func userEntry(id: String) throws -> UserEntry { try inner.userEntry(id: id) }

@@ -1,5 +1,6 @@
 import Foundation
 import Gateway
+import Synchronization
 import Testing
 @testable import Storage
 
@@ -42,6 +43,34 @@ import Testing
         defer { reopened.close() }
         expectSame(try StoreScript.observe(reopened), try StoreScript.observe(reference))
         #expect(try reopened.loadSnapshot().latestOffsets == ["u1": 31, "u2": 5, "u3": 1])
+    }
+
+    /// Migration 9 starts the id sequences above what a version-8 database holds; two nodes reserving at once never
+    /// get the same id.
+    @Test func idSequencesStartAboveStoredIdsAndTwoNodesNeverShareOne() throws {
+        let url = try PostgresCluster.shared().createDatabase()
+        do {
+            let store = try openPostgres(url: url)
+            let approval = ApprovalRecord(id: "apr_12", userId: "u", sessionId: "s", toolName: "t", summary: "s",
+                                          createdAt: 1, expiresAt: 2)
+            #expect(commit(store, [[.insertMessage(MessageRecord(id: 41, from: "u", to: "v", text: "hi", sentAt: 1)),
+                                    .createApproval(approval)]]) == [nil])
+            store.close()
+            let db = try PostgresDatabase(options: PostgresStoreOptions(url: url))
+            try db.execute("DROP SEQUENCE message_ids; DROP SEQUENCE approval_ids; UPDATE schema_version SET version = 8")
+            db.close()
+        }
+        let (a, b) = (try openPostgres(url: url), try openPostgres(url: url))
+        defer { a.close(); b.close() }
+        #expect(try a.reserveIds(.message, count: 1, above: 0) == [42])
+        #expect(try b.reserveIds(.approval, count: 1, above: 0) == [13])
+        let drawn = Mutex<[Int64]>([])
+        DispatchQueue.concurrentPerform(iterations: 40) { i in
+            let ids = (try? (i % 2 == 0 ? a : b).reserveIds(.message, count: 5, above: 0)) ?? []
+            drawn.withLock { $0 += ids }
+        }
+        let all = drawn.withLock { $0 }
+        #expect(all.count == 200 && Set(all).count == 200 && all.allSatisfy { $0 > 42 })
     }
 
     @Test func aLogPrunedEmptyGoesOnAboveItsHead() throws {

@@ -213,6 +213,21 @@ extension ApprovalRecord {
         #expect(try s.store.userId(hexCode: "0000000b") == nil)
     }
 
+    /// Ids come from the store: ascending, never handed out twice, above what was stored when the counter began and
+    /// above what the caller names.
+    @Test(arguments: StoreFactory.all)
+    func idsAreReservedOnceInIncreasingOrder(factory: StoreFactory) throws {
+        let s = try factory.open()
+        let first = try s.store.reserveIds(.message, count: 3, above: 0)
+        let second = try s.store.reserveIds(.message, count: 2, above: 0)
+        #expect(first.count == 3 && second.count == 2)
+        #expect(first == first.sorted() && second == second.sorted() && first.last! < second.first!)
+        let approvals = try s.store.reserveIds(.approval, count: 2, above: 0)
+        #expect(approvals.count == 2 && approvals[0] < approvals[1] && approvals[0] >= 1)
+        #expect(try s.store.reserveIds(.message, count: 1, above: 500).first! > 500)
+        #expect(try s.store.reserveIds(.message, count: 1, above: 0).first! > 501)
+    }
+
     /// An idempotent publish's answer names the offset the store gave its event, decided in the same batch.
     @Test(arguments: StoreFactory.all)
     func anIdempotencyKeyCanAnswerWithTheOffsetTheStoreTook(factory: StoreFactory) throws {

@@ -21,8 +21,9 @@ public enum StoreWrite: Sendable, Equatable {
     case upsertContact(ContactRecord)
     case upsertSession(SessionRecord)
     case upsertApproval(ApprovalRecord)
-    /// **Decision** (a message id, handed out by the node): an id already stored fails the batch with
-    /// `StoreConflict.idTaken(.message, latest:)`, the highest message id stored.
+    /// A message under an id the store reserved for this node (`reserveIds(.message…)`); an id already stored (a
+    /// node or tool that drew it elsewhere) fails the batch with `StoreConflict.idTaken(.message, latest:)`, the
+    /// highest message id stored.
     case insertMessage(MessageRecord)
     /// The reader has read every message from `peerId` up to `messageId`.
     case setReadMark(userId: String, peerId: String, messageId: Int64)
@@ -75,8 +76,8 @@ public enum StoreWrite: Sendable, Equatable {
     /// `pending` — `UPDATE invites SET state = 'used', used_by = $2, used_at = $3 WHERE code = $1 AND state = 'pending'`.
     /// Otherwise `StoreConflict.inviteRedeemed` with the stored invite (nil when there is none).
     case redeemInvite(code: String, usedBy: String, usedAt: Int64)
-    /// **Decision** (an approval id `apr_<n>`, handed out by the node): inserts a new approval; an id already stored
-    /// fails the batch with `StoreConflict.idTaken(.approval, latest:)`, the highest `<n>` stored — a plain `INSERT`,
+    /// An approval `apr_<n>` with `n` reserved from the store (`reserveIds(.approval…)`): inserts a new approval; an
+    /// id already stored fails the batch with `StoreConflict.idTaken(.approval, latest:)`, the highest `<n>` stored — a plain `INSERT`,
     /// never an overwrite of another node's approval. (`upsertApproval` overwrites and is not a decision.)
     case createApproval(ApprovalRecord)
     /// **Decision** (an idempotency key): stores the response for (`scope`, `key`) only if the key is new —
@@ -109,8 +110,8 @@ public struct StoreReceipt: Sendable, Equatable {
     public init(offsets: [Int64] = [], users: [UserRecord] = []) { self.offsets = offsets; self.users = users }
 }
 
-/// Ids the node hands out from its own counter (loaded at start), so another node may have used the same one.
-public enum IdSequence: Sendable, Equatable {
+/// Ids the store hands out (`GatewayStore.reserveIds`) for the node to put in what it creates.
+public enum IdSequence: Sendable, Hashable {
     /// `apr_<n>`.
     case approval
     /// `MessageRecord.id`.
@@ -213,6 +214,11 @@ public protocol GatewayStore: AnyObject, Sendable {
     /// decided (the offsets it gave the appends), or the error. The hub hands over everything one loop iteration
     /// produced this way: one hand-off and one completion instead of one per batch.
     func commit(batches: [[StoreWrite]], completion: @escaping @Sendable ([Result<StoreReceipt, Error>]) -> Void)
+    /// Reserves `count` ids of `sequence` for the caller, in increasing order, each above `above` and above every id
+    /// reserved before and every id stored when the counter began: two nodes sharing the store never get the same
+    /// one (PostgreSQL: a sequence, begun by migration 9; SQLite and in memory: the store's own counter, begun at the
+    /// first reservation). Blocks (call it off the event loops).
+    func reserveIds(_ sequence: IdSequence, count: Int, above: Int64) throws -> [Int64]
     /// Loads the whole snapshot (every user: tests, migrations and tools; the hub starts with `loadStartState`).
     func loadSnapshot() throws -> GatewaySnapshot
     /// What the hub loads at start: the snapshot without its per-user parts (`users`, `devices`, `contacts`,

@@ -12,6 +12,8 @@ public final class InMemoryGatewayStore: GatewayStore {
         var endedSessions: [String: SessionRecord] = [:]
         var resolvedApprovals: [String: ApprovalRecord] = [:]
         var batches = 0
+        /// The highest id reserved so far per sequence (`reserveIds`).
+        var reserved: [IdSequence: Int64] = [:]
         var pushJobs: [Int64: PushJobRecord] = [:]
         /// Claims on push jobs by job id: the claimant and the lease's end (kept after it ran out, until another
         /// claim or the outcome).
@@ -164,6 +166,15 @@ public final class InMemoryGatewayStore: GatewayStore {
             next.batches += 1
             state = next
             return .success(receipt)
+        }
+    }
+
+    public func reserveIds(_ sequence: IdSequence, count: Int, above: Int64) throws -> [Int64] {
+        state.withLock { state in
+            let stored = sequence == .message ? state.snapshot.latestMessageId : state.snapshot.latestApprovalSequence
+            let first = max(state.reserved[sequence] ?? 0, stored, above) + 1
+            state.reserved[sequence] = first + Int64(count) - 1
+            return Array(first..<first + Int64(count))
         }
     }
 

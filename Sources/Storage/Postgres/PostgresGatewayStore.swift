@@ -85,6 +85,12 @@ public final class PostgresGatewayStore: DurableGatewayStore, @unchecked Sendabl
         try read { reader throws(StorageError) in try reader.loadSnapshot() }
     }
 
+    /// From the database's sequences (`message_ids`, `approval_ids`, schema version 9): `nextval` is never rolled back
+    /// and never handed out twice, so nodes sharing the database never draw the same id.
+    public func reserveIds(_ sequence: IdSequence, count: Int, above: Int64) throws -> [Int64] {
+        try read { reader throws(StorageError) in try reader.reserveIds(sequence, count: count, above: above) }
+    }
+
     public func loadStartState() throws -> GatewaySnapshot {
         try read { reader throws(StorageError) in try reader.loadStartState() }
     }

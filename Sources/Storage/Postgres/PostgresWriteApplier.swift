@@ -55,7 +55,7 @@ struct PostgresWriteApplier {
             // node inserted (after waiting for its commit), so the first creator's hex code wins everywhere.
             guard let stored = try db.query("""
                 INSERT INTO users (id, hex_code, display_name, created_at) VALUES ($1, $2, $3, $4)
-                ON CONFLICT (id) DO UPDATE SET id = users.id
+                ON CONFLICT (id) DO UPDATE SET hex_code = users.hex_code
                 RETURNING id, hex_code, display_name, created_at
                 """, [u.id, u.hexCode, u.displayName, u.createdAt]).first.map(PostgresReader.user) else {
                 throw StorageError("insertUser: no row returned")

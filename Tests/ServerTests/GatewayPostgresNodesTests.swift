@@ -112,10 +112,45 @@ import TestSupport
         #expect(b.runtime.hub.metrics.commitFailures.load(ordering: .relaxed) == 0)
     }
 
+    /// A new user's first devices connect on both nodes at once, so each node creates the user with a hex code of its
+    /// own: the store keeps one row and both nodes answer with its code.
+    @Test func aUserCreatedOnTwoNodesAtOnceHasOneHexCodeEverywhere() throws {
+        let (a, b, url) = try Self.twoNodes()
+        let reader = try PostgresGatewayStore(options: PostgresStoreOptions(url: url))
+        defer { reader.close() }
+        for round in 0..<5 {
+            let user = "zoe\(round)"
+            let clients = ConnectedClients()
+            DispatchQueue.concurrentPerform(iterations: 2) { i in
+                if let client = try? (i == 0 ? a : b).connect(user: user, device: "d\(i)") { clients.add(client) }
+            }
+            #expect(clients.count == 2)
+            // The connect does not wait for its commit: wait for both devices' rows, then for each node's answer.
+            try ClusterDeliveryTests.waitUntil(timeout: 10, "\(user)'s two devices stored") {
+                (try? reader.userEntry(id: user).devices.count) == 2
+            }
+            let stored = try #require(try reader.userEntry(id: user).user)
+            for node in [a, b] {
+                try ClusterDeliveryTests.waitUntil(timeout: 10, "\(user)'s hex code on a node") {
+                    (try? GatewayJSON.string(node.api("GET", "/v1/users/\(user)").json, "hexCode")) == stored.hexCode
+                }
+            }
+        }
+    }
+
     @Test func aNodeWithoutASharedSecretRefusesToStart() throws {
         let url = try PostgresCluster.shared().createDatabase()
         #expect(throws: ServerError.self) {
             _ = try GatewayTestServer { $0.postgres = PostgresStoreOptions(url: url); $0.hs256Secret = nil }
         }
     }
+}
+
+/// Clients connected from several threads at once, kept open until the test ends.
+private final class ConnectedClients: @unchecked Sendable {
+    // @unchecked: the list is only touched under `lock`.
+    private let lock = NSLock()
+    private var clients: [GatewayTestClient] = []
+    func add(_ client: GatewayTestClient) { lock.lock(); clients.append(client); lock.unlock() }
+    var count: Int { lock.lock(); defer { lock.unlock() }; return clients.count }
 }

@@ -57,13 +57,23 @@ extension GatewayHub {
         var scope: String
     }
 
-    /// Creates the approval under the next id. The id and the idempotency key are the store's decisions: a taken id
-    /// moves the counter past the store's latest and tries again; a key another node claimed answers with its response.
-    private func createApproval(_ spec: ApprovalSpec, requestHash: String, attempt: Int,
+    /// Creates the approval under an id reserved from the store (GatewayHub+Ids). The idempotency key is the store's
+    /// decision: a key another node claimed answers with its response; an id still found taken at the insert is asked
+    /// for again above the store's latest.
+    private func createApproval(_ spec: ApprovalSpec, requestHash: String, attempt: Int, above: Int64 = 0,
                                 done: @escaping (Result<ApprovalData, GatewayError>) -> Void) {
-        latestApprovalSequence += 1
+        withNewId(.approval, above: above) { [self] reserved in
+            switch reserved {
+            case .success(let sequence): createApproval(spec, sequence: sequence, requestHash: requestHash, attempt: attempt, done: done)
+            case .failure(let error): done(.failure(error))
+            }
+        }
+    }
+
+    private func createApproval(_ spec: ApprovalSpec, sequence: Int64, requestHash: String, attempt: Int,
+                                done: @escaping (Result<ApprovalData, GatewayError>) -> Void) {
         let now = clock.now()
-        let approval = ApprovalRecord(id: "apr_\(latestApprovalSequence)", userId: spec.session.userId, sessionId: spec.session.id,
+        let approval = ApprovalRecord(id: "apr_\(sequence)", userId: spec.session.userId, sessionId: spec.session.id,
                                       toolName: spec.toolName, summary: spec.summary, details: spec.details.map { encode($0) },
                                       createdAt: now, expiresAt: now + spec.timeoutMs)
         remember(approval)
@@ -82,8 +92,9 @@ extension GatewayHub {
         commit(writes, events: [PendingEvent(userId: approval.userId, type: "approval_request", data: encode(data), pushable: .approval(data))], onConflict: { [self] conflict in
             forget()
             if case .idTaken(.approval, let latest) = conflict, attempt < Self.idAttempts {
-                latestApprovalSequence = max(latestApprovalSequence, latest)
-                return retryWithNewId(attempt: attempt + 1) { [self] in createApproval(spec, requestHash: requestHash, attempt: attempt + 1, done: done) }
+                return retryWithNewId(attempt: attempt + 1) { [self] in
+                    createApproval(spec, requestHash: requestHash, attempt: attempt + 1, above: latest, done: done)
+                }
             }
             if !settleIdempotency(after: conflict) {
                 done(.failure(GatewayError(.storageFailed, "could not store the request: \(conflict)")))

@@ -105,16 +105,14 @@ extension GatewayHub {
         guard users[userId] != nil else { return completion(.failure(GatewayError(.userNotFound, "no user \"\(userId)\""))) }
         let append = { [self] (requestHash: String, done: @escaping (Result<PublishResult, GatewayError>) -> Void) in
             let data = encode(CustomEventData(name: name, payload: payload))
-            // Reserve the offset now so the idempotency record can name it.
-            let offset = (latestOffsets[userId] ?? 0) + 1
+            // The key's answer names the offset the store gives the event, decided in the same batch.
             var writes: [StoreWrite] = []
             if let idempotencyKey {
-                writes.append(.claimIdempotency(scope: "publish:" + userId, key: idempotencyKey,
-                                              response: encode(PublishResult(offset: offset)), requestHash: requestHash,
-                                              createdAt: clock.now()))
+                writes.append(.claimIdempotentOffset(scope: "publish:" + userId, key: idempotencyKey, requestHash: requestHash,
+                                                     createdAt: clock.now()))
             }
-            commit(writes, events: [PendingEvent(userId: userId, type: "custom", data: data)]) { outcome in
-                done(outcome.map { PublishResult(offset: $0.first?.offset ?? offset) })
+            commit([], events: [PendingEvent(userId: userId, type: "custom", data: data)], after: writes) { outcome in
+                done(outcome.map { PublishResult(offset: $0.first?.offset ?? 0) })
             }
         }
         let finish: (Result<PublishResult, GatewayError>) -> Void = { completion($0.map(\.offset)) }

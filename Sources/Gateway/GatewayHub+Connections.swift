@@ -66,7 +66,7 @@ extension GatewayHub {
     @discardableResult
     func ensureUserAndDevice(userId: String, deviceId: String, clientType: String) -> [StoreWrite] {
         var writes: [StoreWrite] = []
-        if users[userId] == nil { writes.append(.upsertUser(createUser(id: userId, displayName: nil))) }
+        if users[userId] == nil { writes.append(.insertUser(createUser(id: userId, displayName: nil))) }
         if devices[DeviceKey(userId: userId, deviceId: deviceId)] == nil {
             let device = DeviceRecord(id: deviceId, userId: userId, clientType: clientType, createdAt: clock.now())
             devices[device.key] = device
@@ -76,7 +76,18 @@ extension GatewayHub {
         return writes
     }
 
-    /// A new user with a unique 8-hex-character code. Caller persists it.
+    /// Takes the stored rows of users this node created (`insertUser`'s receipt): when another node created the same
+    /// user first, its hex code is the one kept, here too.
+    func adoptStoredUsers(_ stored: [UserRecord]) {
+        for user in stored where users[user.id] != nil && users[user.id] != user {
+            if let old = users[user.id]?.hexCode, usersByHexCode[old] == user.id { usersByHexCode[old] = nil }
+            users[user.id] = user
+            usersByHexCode[user.hexCode] = user.id
+        }
+    }
+
+    /// A new user with a unique 8-hex-character code. Caller persists it with `insertUser` (another node may create
+    /// the same user at once: the store keeps the first row, `adoptStoredUsers`).
     func createUser(id: String, displayName: String?) -> UserRecord {
         var generator = SystemRandomNumberGenerator()
         var code: String

@@ -28,8 +28,17 @@ extension GatewayHub {
     /// are then committed and announced before the bus stops. Called back by the last read's completion (reads and
     /// waiting work end only there), not polled; the caller bounds the wait.
     public func whenUserReadsSettled(_ body: @escaping () -> Void) {
-        guard cache.isSettled else { return cache.whenSettled(body) }
+        guard cache.isSettled && idsSettled else { return cache.whenSettled(body) }
         body()
+    }
+
+    /// No id reservation is asked for or running (`GatewayHub+Ids`): work waiting for an id is work in flight too.
+    var idsSettled: Bool { idRequests.isEmpty && !idReservationInFlight }
+
+    /// Runs the bodies kept by `whenUserReadsSettled` once no read and no id reservation is left.
+    func runSettledIfDone() {
+        guard idsSettled else { return }
+        for body in cache.takeSettled() { body() }
     }
 
     /// Queues a read of `userId` for the end of this round. `changed`: another node changed its records, so a read
@@ -91,7 +100,7 @@ extension GatewayHub {
                 if !cache.isLoaded(id) { failed.insert(id) }
             }
             runWaiting(failed: failed, error: error)
-            for body in cache.takeSettled() { body() }
+            runSettledIfDone()
             return
         }
         runWaiting(failed: [], error: nil)
@@ -99,7 +108,7 @@ extension GatewayHub {
         // here (a device connecting, a session for a new user) must read again rather than trust an old miss.
         unloadAbsent(ids)
         scheduleEviction()
-        for body in cache.takeSettled() { body() }
+        runSettledIfDone()
     }
 
     /// Runs every waiting action whose users are all loaded, in order (an action waits while an earlier one naming
@@ -324,7 +333,7 @@ extension StoreWrite {
     var userTouched: (String?, Bool) {
         switch self {
         case .appendEvent(let event): return (event.userId, false)
-        case .upsertUser(let user): return (user.id, true)
+        case .upsertUser(let user), .insertUser(let user): return (user.id, true)
         case .upsertDevice(let device): return (device.userId, true)
         case .upsertContact(let contact): return (contact.userId, true)
         case .upsertPushToken(let token): return (token.userId, true)

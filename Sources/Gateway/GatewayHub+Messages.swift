@@ -13,11 +13,18 @@ extension GatewayHub {
         case .failure(let refusal): return reply.fail(GatewayError(refusal))
         }
         let scope = "message:" + client.userId
-        // The id is the store's decision: one another node used already moves the counter past the store's latest
-        // and the message is sent again under a new id (a few times).
-        func send(_ requestHash: String, attempt: Int, done: @escaping (Result<SentMessage, GatewayError>) -> Void) {
-            latestMessageId += 1
-            let message = DirectMessage.send(id: latestMessageId, from: client.userId, to: command.to, text: text,
+        // The id is reserved from the store (GatewayHub+Ids); one still found taken at the insert is asked for again
+        // above the store's latest and the message sent again under it.
+        func send(_ requestHash: String, attempt: Int, above: Int64 = 0, done: @escaping (Result<SentMessage, GatewayError>) -> Void) {
+            withNewId(.message, above: above) { [self] reserved in
+                switch reserved {
+                case .success(let id): send(requestHash, id: id, attempt: attempt, done: done)
+                case .failure(let error): done(.failure(error))
+                }
+            }
+        }
+        func send(_ requestHash: String, id: Int64, attempt: Int, done: @escaping (Result<SentMessage, GatewayError>) -> Void) {
+            let message = DirectMessage.send(id: id, from: client.userId, to: command.to, text: text,
                                              senderDisplayName: users[client.userId]?.displayName, now: clock.now())
             var writes: [StoreWrite] = [.insertMessage(message.record)]
             if let key = command.clientMessageId {
@@ -27,8 +34,7 @@ extension GatewayHub {
             let data = encode(message.event)
             commit(writes, events: message.logs.map { PendingEvent(userId: $0, type: "message", data: data, pushable: .message(message.event)) }, onConflict: { [self] conflict in
                 if case .idTaken(.message, let latest) = conflict, attempt < Self.idAttempts {
-                    latestMessageId = max(latestMessageId, latest)
-                    return retryWithNewId(attempt: attempt + 1) { send(requestHash, attempt: attempt + 1, done: done) }
+                    return retryWithNewId(attempt: attempt + 1) { send(requestHash, attempt: attempt + 1, above: latest, done: done) }
                 }
                 if !settleIdempotency(after: conflict) {
                     done(.failure(GatewayError(.storageFailed, "could not store the message: \(conflict)")))

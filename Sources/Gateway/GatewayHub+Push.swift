@@ -11,7 +11,7 @@ extension GatewayHub {
 
     /// Push jobs for an event about to be committed. A user with a connected device gets none (the socket carries
     /// it), except a handoff, which goes to the previous device when that one is not connected.
-    func pushJobs(for event: PendingEvent, offset: Int64, ignoringConnections: Bool = false) -> [PushJobRecord] {
+    func pushJobs(for event: PendingEvent, offset: PendingOffset, ignoringConnections: Bool = false) -> [PushJobRecord] {
         // Typed values only (`PendingEvent.pushable`): nothing here reads the event's JSON. Events without one are
         // never pushed (presence goes through presencePush); most of the rest are for a user with a connected device.
         guard let pushable = event.pushable else { return [] }
@@ -100,11 +100,11 @@ extension GatewayHub {
 
     /// A connected device should acknowledge the request; when none has within `approvalPushDelayMs` and the request
     /// is still pending, it goes to push for every device of the user.
-    private func checkAcknowledgement(of event: PendingEvent, offset: Int64, requestId: String) {
+    private func checkAcknowledgement(of event: PendingEvent, offset: PendingOffset, requestId: String) {
         guard settings.approvalPushDelayMs > 0 else { return }
         _ = scheduler.schedule(at: clock.now() + settings.approvalPushDelayMs) { [self] in
             guard approvals[requestId]?.state == .pending else { return }
-            let acknowledged = (clients[event.userId] ?? [:]).values.contains { $0.ackedOffset >= offset }
+            let acknowledged = (clients[event.userId] ?? [:]).values.contains { $0.ackedOffset >= offset.value }
             guard !acknowledged else { return }
             let jobs = pushJobs(for: event, offset: offset, ignoringConnections: true)
             guard !jobs.isEmpty else { return }

@@ -126,7 +126,7 @@ extension GatewayHub {
             return completion(.success(Self.sessionData(existing)))
         }
         var writes: [StoreWrite] = []
-        if users[userId] == nil { writes.append(.upsertUser(createUser(id: userId, displayName: nil))) }
+        if users[userId] == nil { writes.append(.insertUser(createUser(id: userId, displayName: nil))) }
         let sessionId = id ?? "ses_" + randomToken()
         let session = SessionRecord(id: sessionId, userId: userId, title: title, createdAt: clock.now())
         sessions[sessionId] = session

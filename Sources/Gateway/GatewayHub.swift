@@ -6,8 +6,8 @@ import Metrics
 /// per-user event logs. Every method runs on the hub's own thread (the scheduler's); connections, the HTTP API and
 /// store completions reach it through `scheduler.execute`, so no state here is ever locked.
 ///
-/// Every event is appended to the user's durable log before any device sees it: `commit` assigns offsets, hands
-/// the batch to the store, and delivers only after the store reports it durable.
+/// Every event is appended to the user's durable log before any device sees it: `commit` hands the batch to the
+/// store, which takes the offsets in the insert, and delivers only after the store reports it durable.
 ///
 /// `@unchecked Sendable`: confined to the scheduler's thread; Sendable so closures can carry it back there.
 public final class GatewayHub: @unchecked Sendable {
@@ -28,13 +28,14 @@ public final class GatewayHub: @unchecked Sendable {
     var devices = DeviceMap()
     var devicesByToken: [String: DeviceKey] = [:]
     var contacts: [String: [String: ContactRecord]] = [:]
+    /// The highest offset of each loaded user's log this node knows of (its commits' receipts, reads, other nodes'
+    /// notices); acks above it are refused.
     var latestOffsets: [String: Int64] = [:]
-    /// Per user, how many failed batches have given offsets back so far (`giveBackOffsets`).
-    var offsetWaves: [String: Int] = [:]
     var sessions: [String: SessionRecord] = [:]
     var approvals: [String: ApprovalRecord] = [:]
-    var latestMessageId: Int64 = 0
-    var latestApprovalSequence: Int64 = 0
+    /// Callers waiting for ids from the store, and whether a reservation is in flight (GatewayHub+Ids).
+    var idRequests: [IdRequest] = []
+    var idReservationInFlight = false
     var pushTokens: [DeviceKey: [PushTokenRecord]] = [:]
     var notificationSettings: [String: NotificationSettings] = [:]
     var presencePushPending: [String: Set<String>] = [:]
@@ -95,8 +96,6 @@ public final class GatewayHub: @unchecked Sendable {
     public func start() throws {
         let snapshot = try store.loadStartState()
         for session in snapshot.openSessions { sessions[session.id] = session }
-        latestMessageId = snapshot.latestMessageId
-        latestApprovalSequence = snapshot.latestApprovalSequence
         for approval in snapshot.pendingApprovals {
             approvals[approval.id] = approval
             armTimeout(for: approval)
@@ -117,81 +116,70 @@ public final class GatewayHub: @unchecked Sendable {
         var pushable: PushableEvent? = nil
     }
 
-    /// Appends `events` (offsets assigned now, in order) together with `writes` in one durable batch; after the commit
-    /// delivers each event to its user's connected devices, then calls `completion` (on the hub thread) with the stored events
-    /// or the storage error. On a storage error nothing is delivered and the offsets are given back.
+    /// Appends `events` (in order) together with `writes` in one durable batch; the store gives the events their
+    /// offsets in the insert (the next of each log, so two nodes appending to one log never collide and nothing is
+    /// retried for an offset). After the commit delivers each event, with the offset the store's receipt names, to
+    /// its user's connected devices, then calls `completion` (on the hub thread) with the stored events or the storage
+    /// error. On a storage error nothing is stored and nothing delivered.
     ///
     /// When the store refuses a decision in the batch (another node decided first, `StoreConflict`), nothing was
-    /// stored: a taken offset is corrected from the store's answer and the batch retried with new offsets (a few
-    /// times); any other conflict goes to `onConflict`, whose caller knows what the decision meant. Without one, a lost
+    /// stored: the conflict goes to `onConflict`, whose caller knows what the decision meant. Without one, a lost
     /// idempotency key answers the key's callers with the stored response, and anything else is `storage_failed`.
     ///
-    /// The users the events go to are loaded first (their offsets and push tokens are needed), when they are not.
-    func commit(_ writes: [StoreWrite], events: [PendingEvent] = [], onConflict: ((StoreConflict) -> Void)? = nil,
+    /// The users the events go to are loaded first (their devices and push tokens are needed), when they are not.
+    /// `after`: writes that follow the events in the batch (`claimIdempotentOffset` names the offset of an append before it).
+    func commit(_ writes: [StoreWrite], events: [PendingEvent] = [], after: [StoreWrite] = [],
+                onConflict: ((StoreConflict) -> Void)? = nil,
                 completion: @escaping (Result<[StoredEvent], GatewayError>) -> Void) {
         guard events.allSatisfy({ cache.isLoaded($0.userId) }) else {
             return withUsers(events.map(\.userId), failed: { completion(.failure($0)) }) { [self] in
-                commit(writes, events: events, attempt: 1, onConflict: onConflict, completion: completion)
+                commitLoaded(writes, events: events, after: after, onConflict: onConflict, completion: completion)
             }
         }
-        commit(writes, events: events, attempt: 1, onConflict: onConflict, completion: completion)
+        commitLoaded(writes, events: events, after: after, onConflict: onConflict, completion: completion)
     }
 
-    /// Offset collisions retried before giving up. Each retry takes the store's latest offset, and every collision
-    /// means another node stored an event (the log moved on), so retrying cannot stall the cluster; but a node whose
-    /// every retry meets the other node's next commit (two nodes appending to one log flat out) can lose several
-    /// times in a row (measured: up to 8 losses in a row in `ClusterDeliveryTests`). From the third attempt on a retry
-    /// waits a random 1…2^(attempt−2) ms (at most 64), so the two fall out of step; 64 attempts make giving up (503
-    /// `storage_failed`) practically unreachable while bounding the wait (about 4 s at worst).
-    static let offsetRetries = 64
-
-    /// The wait before commit attempt `attempt` after an offset collision (0: at once).
-    static func offsetRetryDelayMs(attempt: Int) -> Int64 {
-        attempt <= 2 ? 0 : Int64.random(in: 1...Int64(1 << min(attempt - 2, 6)))
-    }
-
-    private func commit(_ writes: [StoreWrite], events: [PendingEvent], attempt: Int, onConflict: ((StoreConflict) -> Void)?,
-                        completion: @escaping (Result<[StoredEvent], GatewayError>) -> Void) {
+    private func commitLoaded(_ writes: [StoreWrite], events: [PendingEvent], after: [StoreWrite],
+                              onConflict: ((StoreConflict) -> Void)?,
+                              completion: @escaping (Result<[StoredEvent], GatewayError>) -> Void) {
         let now = clock.now()
         var storedEvents: [StoredEvent] = []
-        var waves: [String: Int] = [:]
+        var offsets: [PendingOffset] = []
         var batch = writes
         for event in events {
-            let offset = (latestOffsets[event.userId] ?? 0) + 1
-            latestOffsets[event.userId] = offset
-            waves[event.userId] = offsetWaves[event.userId, default: 0]
-            let record = StoredEvent(userId: event.userId, offset: offset, type: event.type, payload: event.data, createdAt: now)
+            // Offset 0 until the store's receipt names the one it took.
+            let record = StoredEvent(userId: event.userId, offset: 0, type: event.type, payload: event.data, createdAt: now)
+            let offset = PendingOffset()
             storedEvents.append(record)
+            offsets.append(offset)
             batch.append(.appendEvent(record))
             batch += pushJobs(for: event, offset: offset).map { .enqueuePush($0) }
         }
+        batch += after
         let enqueuedPush = batch.contains { if case .enqueuePush = $0 { return true } else { return false } }
         metrics.commitsInFlight.add(1, ordering: .relaxed)
         let queuedAt = MetricsClock.microseconds()
-        queueWrite(batch) { [self] error in
+        queueCommit(batch) { [self] result in
             metrics.commitsInFlight.subtract(1, ordering: .relaxed)
             let committedAt = MetricsClock.microseconds()
             metrics.commitSeconds.observe(committedAt - queuedAt)
-            if let error {
-                giveBackOffsets(of: storedEvents, waves: waves, conflict: error as? StoreConflict)
+            let receipt: StoreReceipt
+            switch result {
+            case .success(let stored): receipt = stored
+            case .failure(let error):
                 if let conflict = error as? StoreConflict {
-                    if conflict.isOffset, attempt < Self.offsetRetries {
-                        let delay = Self.offsetRetryDelayMs(attempt: attempt + 1)
-                        guard delay > 0 else {
-                            return commit(writes, events: events, attempt: attempt + 1, onConflict: onConflict, completion: completion)
-                        }
-                        _ = scheduler.schedule(at: clock.now() + delay) { [self] in
-                            commit(writes, events: events, attempt: attempt + 1, onConflict: onConflict, completion: completion)
-                        }
-                        return
-                    }
-                    if let onConflict, !conflict.isOffset { return onConflict(conflict) }
+                    if let onConflict { return onConflict(conflict) }
                     // An idempotent command lost its key to another writer: its callers get the stored response.
                     if settleIdempotency(after: conflict) { return }
                 }
                 metrics.commitFailures.add(1, ordering: .relaxed)
                 completion(.failure(.storageFailed("could not store the change: \(error)", cause: error)))
                 return
+            }
+            for (i, offset) in zip(storedEvents.indices, receipt.offsets) {
+                storedEvents[i].offset = offset
+                offsets[i].value = offset
+                if offset > latestOffsets[storedEvents[i].userId] ?? 0 { latestOffsets[storedEvents[i].userId] = offset }
             }
             metrics.eventsCommitted.add(storedEvents.count, ordering: .relaxed)
             for event in storedEvents { deliver(event, committedAt: committedAt) }
@@ -201,6 +189,11 @@ public final class GatewayHub: @unchecked Sendable {
         }
     }
 
+    /// The offset an event will have once the store took it (`Int64.max` until then: nothing acknowledged it yet).
+    final class PendingOffset {
+        var value = Int64.max
+    }
+
     /// Queues one all-or-nothing batch for the store; `completion` runs on the hub thread once it is durable (nil) or
     /// failed. Every write of the hub goes through here, so batches reach the store in the order they were made.
     ///
@@ -208,10 +201,16 @@ public final class GatewayHub: @unchecked Sendable {
     /// one report for that job comes back as one hub task (one writer hand-off and one wake-up per hub iteration,
     /// not per batch; see docs/ARCHITECTURE.md, "The commit path").
     func queueWrite(_ writes: [StoreWrite], completion: @escaping (Error?) -> Void) {
+        queueCommit(writes) { completion($0.storeError) }
+    }
+
+    /// `queueWrite` for a caller that needs the store's receipt (the offsets its appends got).
+    func queueCommit(_ writes: [StoreWrite], completion: @escaping (Result<StoreReceipt, Error>) -> Void) {
         let (touched, changed) = noteWrites(writes)
-        queuedWrites.append(QueuedWrite(writes: writes) { [self] error in
-            completion(error)
-            writesDone(touched: touched, changed: changed, stored: error == nil)
+        queuedWrites.append(QueuedWrite(writes: writes) { [self] result in
+            if case .success(let receipt) = result { adoptStoredUsers(receipt.users) }
+            completion(result)
+            writesDone(touched: touched, changed: changed, stored: result.storeError == nil)
         })
         // First in this round: flush when the hub next takes up its tasks (after the rest of this iteration).
         if queuedWrites.count == 1 { scheduler.execute { [self] in flushWrites() } }
@@ -220,8 +219,11 @@ public final class GatewayHub: @unchecked Sendable {
     /// A batch waiting for the hub to hand it to the store.
     struct QueuedWrite {
         var writes: [StoreWrite]
-        var completion: (Error?) -> Void
-        init(writes: [StoreWrite], completion: @escaping (Error?) -> Void) { self.writes = writes; self.completion = completion }
+        var completion: (Result<StoreReceipt, Error>) -> Void
+        init(writes: [StoreWrite], completion: @escaping (Result<StoreReceipt, Error>) -> Void) {
+            self.writes = writes
+            self.completion = completion
+        }
     }
 
     /// Hands every queued batch to the store as one job; the completions run in order in one hub task. Runs by itself
@@ -230,9 +232,9 @@ public final class GatewayHub: @unchecked Sendable {
         guard !queuedWrites.isEmpty else { return }
         let queued = UncheckedBox(queuedWrites)
         queuedWrites = []
-        store.write(batches: queued.value.map(\.writes)) { [self] errors in
+        store.commit(batches: queued.value.map(\.writes)) { [self] results in
             scheduler.execute {
-                for (write, error) in zip(queued.value, errors) { write.completion(error) }
+                for (write, result) in zip(queued.value, results) { write.completion(result) }
             }
         }
     }
@@ -258,10 +260,6 @@ public final class GatewayHub: @unchecked Sendable {
     }
 
     func encode(_ value: some Encodable) -> [UInt8] { ServerFrames.encode(value) }
-}
-
-extension StoreConflict {
-    var isOffset: Bool { if case .offsetTaken = self { return true } else { return false } }
 }
 
 /// Carries a hub-thread closure through the store's Sendable completion; it is only called back on the hub thread.

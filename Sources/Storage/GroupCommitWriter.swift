@@ -14,17 +14,20 @@ protocol GroupCommitBackend {
     func begin() throws(StorageError)
     /// Runs a statement without parameters or results (COMMIT, ROLLBACK, SAVEPOINT …).
     func run(_ sql: String) throws(StorageError)
-    /// Applies one write inside the open transaction; a lost decision throws a `StorageError` carrying the conflict.
-    func apply(_ write: StoreWrite) throws(StorageError)
+    /// Applies one write inside the open transaction, noting what the store decided (an append's offset) in
+    /// `receipt`; a lost decision throws a `StorageError` carrying the conflict.
+    func apply(_ write: StoreWrite, receipt: inout StoreReceipt) throws(StorageError)
+    /// Called once the transaction began, with the batches about to be applied in it: takes the row locks they will
+    /// need in one fixed order, so two writers never wait on each other's rows in a cycle (nothing by default).
+    func lockInOrder(_ batches: ArraySlice<[StoreWrite]>) throws(StorageError)
     /// Commits the open transaction; throws only when it is not stored (`COMMIT` by default).
     func commit() throws(StorageError)
-    /// The highest offset of the user's log (stored, or the head of an emptied log); 0 for a log never written.
-    func latestOffset(userId: String) throws(StorageError) -> Int64
     func close()
 }
 
 extension GroupCommitBackend {
     func commit() throws(StorageError) { try run("COMMIT") }
+    func lockInOrder(_ batches: ArraySlice<[StoreWrite]>) throws(StorageError) {}
 }
 
 /// The single writer thread that owns the write connection and commits in groups.
@@ -43,8 +46,8 @@ extension GroupCommitBackend {
 final class GroupCommitWriter<Backend: GroupCommitBackend>: @unchecked Sendable {
     // @unchecked: the queue state is guarded by `queueLock` (a condition variable, which Mutex lacks); the rest is writer-thread only.
     enum Job {
-        /// Batches in order and the completion that gets their results (nil = committed), after the commit.
-        case batches([[StoreWrite]], @Sendable ([StorageError?]) -> Void)
+        /// Batches in order and the completion that gets their results (the receipt, or the error), after the commit.
+        case batches([[StoreWrite]], @Sendable ([Result<StoreReceipt, StorageError>]) -> Void)
         /// Runs alone in its own transaction, between the batches queued before and after it.
         case maintenance((Backend) throws(StorageError) -> Int, BlockingReply<Result<Int, StorageError>>)
     }
@@ -56,10 +59,6 @@ final class GroupCommitWriter<Backend: GroupCommitBackend>: @unchecked Sendable 
     private var stopping = false             // guarded by queueLock
     private var idle = false                 // guarded by queueLock: the thread sleeps and needs a signal
     private var thread: pthread_t?
-    /// The logs whose appends the previous round took back, and how many jobs of the next round were queued before
-    /// that round's completions ran (so were made before their submitter could hear of the failures): their batches
-    /// appending to those logs are refused too (`AppendOrder`). Writer thread only.
-    private var carried: (logs: Set<String>, jobs: Int) = ([], 0)
     private let commits = Atomic<Int>(0)
     private let raceRetries = Atomic<Int>(0)
 
@@ -139,11 +138,6 @@ final class GroupCommitWriter<Backend: GroupCommitBackend>: @unchecked Sendable 
     }
 
     private func process(_ jobs: [Job]) {
-        let inherited = carried
-        var failedLogs = Set<String>()
-        var refusedLogs = Set<String>()
-        var queuedBeforeCompletions: Int?
-        defer { carried = (failedLogs.union(refusedLogs), queuedBeforeCompletions ?? 0) }
         var index = 0
         while index < jobs.count {
             if case .maintenance(let body, let reply) = jobs[index] {
@@ -153,16 +147,14 @@ final class GroupCommitWriter<Backend: GroupCommitBackend>: @unchecked Sendable 
             }
             // Every batch of the consecutive batch jobs, flattened, then committed in groups of at most
             // `maxBatchWrites` writes; each job's completion runs once all of its batches have a result.
-            var completions: [(@Sendable ([StorageError?]) -> Void, Range<Int>)] = []
+            var completions: [(@Sendable ([Result<StoreReceipt, StorageError>]) -> Void, Range<Int>)] = []
             var batches: [[StoreWrite]] = []
-            var inheriting = 0   // how many of `batches` come from jobs queued before the last round's completions
             while index < jobs.count, case .batches(let jobBatches, let completion) = jobs[index] {
                 completions.append((completion, batches.count..<batches.count + jobBatches.count))
                 batches += jobBatches
-                if index < inherited.jobs { inheriting = batches.count }
                 index += 1
             }
-            var results: [StorageError?] = []
+            var results: [Result<StoreReceipt, StorageError>] = []
             results.reserveCapacity(batches.count)
             var start = 0
             while start < batches.count {
@@ -172,11 +164,9 @@ final class GroupCommitWriter<Backend: GroupCommitBackend>: @unchecked Sendable 
                     writes += batches[end].count
                     end += 1
                 }
-                results += commit(batches[start..<end], failedLogs: &failedLogs, refusedLogs: &refusedLogs,
-                                  inherited: start < inheriting ? inherited.logs : [], inheriting: inheriting)
+                results += commit(batches[start..<end])
                 start = end
             }
-            if queuedBeforeCompletions == nil { queuedBeforeCompletions = queueLock.withLock { queue.count } }
             for (completion, range) in completions { completion(Array(results[range])) }
         }
     }
@@ -196,83 +186,63 @@ final class GroupCommitWriter<Backend: GroupCommitBackend>: @unchecked Sendable 
     /// Whether `error` is a lost deadlock or serialization check, after which the same batch may simply be retried.
     static func lostRace(_ error: StorageError) -> Bool { error.sqlstate == "40P01" || error.sqlstate == "40001" }
 
-    /// Applies the batches in one transaction; returns each batch's outcome (nil = committed).
+    /// Applies the batches in one transaction; returns each batch's outcome (its receipt once committed).
     ///
     /// A batch that lost a race (`lostRace`) is retried, up to `raceAttempts` times: first the transaction ends,
     /// committing the batches before it (their row locks may be what the other writer waits for), then after a
     /// random wait (`raceBackoffMicroseconds`) a new transaction starts with the batch again and goes on with the rest.
-    /// Batches thus still commit in submission order.
-    ///
-    /// `failedLogs` (kept across the transactions of one round of jobs) holds the users whose appends a failed batch
-    /// took back; a later batch appending to one of them fails too, as a lost offset, without being applied
-    /// (`AppendOrder`: one node's appends to a log stay in the order it made them). So do the batches before position
-    /// `inheriting` (of the round) appending to one of the `inherited` logs, the previous round's; the logs they were
-    /// refused for go to `refusedLogs`, carried to the next round only.
-    private func commit(_ batches: ArraySlice<[StoreWrite]>, failedLogs: inout Set<String>, refusedLogs: inout Set<String>,
-                        inherited: Set<String>, inheriting: Int) -> [StorageError?] {
-        var results = [StorageError?](repeating: nil, count: batches.count)
+    /// Batches thus still commit in submission order. Each transaction starts by taking the row locks of the batches
+    /// left in one order (`lockInOrder`), which is what keeps such races rare.
+    private func commit(_ batches: ArraySlice<[StoreWrite]>) -> [Result<StoreReceipt, StorageError>] {
+        var results = [Result<StoreReceipt, StorageError>](repeating: .success(StoreReceipt()), count: batches.count)
         var pending: [Int] = []   // batches applied in the open transaction, not yet committed
         var inTransaction = false
         for (i, batch) in batches.enumerated() {
-            if let refused = keepsOrder(batch, failedLogs: failedLogs) {
-                results[i] = refused
-                failedLogs.formUnion(AppendOrder.logsTakenBack(batch, conflict: refused.conflict))
-                continue
-            }
-            if batches.startIndex + i < inheriting, let refused = keepsOrder(batch, failedLogs: inherited) {
-                // Refused for the previous round's failure. The batches after it in this round that the hub made after
-                // hearing of that failure (its retries) must not wait for this one; the next round's batches made
-                // before hearing of this refusal must (`carried`). Its other logs are taken back as usual.
-                results[i] = refused
-                var logs = AppendOrder.logsTakenBack(batch, conflict: nil)
-                if case .offsetTaken(let userId, _)? = refused.conflict, logs.remove(userId) != nil { refusedLogs.insert(userId) }
-                failedLogs.formUnion(logs)
-                continue
-            }
             var attempt = 1
             while true {
-                do {
+                do throws(StorageError) {
                     if !inTransaction {
                         try connection.begin()
                         inTransaction = true
+                        do {
+                            try connection.lockInOrder(batches[(batches.startIndex + i)...])
+                        } catch {
+                            try? connection.run("ROLLBACK")   // nothing applied yet; the statement's error aborted it
+                            inTransaction = false
+                            throw error
+                        }
                     }
-                    try applyInSavepoint(batch)
+                    results[i] = .success(try applyInSavepoint(batch))
                     pending.append(i)
                 } catch {
                     if inTransaction && connection.isAutocommit {
                         // The engine rolled the whole transaction back (e.g. disk full, connection lost): earlier
                         // batches are lost too.
-                        for j in pending { results[j] = error.prefixed("transaction rolled back: ") }
+                        for j in pending { results[j] = .failure(error.prefixed("transaction rolled back: ")) }
                         pending.removeAll()
                         inTransaction = false
                     }
                     if Self.lostRace(error) && attempt < Self.raceAttempts {
-                        if inTransaction { end(&pending, &results, failedLogs: &failedLogs, batches) }
+                        if inTransaction { end(&pending, &results) }
                         inTransaction = false
                         usleep(Self.raceBackoffMicroseconds(attempt: attempt))
                         attempt += 1
                         raceRetries.add(1, ordering: .relaxed)
                         continue
                     }
-                    results[i] = error
+                    results[i] = .failure(error)
                 }
                 break
             }
-            if let error = results[i] { failedLogs.formUnion(AppendOrder.logsTakenBack(batch, conflict: error.conflict)) }
         }
-        if inTransaction { end(&pending, &results, failedLogs: &failedLogs, batches) }
+        if inTransaction { end(&pending, &results) }
         return results
     }
 
     /// Ends the open transaction: commits the `pending` batches (each gets the error should COMMIT fail), or rolls
     /// back when there are none.
-    /// `failedLogs` gains the logs of batches a failed COMMIT took back (`AppendOrder`).
-    private func end(_ pending: inout [Int], _ results: inout [StorageError?], failedLogs: inout Set<String>,
-                     _ batches: ArraySlice<[StoreWrite]>) {
-        defer {
-            for j in pending { if let error = results[j] { failedLogs.formUnion(AppendOrder.logsTakenBack(batches[batches.startIndex + j], conflict: error.conflict)) } }
-            pending.removeAll()
-        }
+    private func end(_ pending: inout [Int], _ results: inout [Result<StoreReceipt, StorageError>]) {
+        defer { pending.removeAll() }
         guard !pending.isEmpty else {
             try? connection.run("ROLLBACK")
             return
@@ -282,26 +252,17 @@ final class GroupCommitWriter<Backend: GroupCommitBackend>: @unchecked Sendable 
             commits.add(1, ordering: .relaxed)
         } catch {
             if !connection.isAutocommit { try? connection.run("ROLLBACK") }
-            for j in pending { results[j] = error }
+            for j in pending { results[j] = .failure(error) }
         }
     }
 
-    /// A batch appending to a log whose append an earlier batch of this round took back is refused as a lost
-    /// offset, with the log's latest offset, without being applied (`AppendOrder`). nil: apply the batch.
-    private func keepsOrder(_ batch: [StoreWrite], failedLogs: Set<String>) -> StorageError? {
-        guard let userId = AppendOrder.refusedLog(batch, failedLogs: failedLogs) else { return nil }
-        do {
-            return StorageError(conflict: .offsetTaken(userId: userId, latest: try connection.latestOffset(userId: userId)))
-        } catch {
-            return error
-        }
-    }
-
-    private func applyInSavepoint(_ batch: [StoreWrite]) throws(StorageError) {
+    private func applyInSavepoint(_ batch: [StoreWrite]) throws(StorageError) -> StoreReceipt {
         try connection.run("SAVEPOINT batch")
+        var receipt = StoreReceipt()
         do {
-            for write in batch { try connection.apply(write) }
+            for write in batch { try connection.apply(write, receipt: &receipt) }
             try connection.run("RELEASE batch")
+            return receipt
         } catch {
             if !connection.isAutocommit {
                 // Undo just this batch; the transaction stays open for the others. Should that fail, the whole

@@ -1,4 +1,5 @@
 import Gateway
+import Synchronization
 
 /// A production store (SQLite or PostgreSQL): the port plus what the runtime needs to run and stop it.
 public protocol DurableGatewayStore: GatewayStore {
@@ -32,6 +33,7 @@ public final class SQLiteGatewayStore: DurableGatewayStore, @unchecked Sendable 
     let path: String
     private let writer: GroupCommitWriter<SQLiteWriteBackend>
     private let readLock = ConditionLock()
+    private let idCounters = Mutex<[IdSequence: Int64]>([:])
     private var readConnection: SQLiteConnection?   // guarded by readLock; nil once closed
 
     /// Opens or creates the database, switches it to WAL, runs pending schema migrations and starts the writer
@@ -87,19 +89,13 @@ public final class SQLiteGatewayStore: DurableGatewayStore, @unchecked Sendable 
 
     // MARK: GatewayStore
 
-    /// Queues the batch and returns at once; `completion` runs on the writer thread after the commit (or with the
-    /// batch's `StorageError`), in submission order. After `close()` it runs at once, on the caller's thread, with an error.
-    public func write(_ writes: [StoreWrite], completion: @escaping @Sendable (Error?) -> Void) {
-        write(batches: [writes]) { results in completion(results[0]) }
-    }
-
-    /// Queues the batches as one job: they are grouped into the writer's transactions like separate `write`s (each
-    /// in its own savepoint, so one failing batch does not fail the others), and `completion` runs once, on the
-    /// writer thread after the commit, with one result per batch in order (a lost decision as its `StoreConflict`).
-    /// After `close()` it runs at once with errors.
-    public func write(batches: [[StoreWrite]], completion: @escaping @Sendable ([Error?]) -> Void) {
-        if !writer.submit(.batches(batches, { completion($0.map { $0?.reported }) })) {
-            completion(Array(repeating: StorageError("\(path): store is closed"), count: batches.count))
+    /// Queues the batches as one job: they are grouped into the writer's transactions (each in its own savepoint, so
+    /// one failing batch does not fail the others), and `completion` runs once, on the writer thread after the
+    /// commit, with one result per batch in order (a lost decision as its `StoreConflict`). After `close()` it runs
+    /// at once, on the caller's thread, with errors.
+    public func commit(batches: [[StoreWrite]], completion: @escaping @Sendable ([Result<StoreReceipt, Error>]) -> Void) {
+        if !writer.submit(.batches(batches, { completion($0.map { $0.mapError(\.reported) }) })) {
+            completion(Array(repeating: .failure(StorageError("\(path): store is closed")), count: batches.count))
         }
     }
 
@@ -109,6 +105,23 @@ public final class SQLiteGatewayStore: DurableGatewayStore, @unchecked Sendable 
     }
 
     /// The snapshot without its per-user parts, in one transaction.
+    /// The store's own counter per sequence, started from the highest id in the file at the first reservation (one
+    /// process writes a file; a second one on the same file, as tests play a second node, meets a taken id at the
+    /// insert and asks again `above` it).
+    public func reserveIds(_ sequence: IdSequence, count: Int, above: Int64) throws -> [Int64] {
+        var start = idCounters.withLock { $0[sequence] }
+        if start == nil {
+            start = try read { reader throws(StorageError) in
+                sequence == .message ? try reader.latestMessageId() : try reader.latestApprovalSequence()
+            }
+        }
+        return idCounters.withLock { counters in
+            let first = max(counters[sequence] ?? 0, start ?? 0, above) + 1
+            counters[sequence] = first + Int64(count) - 1
+            return Array(first..<first + Int64(count))
+        }
+    }
+
     public func loadStartState() throws -> GatewaySnapshot {
         try read { reader throws(StorageError) in try reader.loadStartState() }
     }
@@ -253,7 +266,6 @@ struct SQLiteWriteBackend: GroupCommitBackend {
     /// IMMEDIATE takes the write lock at once, so a second process waits here rather than failing at COMMIT.
     func begin() throws(StorageError) { try connection.run("BEGIN IMMEDIATE") }
     func run(_ sql: String) throws(StorageError) { try connection.run(sql) }
-    func apply(_ write: StoreWrite) throws(StorageError) { try applier.apply(write) }
-    func latestOffset(userId: String) throws(StorageError) -> Int64 { try applier.latestOffset(userId: userId) }
+    func apply(_ write: StoreWrite, receipt: inout StoreReceipt) throws(StorageError) { try applier.apply(write, receipt: &receipt) }
     func close() { connection.close() }
 }

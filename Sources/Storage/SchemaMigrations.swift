@@ -20,7 +20,7 @@ enum SchemaMigrations {
         SchemaMigration(version: SchemaV6.version, sql: SchemaV6.sql, transform: SchemaV6.hashDeviceSecrets),
         SchemaMigration(version: SchemaV7.version, sql: SchemaV7.sql),
         SchemaMigration(version: SchemaV8.version, sql: SchemaV8.sql),
-        SchemaMigration(version: 9, sql: SchemaReserved.sql),
+        SchemaMigration(version: SchemaV9.version, sql: SchemaV9.sql),
         SchemaMigration(version: SchemaV10.version, sql: SchemaV10.sql, transform: SchemaV10.hashPhones),
         SchemaMigration(version: 11, sql: SchemaReserved.sql),
         SchemaMigration(version: SchemaV12.version, sql: SchemaV12.sql),

@@ -13,8 +13,8 @@ enum SchemaV12 {
     """
 }
 
-/// Versions 9 and 11 are reserved for schema changes made alongside versions 10 and 12; in this build they change
-/// nothing (the versions stay contiguous).
+/// Version 11 is reserved for a schema change made alongside versions 10 and 12; in this build it changes nothing
+/// (the versions stay contiguous).
 enum SchemaReserved {
     static let sql = "SELECT 1;"
 }

@@ -33,7 +33,7 @@ struct StoreReader {
                                              row: Self.session)
         snapshot.pendingApprovals = try db.query("SELECT \(Self.approvalColumns) FROM approvals WHERE state = 'pending' ORDER BY seq",
                                                  row: Self.approval)
-        snapshot.latestMessageId = try db.queryFirst("SELECT COALESCE(MAX(id), 0) FROM messages") { $0.int64(0) } ?? 0
+        snapshot.latestMessageId = try latestMessageId()
         snapshot.latestApprovalSequence = try latestApprovalSequence()
         return snapshot
     }
@@ -55,6 +55,11 @@ struct StoreReader {
             """) { ($0.string(0), $0.int64(1)) }
         for (user, offset) in pairs { offsets[user] = max(offsets[user] ?? 0, offset) }
         return offsets
+    }
+
+    /// The highest message id stored (0 when none): one probe of the primary key.
+    func latestMessageId() throws(StorageError) -> Int64 {
+        try db.queryFirst("SELECT COALESCE(MAX(id), 0) FROM messages") { $0.int64(0) } ?? 0
     }
 
     /// The highest N of approval ids "apr_N" (decimal; ids that do not parse, or overflow, are ignored).

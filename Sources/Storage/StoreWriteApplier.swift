@@ -6,9 +6,9 @@ import Gateway
 struct StoreWriteApplier {
     let db: SQLiteConnection
 
-    func apply(_ write: StoreWrite) throws(StorageError) {
+    func apply(_ write: StoreWrite, receipt: inout StoreReceipt) throws(StorageError) {
         do {
-            try run(write)
+            try run(write.resolved(by: receipt), receipt: &receipt)
         } catch where error.conflict != nil {
             throw error
         } catch {
@@ -16,17 +16,28 @@ struct StoreWriteApplier {
         }
     }
 
-    private func run(_ write: StoreWrite) throws(StorageError) {
+    private func run(_ write: StoreWrite, receipt: inout StoreReceipt) throws(StorageError) {
         switch write {
         case .appendEvent(let e):
-            // Only the log's next offset is accepted (as on PostgreSQL): one above its highest stored offset, or
+            // The store takes the log's next offset (as on PostgreSQL): one above its highest stored offset, or
             // above the head kept when pruning emptied it. No hole, nothing below a committed offset. One probe of
             // the (user_id, offset) key; the writer holds the database's write lock, so nothing slips in between.
-            let latest = try latestOffset(userId: e.userId)
-            guard e.offset == latest + 1 else { throw StorageError(conflict: .offsetTaken(userId: e.userId, latest: latest)) }
+            let offset = try latestOffset(userId: e.userId) + 1
             try db.run("INSERT INTO events (user_id, \"offset\", type, payload, created_at) VALUES (?1, ?2, ?3, ?4, ?5)") {
-                $0.bind(1, e.userId); $0.bind(2, e.offset); $0.bind(3, e.type); $0.bind(4, e.payload); $0.bind(5, e.createdAt)
+                $0.bind(1, e.userId); $0.bind(2, offset); $0.bind(3, e.type); $0.bind(4, e.payload); $0.bind(5, e.createdAt)
             }
+            receipt.offsets.append(offset)
+        case .insertUser(let u):
+            // Insert if absent; either way the stored row is the answer (the first creator's hex code wins).
+            try db.run("INSERT INTO users (id, hex_code, display_name, created_at) VALUES (?1, ?2, ?3, ?4) ON CONFLICT (id) DO NOTHING") {
+                $0.bind(1, u.id); $0.bind(2, u.hexCode); $0.bind(3, u.displayName); $0.bind(4, u.createdAt)
+            }
+            let stored = try db.queryFirst("SELECT id, hex_code, display_name, created_at FROM users WHERE id = ?1") {
+                $0.bind(1, u.id)
+            } row: { StoreReader.user($0) }
+            receipt.users.append(stored ?? u)
+        case .claimIdempotentOffset:
+            preconditionFailure("resolved by apply")
         case .decideApproval(let a):
             try db.run("""
                 UPDATE approvals SET state = ?2, decided_by_device_id = ?3, decided_by_client_type = ?4, resolved_at = ?5
@@ -217,8 +228,9 @@ struct StoreWriteApplier {
     /// A short label for error messages (no payloads: they may be large or private).
     static func describe(_ write: StoreWrite) -> String {
         switch write {
-        case .appendEvent(let e): return "appendEvent user \(e.userId) offset \(e.offset)"
+        case .appendEvent(let e): return "appendEvent user \(e.userId)"
         case .upsertUser(let u): return "upsertUser \(u.id)"
+        case .insertUser(let u): return "insertUser \(u.id)"
         case .upsertDevice(let d): return "upsertDevice \(d.id)"
         case .upsertContact(let c): return "upsertContact \(c.userId)->\(c.contactId)"
         case .upsertSession(let s): return "upsertSession \(s.id)"
@@ -228,7 +240,8 @@ struct StoreWriteApplier {
         case .setReadMark(let userId, let peerId, _): return "setReadMark \(userId)->\(peerId)"
         case .setDeviceAck(let userId, let deviceId, _): return "setDeviceAck \(userId)/\(deviceId)"
         case .putIdempotency(let scope, let key, _, _, _): return "putIdempotency \(scope)/\(key)"
-        case .claimIdempotency(let scope, let key, _, _, _): return "claimIdempotency \(scope)/\(key)"
+        case .claimIdempotency(let scope, let key, _, _, _), .claimIdempotentOffset(let scope, let key, _, _):
+            return "claimIdempotency \(scope)/\(key)"
         case .claimPresencePush(let userId, _, _): return "claimPresencePush \(userId)"
         case .decideApproval(let a): return "decideApproval \(a.id)"
         case .setSessionActiveClient(let sessionId, _, _): return "setSessionActiveClient \(sessionId)"

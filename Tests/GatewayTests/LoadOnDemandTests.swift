@@ -189,7 +189,9 @@ final class HeldReadScheduler: GatewayScheduler, GatewayClock, @unchecked Sendab
         scheduler.releaseOne()              // ann read: her connect and the publish ran; the message waits for ben's read
         #expect((try? published?.get()) != nil && phone.reply("a") == nil && scheduler.heldReads == 1)
         #expect(settled.isEmpty)
-        scheduler.releaseOne()              // ben read: the message ran, nothing else waits
+        scheduler.releaseOne()              // ben read: the message waits for its id from the store
+        #expect(phone.reply("a") == nil && scheduler.heldReads == 1 && settled.isEmpty)
+        scheduler.releaseOne()              // the id reserved: the message ran, nothing else waits
         #expect(phone.reply("a")?["ok"] as? Bool == true, "\(phone.frames)")
         #expect(settled == ["stored true, replied true", "second"])   // after all of it, each once
         #expect(scheduler.heldReads == 0)

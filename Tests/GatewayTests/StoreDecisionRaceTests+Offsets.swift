@@ -3,8 +3,8 @@ import GatewayProtocol
 import Synchronization
 import Testing
 
-/// The hub's offsets after a failed batch, with the store taking only a log's next offset: no hole is left, a lost
-/// offset is retried ahead of the batches made after it, and the hub's memory of the log ends where the store's does.
+/// Offsets are the store's: another node's append between the hub's batch and its commit costs nothing (no retry),
+/// a failed batch leaves no hole, and the hub delivers and answers with the offsets the store's receipt names.
 /// `DeferredStore.flushInRounds` hands the batches over as the SQL stores' writer takes them (one job per round).
 extension StoreDecisionRaceTests {
     func publish(_ name: String, key: String? = nil) -> (() -> Result<Int64, GatewayError>?) {
@@ -26,25 +26,37 @@ extension StoreDecisionRaceTests {
 
     func latest() throws -> Int64 { try store.inner.loadSnapshot().latestOffsets["ann"] ?? 0 }
 
-    @Test func anOffsetLostToAnotherNodeIsRetriedAheadOfTheNextAppend() throws {
+    @Test func anotherNodesAppendInBetweenCostsNoRetryAndTheStoresOffsetsAreAnswered() throws {
         let start = try latest()
         let first = publish("first")
         let second = publish("second")
         #expect(store.pending.count == 2)
-        // The other node takes the offset the hub gave "first"; "second"'s offset is then the log's next one, but it
-        // must not commit ahead of "first".
-        let theirs = StoredEvent(userId: "ann", offset: start + 1, type: "custom",
-                                 payload: Self.payload("other-node"), createdAt: 1)
+        // The other node appends to Ann's log after the hub made its batches: the store gives them the next offsets.
+        let theirs = StoredEvent(userId: "ann", offset: 0, type: "custom", payload: Self.payload("other-node"), createdAt: 1)
         store.inner.write([.appendEvent(theirs)]) { #expect($0 == nil) }
+        let batches = store.inner.committedBatches
         store.flushInRounds()
+        #expect(store.inner.committedBatches == batches + 2)   // each batch committed once: nothing retried
         #expect(first() == .success(start + 2))
         #expect(second() == .success(start + 3))
         #expect(try log(["other-node", "first", "second"]) == [start + 1: "other-node", start + 2: "first", start + 3: "second"])
-        // The hub's memory agrees with the store: the next append fits at once.
-        let third = publish("third")
-        #expect(store.pending.first?.contains(where: { if case .appendEvent(let e) = $0 { e.offset == start + 4 } else { false } }) == true)
+        #expect(hub.latestOffsets["ann"] == start + 3)
+    }
+
+    @Test func anIdempotentPublishStoresTheOffsetTheStoreGaveItsEvent() throws {
+        let start = try latest()
+        let theirs = StoredEvent(userId: "ann", offset: 0, type: "custom", payload: Self.payload("other-node"), createdAt: 1)
+        let first = publish("keyed", key: "k2")
+        store.inner.write([.appendEvent(theirs)]) { #expect($0 == nil) }
         store.flushInRounds()
-        #expect(third() == .success(start + 4))
+        #expect(first() == .success(start + 2))
+        let stored = try #require(try store.inner.idempotentResponse(scope: "publish:ann", key: "k2"))
+        #expect(stored.response == ServerFrames.encode(PublishResult(offset: start + 2)))
+        // A retry under the key is answered from the store's record: the same offset, nothing appended.
+        let retry = publish("keyed", key: "k2")
+        store.flushInRounds()
+        #expect(retry() == .success(start + 2))
+        #expect(try latest() == start + 2)
     }
 
     @Test func aBatchThatFailsLeavesNoHoleForALaterAppendToFill() throws {
@@ -56,7 +68,7 @@ extension StoreDecisionRaceTests {
                                              requestHash: "another-request", createdAt: 1)]) { #expect($0 == nil) }
         store.flushInRounds()
         if case .failure(let error)? = refused() { #expect(error.code == .idempotencyKeyReused) } else { Issue.record("expected a refusal") }
-        // "next" takes the offset "refused" gave back: the log has no hole.
+        // "next" takes the log's next offset: the refused batch left no hole.
         #expect(next() == .success(start + 1))
         #expect(try log(["refused", "next"]) == [start + 1: "next"])
         let after = publish("after")

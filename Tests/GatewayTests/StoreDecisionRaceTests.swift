@@ -128,4 +128,46 @@ import Testing
         #expect(sent["messageId"] as? Int64 == 2)
         #expect(try store.inner.messages(between: "ann", and: "bob", before: nil, limit: 10).map(\.id) == [2])
     }
+
+    /// Ids are reserved from the store: another node reserving (and using) ids between this hub's reservation and its
+    /// commit never meets the hub's ids, so every batch commits at its first attempt.
+    @Test func idsAnotherNodeReservesNeverMeetTheHubs() throws {
+        hub.createSession(id: "s1", userId: "ann", title: nil) { _ in }
+        hub.addContact("ann", "bob") { _ in }
+        store.flush()
+        var created: ApprovalData?
+        hub.requestApproval(sessionId: "s1", toolName: "shell", summary: "ls", details: nil, timeoutMs: nil, idempotencyKey: nil) {
+            created = try? $0.get()
+        }
+        let ann = FakeClient("ann", "a1", "ios")
+        hub.connect(ann, resumeAfter: nil)
+        hub.handle(Array(#"{"id":"m","type":"send_message","to":"bob","text":"hi"}"#.utf8), from: ann)
+        let approvalId = try #require(store.inner.reserveIds(.approval, count: 1, above: 0).first)
+        let messageId = try #require(store.inner.reserveIds(.message, count: 1, above: 0).first)
+        otherNode([.createApproval(ApprovalRecord(id: "apr_\(approvalId)", userId: "ann", sessionId: "s1", toolName: "theirs",
+                                                  summary: "", createdAt: 1, expiresAt: 9)),
+                   .insertMessage(MessageRecord(id: messageId, from: "carol", to: "bob", text: "theirs", sentAt: 1))])
+        let batches = store.inner.committedBatches
+        let queued = store.pending.count
+        store.flushInRounds()
+        #expect(store.inner.committedBatches == batches + queued)   // nothing was sent again under another id
+        #expect(created?.requestId == "apr_\(approvalId - 1)")
+        let sent = try #require(ann.reply("m")?["result"] as? [String: Any])
+        #expect(sent["messageId"] as? Int64 == messageId - 1)
+    }
+
+    /// Two nodes create the same new user at once (a device connecting on each): the store keeps the first row, and
+    /// this hub takes its hex code instead of the one it drew.
+    @Test func aUserAnotherNodeCreatedFirstKeepsItsHexCodeHere() throws {
+        let zed = FakeClient("zed", "z1", "ios")
+        hub.connect(zed, resumeAfter: nil)
+        let drawn = try #require(hub.users["zed"]?.hexCode)
+        let theirs = UserRecord(id: "zed", hexCode: drawn == "0000abcd" ? "0000abce" : "0000abcd", createdAt: 1)
+        otherNode([.insertUser(theirs)])
+        store.flush()
+        #expect(hub.users["zed"] == theirs)
+        #expect(hub.usersByHexCode[theirs.hexCode] == "zed" && hub.usersByHexCode[drawn] == nil)
+        #expect(try store.inner.userEntry(id: "zed").user == theirs)
+        #expect(try store.inner.userEntry(id: "zed").devices.map(\.id) == ["z1"])
+    }
 }

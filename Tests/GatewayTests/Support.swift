@@ -97,9 +97,19 @@ final class HubFixture {
 final class DeferredStore: GatewayStore, @unchecked Sendable {
     // @unchecked: tests drive it from one thread.
     let inner = InMemoryGatewayStore()
-    private var queued: [([StoreWrite], @Sendable (Error?) -> Void)] = []
+    private var queued: [([StoreWrite], (Result<StoreReceipt, Error>) -> Void)] = []
 
-    func write(_ writes: [StoreWrite], completion: @escaping @Sendable (Error?) -> Void) { queued.append((writes, completion)) }
+    /// Queues each batch on its own; `completion` runs once every batch of the call was flushed.
+    func commit(batches: [[StoreWrite]], completion: @escaping @Sendable ([Result<StoreReceipt, Error>]) -> Void) {
+        guard !batches.isEmpty else { return completion([]) }
+        var results = [Result<StoreReceipt, Error>?](repeating: nil, count: batches.count)
+        for (index, writes) in batches.enumerated() {
+            queued.append((writes, { result in
+                results[index] = result
+                if !results.contains(where: { $0 == nil }) { completion(results.map { $0! }) }
+            }))
+        }
+    }
 
     /// The batches handed over and not yet flushed, oldest first.
     var pending: [[StoreWrite]] { queued.map(\.0) }
@@ -108,7 +118,9 @@ final class DeferredStore: GatewayStore, @unchecked Sendable {
     func flush() {
         while !queued.isEmpty {
             let (writes, completion) = queued.removeFirst()
-            inner.write(writes, completion: completion)
+            let result = Mutex<Result<StoreReceipt, Error>?>(nil)
+            inner.commit(batches: [writes]) { results in result.withLock { $0 = results[0] } }
+            completion(result.withLock { $0! })
         }
     }
 
@@ -118,12 +130,15 @@ final class DeferredStore: GatewayStore, @unchecked Sendable {
         while !queued.isEmpty {
             let round = queued
             queued = []
-            let results = Mutex<[Error?]>([])
-            inner.write(batches: round.map(\.0)) { errors in results.withLock { $0 = errors } }
-            for ((_, completion), error) in zip(round, results.withLock { $0 }) { completion(error) }
+            let results = Mutex<[Result<StoreReceipt, Error>]>([])
+            inner.commit(batches: round.map(\.0)) { outcomes in results.withLock { $0 = outcomes } }
+            for ((_, completion), result) in zip(round, results.withLock { $0 }) { completion(result) }
         }
     }
 
+    func reserveIds(_ sequence: IdSequence, count: Int, above: Int64) throws -> [Int64] {
+        try inner.reserveIds(sequence, count: count, above: above)
+    }
     func loadSnapshot() throws -> GatewaySnapshot { try inner.loadSnapshot() }
     func loadStartState() throws -> GatewaySnapshot { try inner.loadStartState() }
     func userEntry(id: String) throws -> UserEntry { try inner.userEntry(id: id) }

@@ -67,8 +67,10 @@ import Testing
         let recorder = Recorder<(name: String, error: Error?)>()
         let batches: [(String, [StoreWrite])] = [
             ("before", [event("u", 2), .upsertUser(UserRecord(id: "a", hexCode: "0000000a", createdAt: 1))]),
-            // Offset 1 of w twice: the whole batch, user "b" and w's first event included, must vanish.
-            ("duplicate", [.upsertUser(UserRecord(id: "b", hexCode: "0000000b", createdAt: 1)), event("w", 1), event("w", 1)]),
+            // Message id 5 twice: the whole batch, user "b" and w's event included, must vanish.
+            ("duplicate", [.upsertUser(UserRecord(id: "b", hexCode: "0000000b", createdAt: 1)), event("w", 1),
+                           .insertMessage(MessageRecord(id: 5, from: "w", to: "u", text: "hi", sentAt: 1)),
+                           .insertMessage(MessageRecord(id: 5, from: "w", to: "u", text: "hi", sentAt: 1))]),
             ("after", [event("u", 3), .upsertUser(UserRecord(id: "c", hexCode: "0000000c", createdAt: 1))]),
             // A hex code another user has: a constraint, reported as the store's error with its cause.
             ("hex", [.upsertUser(UserRecord(id: "d", hexCode: "0000000a", createdAt: 1))]),
@@ -80,8 +82,8 @@ import Testing
         #expect(blocker.wait(for: 1) == [nil])
         #expect(results.map(\.name) == ["before", "duplicate", "after", "hex"])
         #expect(results[0].error == nil && results[2].error == nil)
-        // A taken offset is a lost decision: the store's answer names the user and its latest offset.
-        #expect(results[1].error as? StoreConflict == .offsetTaken(userId: "w", latest: 1))
+        // A taken id is a lost decision: the store's answer names the highest id it holds.
+        #expect(results[1].error as? StoreConflict == .idTaken(.message, latest: 5))
         let failure = try #require(results[3].error as? StorageError)
         #expect(failure.message.contains(path))
         #expect(failure.message.contains("UNIQUE constraint failed"))
@@ -109,12 +111,14 @@ import Testing
         #expect(recorder.wait(for: 1) == [[true, false, true, true]])
         #expect(try store.events(userId: "u", after: 0, limit: 10).map(\.offset) == [1, 2, 3])
         #expect(try store.events(userId: "v", after: 0, limit: 10).map(\.offset) == [1, 2, 3, 4])
+        #expect(try store.events(userId: "w", after: 0, limit: 10).isEmpty)
     }
 
-    /// Four batches; the second appends offset 1 of user w twice, so it must fail alone.
+    /// Four batches; the second inserts message id 9 twice, so it must fail alone (its append to w with it).
     static let mixedJob: [[StoreWrite]] = [
         [event("u", 2), event("v", 1)],
-        [event("w", 1), event("w", 1)],
+        [event("w", 1), .insertMessage(MessageRecord(id: 9, from: "w", to: "u", text: "a", sentAt: 1)),
+         .insertMessage(MessageRecord(id: 9, from: "w", to: "u", text: "b", sentAt: 1))],
         [event("u", 3)],
         [event("v", 2), event("v", 3), event("v", 4)],
     ]

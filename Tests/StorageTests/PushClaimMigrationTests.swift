@@ -24,7 +24,7 @@ import Testing
         defer { store.close() }
         let db = try SQLiteConnection(path: path, readOnly: true, busyTimeoutMs: 1000)
         defer { db.close() }
-        #expect(try SchemaMigrations.currentVersion(db) == SchemaMigrations.all.last?.version)
+        #expect(try SchemaMigrations.currentVersion(db) == SchemaMigrations.all.map(\.version).max())
         let columns = try db.query("SELECT name FROM pragma_table_info('push_jobs') ORDER BY cid") { $0.string(0) }
         #expect(columns.suffix(2) == ["claimed_by", "lease_until"])
 

@@ -42,6 +42,20 @@ final class OpenedStore {
         #expect(recorder.wait(for: 1).first?.allSatisfy { $0 == nil } == true)
         return conflicts.wait(for: 1).first ?? []
     }
+
+    /// Hands the batches over as one job and waits for their outcomes: each batch's receipt, or its lost decision
+    /// (anything else is recorded as an issue and comes back nil).
+    func commit(_ batches: [StoreWrite]...) -> [Result<StoreReceipt, StoreConflict>?] {
+        let recorder = Recorder<[Result<StoreReceipt, Error>]>()
+        store.commit(batches: batches) { recorder.record($0) }
+        return (recorder.wait(for: 1).first ?? []).map { result in
+            switch result {
+            case .success(let receipt): return .success(receipt)
+            case .failure(let conflict as StoreConflict): return .failure(conflict)
+            case .failure(let error): Issue.record("\(error)"); return nil
+            }
+        }
+    }
 }
 
 extension ApprovalRecord {
@@ -160,53 +174,71 @@ extension ApprovalRecord {
         #expect(s.write([.endSession(sessionId: "nope", endedAt: 1)]) == [.sessionChanged(current: nil)])
     }
 
+    /// The store takes each log's next offset in the insert (the event's own offset is ignored) and names it in the
+    /// batch's receipt; a batch that fails takes nothing, so the next append leaves no hole.
     @Test(arguments: StoreFactory.all)
-    func theNextOffsetOfAUsersLogIsTakenOnce(factory: StoreFactory) throws {
+    func theStoreTakesEachLogsNextOffsetAndNamesItInTheReceipt(factory: StoreFactory) throws {
         let s = try factory.open()
-        #expect(s.write([event("u1", 1), event("u1", 2)]) == [nil])
-        let marker = UserRecord(id: "loser-was-here", hexCode: "00000001", createdAt: 1)
-        #expect(s.write([event("u2", 1)], [.upsertUser(marker), event("u1", 2)]) == [nil, .offsetTaken(userId: "u1", latest: 2)])
-        #expect(s.write([event("u1", 3)]) == [nil])
-        #expect(try s.store.events(userId: "u1", after: 0, limit: 10).map(\.offset) == [1, 2, 3])
-        #expect(try s.store.loadSnapshot().users.isEmpty)
-    }
-
-    /// Offsets have no holes across nodes: only a log's next offset is accepted, so nothing is ever written below an
-    /// offset already committed (a device past it would skip it).
-    @Test(arguments: StoreFactory.all)
-    func anAppendIsTakenOnlyAtTheLogsNextOffset(factory: StoreFactory) throws {
-        let s = try factory.open()
-        #expect(s.write([event("u1", 1), event("u1", 2)]) == [nil])
-        #expect(s.write([event("u1", 4)], [event("u2", 2)]) == [.offsetTaken(userId: "u1", latest: 2), .offsetTaken(userId: "u2", latest: 0)])
-        // A batch that fails for another reason (its message id is taken) takes its offset back: the next batch of
-        // the job, one above it, is refused instead of leaving a hole for a later append to fill.
+        #expect(s.commit([event("u1", 0), event("u1", 0)], [event("u2", 0), event("u1", 0)])
+                == [.success(StoreReceipt(offsets: [1, 2])), .success(StoreReceipt(offsets: [1, 3]))])
         let message = MessageRecord(id: 7, from: "u2", to: "u1", text: "hi", sentAt: 1)
         #expect(s.write([.insertMessage(message)]) == [nil])
-        #expect(s.write([.insertMessage(message), event("u1", 3)], [event("u1", 4)])
-                == [.idTaken(.message, latest: 7), .offsetTaken(userId: "u1", latest: 2)])
-        #expect(try s.store.events(userId: "u1", after: 0, limit: 10).map(\.offset) == [1, 2])
-        #expect(try s.store.events(userId: "u2", after: 0, limit: 10).isEmpty)
-        // Retried in order with the right offsets, both fit.
-        #expect(s.write([event("u1", 3)], [event("u1", 4)], [event("u2", 1)]) == [nil, nil, nil])
+        #expect(s.commit([.insertMessage(message), event("u1", 0)], [event("u1", 99)])
+                == [.failure(.idTaken(.message, latest: 7)), .success(StoreReceipt(offsets: [4]))])
         #expect(try s.store.events(userId: "u1", after: 0, limit: 10).map(\.offset) == [1, 2, 3, 4])
+        #expect(try s.store.events(userId: "u2", after: 0, limit: 10).map(\.offset) == [1])
+        #expect(try s.store.userEntry(id: "u1").latestOffset == 4)
     }
 
-    /// One node's appends to a log commit in the order it made them: when a batch lost its offset to another node
-    /// (which filled the offset), the next batch of the same job for that log would fit, but is refused as a lost
-    /// offset so that the hub retries it after the earlier one (`AppendOrder`).
+    /// A log pruning emptied goes on above its last offset: offsets never restart.
     @Test(arguments: StoreFactory.all)
-    func aLaterBatchForALogWhoseAppendFailedIsRefused(factory: StoreFactory) throws {
+    func aLogPruningEmptiedGoesOnAboveItsLastOffset(factory: StoreFactory) throws {
         let s = try factory.open()
-        #expect(s.write([event("u1", 1)]) == [nil])
-        // Batch 1 thinks offset 1 is free (another node took it); batch 2's offset 2 is the log's next one, but it
-        // must not commit ahead of batch 1. A batch for another log in between is not affected.
-        #expect(s.write([event("u1", 1)], [event("v", 1)], [event("u1", 2), event("v", 2)])
-                == [.offsetTaken(userId: "u1", latest: 1), nil, .offsetTaken(userId: "u1", latest: 1)])
-        #expect(try s.store.events(userId: "u1", after: 0, limit: 10).map(\.offset) == [1])
-        #expect(try s.store.events(userId: "v", after: 0, limit: 10).map(\.offset) == [1])
-        // A refusal because of a hole below the batch's own offset holds nothing up: a retry with the right offset
-        // later in the same job commits.
-        #expect(s.write([event("u1", 3)], [event("u1", 2)]) == [.offsetTaken(userId: "u1", latest: 1), nil])
+        #expect(s.commit([event("u1", 0), event("u1", 0)]) == [.success(StoreReceipt(offsets: [1, 2]))])
+        #expect(try s.store.pruneEvents(before: 10_000, keepLatest: 0) == 2)
+        #expect(s.commit([event("u1", 0)]) == [.success(StoreReceipt(offsets: [3]))])
+    }
+
+    /// Two nodes creating the same new user: the first row stays and both batches' receipts carry it.
+    @Test(arguments: StoreFactory.all)
+    func aUserCreatedTwiceKeepsTheFirstRowAndBothLearnIt(factory: StoreFactory) throws {
+        let s = try factory.open()
+        let first = UserRecord(id: "u1", hexCode: "0000000a", createdAt: 1)
+        let second = UserRecord(id: "u1", hexCode: "0000000b", createdAt: 2)
+        let device = DeviceRecord(id: "d1", userId: "u1", clientType: "phone", createdAt: 2)
+        #expect(s.commit([.insertUser(first)], [.insertUser(second), .upsertDevice(device)])
+                == [.success(StoreReceipt(users: [first])), .success(StoreReceipt(users: [first]))])
+        #expect(try s.store.userEntry(id: "u1").user == first)
+        #expect(try s.store.userEntry(id: "u1").devices == [device])
+        #expect(try s.store.userId(hexCode: "0000000b") == nil)
+    }
+
+    /// Ids come from the store: ascending, never handed out twice, above what was stored when the counter began and
+    /// above what the caller names.
+    @Test(arguments: StoreFactory.all)
+    func idsAreReservedOnceInIncreasingOrder(factory: StoreFactory) throws {
+        let s = try factory.open()
+        let first = try s.store.reserveIds(.message, count: 3, above: 0)
+        let second = try s.store.reserveIds(.message, count: 2, above: 0)
+        #expect(first.count == 3 && second.count == 2)
+        #expect(first == first.sorted() && second == second.sorted() && first.last! < second.first!)
+        let approvals = try s.store.reserveIds(.approval, count: 2, above: 0)
+        #expect(approvals.count == 2 && approvals[0] < approvals[1] && approvals[0] >= 1)
+        #expect(try s.store.reserveIds(.message, count: 1, above: 500).first! > 500)
+        #expect(try s.store.reserveIds(.message, count: 1, above: 0).first! > 501)
+    }
+
+    /// An idempotent publish's answer names the offset the store gave its event, decided in the same batch.
+    @Test(arguments: StoreFactory.all)
+    func anIdempotencyKeyCanAnswerWithTheOffsetTheStoreTook(factory: StoreFactory) throws {
+        let s = try factory.open()
+        #expect(s.commit([event("u1", 0)]) == [.success(StoreReceipt(offsets: [1]))])
+        let claim = StoreWrite.claimIdempotentOffset(scope: "publish:u1", key: "k", requestHash: "h", createdAt: 1)
+        #expect(s.commit([event("u1", 0), claim]) == [.success(StoreReceipt(offsets: [2]))])
+        let stored = IdempotencyRecord(response: Array(#"{"offset":2}"#.utf8), requestHash: "h")
+        #expect(try s.store.idempotentResponse(scope: "publish:u1", key: "k") == stored)
+        #expect(s.commit([event("u1", 0), claim])
+                == [.failure(.idempotencyKeyClaimed(scope: "publish:u1", key: "k", current: stored))])
         #expect(try s.store.events(userId: "u1", after: 0, limit: 10).map(\.offset) == [1, 2])
     }
 

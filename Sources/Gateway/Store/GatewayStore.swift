@@ -1,4 +1,4 @@
-import Synchronization
+import GatewayProtocol
 
 /// One change to durable state. A batch of them is applied atomically.
 ///
@@ -7,19 +7,23 @@ import Synchronization
 /// store may have decided first. A decision that loses fails its whole batch with a `StoreConflict` carrying the
 /// store's current row (see "Decisions" below and docs/ARCHITECTURE.md, "The domain").
 public enum StoreWrite: Sendable, Equatable {
-    /// **Decision** (next offset of a user's log): only the log's latest offset + 1 is accepted (the latest stored, or
-    /// the head of a log pruning emptied); any other fails the batch with `StoreConflict.offsetTaken` and that latest
-    /// offset. So a log never has a hole, nothing is written below a committed offset, and a node whose idea of the
-    /// latest offset is wrong always collides. A batch appending to a log whose append an earlier batch of the same
-    /// `write(batches:)` failed is refused the same way (`AppendOrder`).
+    /// Appends to a user's log at the offset **the store** takes in the insert: the log's latest offset + 1 (the latest
+    /// stored, or the head of a log pruning emptied); the event's own `offset` is ignored. The batch's receipt lists
+    /// the offsets taken, in the order of its appends. So a log never has a hole, nothing is written below a committed
+    /// offset, and two nodes appending to one log never collide (the second waits for the first's commit).
     case appendEvent(StoredEvent)
     case upsertUser(UserRecord)
+    /// Creates the user only if no row with its id exists (`INSERT … ON CONFLICT DO NOTHING`); either way the batch's
+    /// receipt carries the stored row in `users` — this one, or the one another node created first — so two nodes
+    /// creating the same new user at once both end up with one hex code. (`upsertUser` overwrites.)
+    case insertUser(UserRecord)
     case upsertDevice(DeviceRecord)
     case upsertContact(ContactRecord)
     case upsertSession(SessionRecord)
     case upsertApproval(ApprovalRecord)
-    /// **Decision** (a message id, handed out by the node): an id already stored fails the batch with
-    /// `StoreConflict.idTaken(.message, latest:)`, the highest message id stored.
+    /// A message under an id the store reserved for this node (`reserveIds(.message…)`); an id already stored (a
+    /// node or tool that drew it elsewhere) fails the batch with `StoreConflict.idTaken(.message, latest:)`, the
+    /// highest message id stored.
     case insertMessage(MessageRecord)
     /// The reader has read every message from `peerId` up to `messageId`.
     case setReadMark(userId: String, peerId: String, messageId: Int64)
@@ -72,8 +76,8 @@ public enum StoreWrite: Sendable, Equatable {
     /// `pending` — `UPDATE invites SET state = 'used', used_by = $2, used_at = $3 WHERE code = $1 AND state = 'pending'`.
     /// Otherwise `StoreConflict.inviteRedeemed` with the stored invite (nil when there is none).
     case redeemInvite(code: String, usedBy: String, usedAt: Int64)
-    /// **Decision** (an approval id `apr_<n>`, handed out by the node): inserts a new approval; an id already stored
-    /// fails the batch with `StoreConflict.idTaken(.approval, latest:)`, the highest `<n>` stored — a plain `INSERT`,
+    /// An approval `apr_<n>` with `n` reserved from the store (`reserveIds(.approval…)`): inserts a new approval; an
+    /// id already stored fails the batch with `StoreConflict.idTaken(.approval, latest:)`, the highest `<n>` stored — a plain `INSERT`,
     /// never an overwrite of another node's approval. (`upsertApproval` overwrites and is not a decision.)
     case createApproval(ApprovalRecord)
     /// **Decision** (an idempotency key): stores the response for (`scope`, `key`) only if the key is new —
@@ -86,10 +90,34 @@ public enum StoreWrite: Sendable, Equatable {
     /// `StoreConflict.presencePushClaimed` with the stored time: another node sent that push (the batch, holding the
     /// push jobs, is not applied).
     case claimPresencePush(userId: String, at: Int64, intervalMs: Int64)
+    /// **Decision** (an idempotency key whose answer is an offset the store takes): `claimIdempotency` with the
+    /// response `{"offset":N}`, N the offset the batch's latest `appendEvent` before it was given (an idempotent
+    /// publish answers with its event's offset). Stores apply it as `resolved(by:)` says.
+    case claimIdempotentOffset(scope: String, key: String, requestHash: String, createdAt: Int64)
 }
 
-/// Ids the node hands out from its own counter (loaded at start), so another node may have used the same one.
-public enum IdSequence: Sendable, Equatable {
+extension StoreWrite {
+    /// The write as a store applies it, given the receipt of the batch so far: `claimIdempotentOffset` becomes the
+    /// `claimIdempotency` it stands for; any other write is itself.
+    public func resolved(by receipt: StoreReceipt) -> StoreWrite {
+        guard case .claimIdempotentOffset(let scope, let key, let requestHash, let createdAt) = self else { return self }
+        return .claimIdempotency(scope: scope, key: key, response: ServerFrames.encode(PublishResult(offset: receipt.offsets.last ?? 0)),
+                                 requestHash: requestHash, createdAt: createdAt)
+    }
+}
+
+/// What the store decided while committing one batch.
+public struct StoreReceipt: Sendable, Equatable {
+    /// The offset each `appendEvent` of the batch was given, in the batch's order.
+    public var offsets: [Int64]
+    /// The stored row of each `insertUser` of the batch, in order (another node's, when it created the user first).
+    public var users: [UserRecord]
+
+    public init(offsets: [Int64] = [], users: [UserRecord] = []) { self.offsets = offsets; self.users = users }
+}
+
+/// Ids the store hands out (`GatewayStore.reserveIds`) for the node to put in what it creates.
+public enum IdSequence: Sendable, Hashable {
     /// `apr_<n>`.
     case approval
     /// `MessageRecord.id`.
@@ -103,8 +131,6 @@ public enum IdSequence: Sendable, Equatable {
 /// `upsertConnectCode` of a code that belongs to another user is a decision too (a connect-code claim: two nodes
 /// may draw the same random code) and fails with `connectCodeTaken`.
 public enum StoreConflict: Error, Sendable, Equatable {
-    /// `appendEvent` used an offset already stored; `latest` is the highest offset stored for the user.
-    case offsetTaken(userId: String, latest: Int64)
     /// `decideApproval` found the approval already decided (or missing: nil).
     case approvalDecided(current: ApprovalRecord?)
     /// `setSessionActiveClient` found another active client, or the session ended; `endSession` found it ended
@@ -188,17 +214,21 @@ public struct UserEntry: Sendable, Equatable {
 
 /// The domain's durable storage port. Implementations: `InMemoryGatewayStore` (tests) and the SQLite adapter.
 ///
-/// Threading: `write` may be called from any thread and returns at once; the completion runs on an arbitrary
-/// thread after the batch is durable (committed), in the order batches were submitted. A batch whose decision lost
-/// reports a `StoreConflict` as its error (and nothing of it is stored). Reads may block and must
+/// Threading: `commit` (and `write`) may be called from any thread and returns at once; the completion runs on an
+/// arbitrary thread after the batch is durable (committed), in the order batches were submitted. A batch whose
+/// decision lost reports a `StoreConflict` as its error (and nothing of it is stored). Reads may block and must
 /// not be called on an event loop thread (run them on a Dispatch queue).
 public protocol GatewayStore: AnyObject, Sendable {
-    /// Applies the writes in one transaction (possibly grouped with other batches: group commit). `nil` = committed.
-    func write(_ writes: [StoreWrite], completion: @escaping @Sendable (Error?) -> Void)
-    /// Applies several batches, each all-or-nothing on its own (grouped like separate `write`s), and calls
-    /// `completion` once with one result per batch, in order (`nil` = committed). The hub hands over everything one
-    /// loop iteration produced this way: one hand-off and one completion instead of one per batch.
-    func write(batches: [[StoreWrite]], completion: @escaping @Sendable ([Error?]) -> Void)
+    /// Applies several batches in submission order, each all-or-nothing on its own (grouped into transactions: group
+    /// commit), and calls `completion` once with one result per batch, in order: the receipt of what the store
+    /// decided (the offsets it gave the appends), or the error. The hub hands over everything one loop iteration
+    /// produced this way: one hand-off and one completion instead of one per batch.
+    func commit(batches: [[StoreWrite]], completion: @escaping @Sendable ([Result<StoreReceipt, Error>]) -> Void)
+    /// Reserves `count` ids of `sequence` for the caller, in increasing order, each above `above` and above every id
+    /// reserved before and every id stored when the counter began: two nodes sharing the store never get the same
+    /// one (PostgreSQL: a sequence, begun by migration 9; SQLite and in memory: the store's own counter, begun at the
+    /// first reservation). Blocks (call it off the event loops).
+    func reserveIds(_ sequence: IdSequence, count: Int, above: Int64) throws -> [Int64]
     /// Loads the whole snapshot (every user: tests, migrations and tools; the hub starts with `loadStartState`).
     func loadSnapshot() throws -> GatewaySnapshot
     /// What the hub loads at start: the snapshot without its per-user parts (`users`, `devices`, `contacts`,
@@ -262,6 +292,16 @@ public protocol GatewayStore: AnyObject, Sendable {
 }
 
 extension GatewayStore {
+    /// Applies the writes in one transaction (possibly grouped with other batches). `nil` = committed.
+    public func write(_ writes: [StoreWrite], completion: @escaping @Sendable (Error?) -> Void) {
+        commit(batches: [writes]) { results in completion(results[0].storeError) }
+    }
+
+    /// `commit(batches:)` for callers that need no receipt: one error per batch (`nil` = committed).
+    public func write(batches: [[StoreWrite]], completion: @escaping @Sendable ([Error?]) -> Void) {
+        commit(batches: batches) { results in completion(results.map(\.storeError)) }
+    }
+
     /// One `userEntry` per user.
     public func userEntries(ids: [String]) throws -> [UserEntry] {
         try ids.map { try userEntry(id: $0) }
@@ -271,34 +311,9 @@ extension GatewayStore {
     public func idempotentResponses(_ keys: [IdempotencyKey]) throws -> [IdempotencyRecord?] {
         try keys.map { try idempotentResponse(scope: $0.scope, key: $0.key) }
     }
-
-    /// One `write` per batch; `completion` runs after the last of them reported.
-    public func write(batches: [[StoreWrite]], completion: @escaping @Sendable ([Error?]) -> Void) {
-        let collector = BatchResults(count: batches.count, completion: completion)
-        if batches.isEmpty { completion([]) }
-        for (index, writes) in batches.enumerated() {
-            write(writes) { error in collector.report(index, error) }
-        }
-    }
 }
 
-/// Gathers per-batch results reported from any thread and calls the completion once all are in.
-private final class BatchResults: Sendable {
-    private struct State { var results: [Error?]; var missing: Int }
-    private let state: Mutex<State>
-    private let completion: @Sendable ([Error?]) -> Void
-
-    init(count: Int, completion: @escaping @Sendable ([Error?]) -> Void) {
-        state = Mutex(State(results: Array(repeating: nil, count: count), missing: count))
-        self.completion = completion
-    }
-
-    func report(_ index: Int, _ error: Error?) {
-        let done = state.withLock { state -> [Error?]? in
-            state.results[index] = error
-            state.missing -= 1
-            return state.missing == 0 ? state.results : nil
-        }
-        if let done { completion(done) }
-    }
+extension Result {
+    /// The error of a failed result, nil for a success.
+    public var storeError: Failure? { if case .failure(let error) = self { return error } else { return nil } }
 }

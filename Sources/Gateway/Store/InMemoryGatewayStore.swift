@@ -12,6 +12,8 @@ public final class InMemoryGatewayStore: GatewayStore {
         var endedSessions: [String: SessionRecord] = [:]
         var resolvedApprovals: [String: ApprovalRecord] = [:]
         var batches = 0
+        /// The highest id reserved so far per sequence (`reserveIds`).
+        var reserved: [IdSequence: Int64] = [:]
         var pushJobs: [Int64: PushJobRecord] = [:]
         /// Claims on push jobs by job id: the claimant and the lease's end (kept after it ran out, until another
         /// claim or the outcome).
@@ -19,17 +21,24 @@ public final class InMemoryGatewayStore: GatewayStore {
         /// The latest presence push claimed per user (`claimPresencePush`).
         var presencePushClaims: [String: Int64] = [:]
 
-        mutating func apply(_ write: StoreWrite) throws {
+        mutating func apply(_ write: StoreWrite, receipt: inout StoreReceipt) throws {
             switch write {
-            case .appendEvent(let event):
-                // As the SQL stores: only the log's next offset is accepted (no hole, nothing below a stored offset);
+            case .appendEvent(var event):
+                // As the SQL stores: the store takes the log's next offset (no hole, nothing below a stored offset);
                 // `latestOffsets` keeps the head of a log emptied by pruning.
-                let latest = snapshot.latestOffsets[event.userId] ?? 0
-                guard event.offset == latest + 1 else { throw StoreConflict.offsetTaken(userId: event.userId, latest: latest) }
+                event.offset = (snapshot.latestOffsets[event.userId] ?? 0) + 1
                 events[event.userId, default: []].append(event)
-                snapshot.latestOffsets[event.userId] = max(snapshot.latestOffsets[event.userId] ?? 0, event.offset)
+                snapshot.latestOffsets[event.userId] = event.offset
+                receipt.offsets.append(event.offset)
             case .upsertUser(let user):
                 replace(&snapshot.users, user) { $0.id == user.id }
+            case .insertUser(let user):
+                if let stored = snapshot.users.first(where: { $0.id == user.id }) {
+                    receipt.users.append(stored)
+                } else {
+                    snapshot.users.append(user)
+                    receipt.users.append(user)
+                }
             case .upsertDevice(let device):
                 replace(&snapshot.devices, device) { $0.key == device.key }
             case .upsertContact(var contact):
@@ -71,6 +80,8 @@ public final class InMemoryGatewayStore: GatewayStore {
                     throw StoreConflict.presencePushClaimed(userId: userId, at: current)
                 }
                 presencePushClaims[userId] = at
+            case .claimIdempotentOffset:
+                try apply(write.resolved(by: receipt), receipt: &receipt)
             case .decideApproval(let approval):
                 guard let current = snapshot.pendingApprovals.first(where: { $0.id == approval.id }) else {
                     throw StoreConflict.approvalDecided(current: resolvedApprovals[approval.id])
@@ -80,7 +91,7 @@ public final class InMemoryGatewayStore: GatewayStore {
                 decided.decidedByDeviceId = approval.decidedByDeviceId
                 decided.decidedByClientType = approval.decidedByClientType
                 decided.resolvedAt = approval.resolvedAt
-                try apply(.upsertApproval(decided))
+                try apply(.upsertApproval(decided), receipt: &receipt)
             case .setSessionActiveClient(let sessionId, let expected, let new):
                 guard let i = snapshot.openSessions.firstIndex(where: { $0.id == sessionId }),
                       snapshot.openSessions[i].state == .active, snapshot.openSessions[i].activeClient == expected else {
@@ -99,7 +110,7 @@ public final class InMemoryGatewayStore: GatewayStore {
                 if resolvedApprovals[approval.id] != nil || snapshot.pendingApprovals.contains(where: { $0.id == approval.id }) {
                     throw StoreConflict.idTaken(.approval, latest: snapshot.latestApprovalSequence)
                 }
-                try apply(.upsertApproval(approval))
+                try apply(.upsertApproval(approval), receipt: &receipt)
             case .redeemInvite(let code, let usedBy, let usedAt):
                 guard let i = snapshot.invites.firstIndex(where: { $0.code == code }), snapshot.invites[i].state == .pending else {
                     throw StoreConflict.inviteRedeemed(current: snapshot.invites.first { $0.code == code })
@@ -144,42 +155,34 @@ public final class InMemoryGatewayStore: GatewayStore {
 
     public init() {}
 
-    /// Applies the batch atomically: when a write breaks a uniqueness rule (as SQLite's constraints would), none of
-    /// the batch is kept and the completion gets the error.
-    public func write(_ writes: [StoreWrite], completion: @escaping @Sendable (Error?) -> Void) {
-        completion(apply(writes))
+    /// Applies each batch atomically, in order: when a write breaks a uniqueness rule (as SQLite's constraints would)
+    /// or loses a decision, none of that batch is kept and its result is the error.
+    public func commit(batches: [[StoreWrite]], completion: @escaping @Sendable ([Result<StoreReceipt, Error>]) -> Void) {
+        completion(batches.map(apply))
     }
 
-    private func apply(_ writes: [StoreWrite]) -> Error? {
+    private func apply(_ writes: [StoreWrite]) -> Result<StoreReceipt, Error> {
         state.withLock { state in
             var next = state
+            var receipt = StoreReceipt()
             do {
-                for write in writes { try next.apply(write) }
+                for write in writes { try next.apply(write, receipt: &receipt) }
             } catch {
-                return error
+                return .failure(error)
             }
             next.batches += 1
             state = next
-            return nil
+            return .success(receipt)
         }
     }
 
-    /// Each batch as `write`, except that a batch appending to a log an earlier batch of the call failed to append to
-    /// is refused as a lost offset, as the SQL stores' writer does (`AppendOrder`).
-    public func write(batches: [[StoreWrite]], completion: @escaping @Sendable ([Error?]) -> Void) {
-        var failedLogs = Set<String>()
-        var results: [Error?] = []
-        for batch in batches {
-            let result: Error?
-            if let userId = AppendOrder.refusedLog(batch, failedLogs: failedLogs) {
-                result = StoreConflict.offsetTaken(userId: userId, latest: state.withLock { $0.snapshot.latestOffsets[userId] ?? 0 })
-            } else {
-                result = apply(batch)
-            }
-            if let result { failedLogs.formUnion(AppendOrder.logsTakenBack(batch, conflict: result as? StoreConflict)) }
-            results.append(result)
+    public func reserveIds(_ sequence: IdSequence, count: Int, above: Int64) throws -> [Int64] {
+        state.withLock { state in
+            let stored = sequence == .message ? state.snapshot.latestMessageId : state.snapshot.latestApprovalSequence
+            let first = max(state.reserved[sequence] ?? 0, stored, above) + 1
+            state.reserved[sequence] = first + Int64(count) - 1
+            return Array(first..<first + Int64(count))
         }
-        completion(results)
     }
 
     public func loadSnapshot() throws -> GatewaySnapshot { state.withLock { $0.snapshot } }

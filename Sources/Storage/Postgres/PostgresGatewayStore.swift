@@ -73,20 +73,22 @@ public final class PostgresGatewayStore: DurableGatewayStore, @unchecked Sendabl
 
     // MARK: GatewayStore
 
-    public func write(_ writes: [StoreWrite], completion: @escaping @Sendable (Error?) -> Void) {
-        write(batches: [writes]) { results in completion(results[0]) }
-    }
-
     /// Queues the batches as one job (each all-or-nothing in its own savepoint); `completion` runs once on the writer
-    /// thread after the commit, one result per batch (a lost decision as its `StoreConflict`).
-    public func write(batches: [[StoreWrite]], completion: @escaping @Sendable ([Error?]) -> Void) {
-        if !writer.submit(.batches(batches, { completion($0.map { $0?.reported }) })) {
-            completion(Array(repeating: StorageError("\(name): store is closed"), count: batches.count))
+    /// thread after the commit, one result per batch (its receipt, or a lost decision as its `StoreConflict`).
+    public func commit(batches: [[StoreWrite]], completion: @escaping @Sendable ([Result<StoreReceipt, Error>]) -> Void) {
+        if !writer.submit(.batches(batches, { completion($0.map { $0.mapError(\.reported) }) })) {
+            completion(Array(repeating: .failure(StorageError("\(name): store is closed")), count: batches.count))
         }
     }
 
     public func loadSnapshot() throws -> GatewaySnapshot {
         try read { reader throws(StorageError) in try reader.loadSnapshot() }
+    }
+
+    /// From the database's sequences (`message_ids`, `approval_ids`, schema version 9): `nextval` is never rolled back
+    /// and never handed out twice, so nodes sharing the database never draw the same id.
+    public func reserveIds(_ sequence: IdSequence, count: Int, above: Int64) throws -> [Int64] {
+        try read { reader throws(StorageError) in try reader.reserveIds(sequence, count: count, above: above) }
     }
 
     public func loadStartState() throws -> GatewaySnapshot {

@@ -59,6 +59,16 @@ struct PostgresReader {
         s.userPhones = try db.query("SELECT user_id, phone, verified_at FROM user_phones ORDER BY row_order").map(Self.phone)
     }
 
+    /// `count` values of the sequence behind `sequence`, ascending; first moved past `above` (an id stored by a
+    /// writer that did not draw from the sequence: a rare fallback, so a plain `setval` is enough).
+    func reserveIds(_ sequence: IdSequence, count: Int, above: Int64) throws(StorageError) -> [Int64] {
+        let name = sequence == .message ? "message_ids" : "approval_ids"
+        if above > 0 {
+            try db.query("SELECT setval('\(name)', $1) FROM \(name) WHERE last_value < $1", [above])
+        }
+        return try db.query("SELECT nextval('\(name)') FROM generate_series(1, $1)", [Int64(count)]).map { $0.int64(0) }.sorted()
+    }
+
     /// The highest N of approval ids "apr_N" (ids that do not parse, or overflow, are ignored).
     func latestApprovalSequence() throws(StorageError) -> Int64 {
         try db.query("SELECT substr(id, 5) FROM approvals WHERE id ~ '^apr_[0-9]'").map { Int64($0.string(0)) }.compactMap { $0 }.max() ?? 0

@@ -5,8 +5,9 @@ import Postgres
 /// Turns each `StoreWrite` into statements on the PostgreSQL write connection, with the same meaning as
 /// `StoreWriteApplier` on SQLite. Writer thread only; the caller owns the transaction.
 ///
-/// Decisions are single conditional statements, so the database decides races between nodes: `INSERT … ON CONFLICT
-/// DO NOTHING` (event offsets, approval and message ids, idempotency keys) and `UPDATE … WHERE state = 'pending'`
+/// Decisions are single conditional statements, so the database decides races between nodes: the log head's
+/// `INSERT … ON CONFLICT DO UPDATE … RETURNING` (event offsets, taken by the store), `INSERT … ON CONFLICT
+/// DO NOTHING` (approval and message ids, idempotency keys) and `UPDATE … WHERE state = 'pending'`
 /// (approvals, invites, sessions). Under READ COMMITTED a second writer's statement waits for the first one's row
 /// lock and then re-checks its condition against the committed row, so exactly one wins; the loser's batch is rolled
 /// back to its savepoint and gets a `StoreConflict` with the row read after the fact. A conflict is found from the
@@ -14,9 +15,9 @@ import Postgres
 struct PostgresWriteApplier {
     let db: PostgresDatabase
 
-    func apply(_ write: StoreWrite) throws(StorageError) {
+    func apply(_ write: StoreWrite, receipt: inout StoreReceipt) throws(StorageError) {
         do {
-            try run(write)
+            try run(write.resolved(by: receipt), receipt: &receipt)
         } catch where error.conflict != nil {
             throw error
         } catch {
@@ -26,32 +27,42 @@ struct PostgresWriteApplier {
 
     private var reader: PostgresReader { PostgresReader(db: db) }
 
-    /// The highest offset of the user's log, stored or kept as the head of an emptied log; 0 for a log never written.
-    func latestOffset(userId: String) throws(StorageError) -> Int64 {
-        try db.int64("""
-            SELECT GREATEST(COALESCE((SELECT MAX("offset") FROM events WHERE user_id = $1), 0),
-                            COALESCE((SELECT latest_offset FROM event_log_heads WHERE user_id = $1), 0))
-            """, [userId]) ?? 0
-    }
-
-    private func run(_ write: StoreWrite) throws(StorageError) {
+    private func run(_ write: StoreWrite, receipt: inout StoreReceipt) throws(StorageError) {
         switch write {
         case .appendEvent(let e):
-            // Only the log's next offset is accepted: exactly one above its highest stored offset, or above the head
-            // kept in `event_log_heads` when pruning emptied it (offsets never restart). So no append leaves a hole
-            // and nothing is ever written below an offset already committed (a device past it would skip it). `MAX`
-            // is one probe of the (user_id, offset) key. Two nodes appending the same next offset both pass the
-            // check; the second then waits on the first's row and its `ON CONFLICT DO NOTHING` inserts nothing.
-            let inserted = try db.query("""
+            // The store takes the log's next offset in the insert: the head row in `event_log_heads` is raised by one
+            // (created at the log's highest stored offset + 1 the first time: logs written before heads were kept),
+            // and the event goes in at the head's new value, in one statement. The head's row lock, held to COMMIT,
+            // orders two nodes appending to one log: the second waits for the first's commit and takes the next
+            // offset, so nothing collides and nothing is retried. `GREATEST` with the log's `MAX` (one probe of the
+            // (user_id, offset) key) keeps the head right over a log another writer appended to without it.
+            guard let offset = try db.query("""
+                WITH head AS (
+                    INSERT INTO event_log_heads (user_id, latest_offset)
+                    VALUES ($1, COALESCE((SELECT MAX("offset") FROM events WHERE user_id = $1), 0) + 1)
+                    ON CONFLICT (user_id) DO UPDATE SET latest_offset = GREATEST(event_log_heads.latest_offset,
+                        COALESCE((SELECT MAX("offset") FROM events WHERE user_id = $1), 0)) + 1
+                    RETURNING latest_offset)
                 INSERT INTO events (user_id, "offset", type, payload, created_at)
-                SELECT $1, $2, $3, $4, $5
-                WHERE $2 = 1 + GREATEST(COALESCE((SELECT MAX("offset") FROM events WHERE user_id = $1), 0),
-                                        COALESCE((SELECT latest_offset FROM event_log_heads WHERE user_id = $1), 0))
-                ON CONFLICT (user_id, "offset") DO NOTHING
-                """, [e.userId, e.offset, e.type, e.payload, e.createdAt]).affected
-            if inserted == 0 {
-                throw StorageError(conflict: .offsetTaken(userId: e.userId, latest: try latestOffset(userId: e.userId)))
+                SELECT $1, latest_offset, $2, $3, $4 FROM head
+                RETURNING "offset"
+                """, [e.userId, e.type, e.payload, e.createdAt]).first?.int64(0) else {
+                throw StorageError("appendEvent: no offset returned")
             }
+            receipt.offsets.append(offset)
+        case .insertUser(let u):
+            // Insert if absent, the stored row returned either way: the no-op update locks and returns the row another
+            // node inserted (after waiting for its commit), so the first creator's hex code wins everywhere.
+            guard let stored = try db.query("""
+                INSERT INTO users (id, hex_code, display_name, created_at) VALUES ($1, $2, $3, $4)
+                ON CONFLICT (id) DO UPDATE SET hex_code = users.hex_code
+                RETURNING id, hex_code, display_name, created_at
+                """, [u.id, u.hexCode, u.displayName, u.createdAt]).first.map(PostgresReader.user) else {
+                throw StorageError("insertUser: no row returned")
+            }
+            receipt.users.append(stored)
+        case .claimIdempotentOffset:
+            preconditionFailure("resolved by apply")
         case .decideApproval(let a):
             let updated = try db.query("""
                 UPDATE approvals SET state = $2, decided_by_device_id = $3, decided_by_client_type = $4, resolved_at = $5
@@ -303,8 +314,28 @@ struct PostgresWriteBackend: GroupCommitBackend {
     var isAutocommit: Bool { db.isAutocommit }
     func begin() throws(StorageError) { try db.execute("BEGIN") }
     func run(_ sql: String) throws(StorageError) { try db.execute(sql) }
-    func apply(_ write: StoreWrite) throws(StorageError) { try applier.apply(write) }
-    func latestOffset(userId: String) throws(StorageError) -> Int64 { try applier.latestOffset(userId: userId) }
+    func apply(_ write: StoreWrite, receipt: inout StoreReceipt) throws(StorageError) { try applier.apply(write, receipt: &receipt) }
+
+    /// Takes the log heads of every user the batches append to, sorted by user id, before any batch runs: two
+    /// writers' transactions then lock heads in the same order and never wait on each other in a cycle over them
+    /// (a message appends to two logs; two nodes' group commits hold many). Heads missing yet are created first, as
+    /// the append would (the log's highest offset), in the same order.
+    func lockInOrder(_ batches: ArraySlice<[StoreWrite]>) throws(StorageError) {
+        var users = Set<String>()
+        for batch in batches { for case .appendEvent(let event) in batch { users.insert(event.userId) } }
+        guard !users.isEmpty else { return }
+        // A text[] literal: each id quoted, its quotes and backslashes escaped.
+        let sorted = "{" + users.sorted().map { id in
+            "\"" + id.flatMap { $0 == "\"" || $0 == "\\" ? ["\\", $0] : [$0] } + "\""
+        }.joined(separator: ",") + "}"
+        try db.query("""
+            INSERT INTO event_log_heads (user_id, latest_offset)
+            SELECT u, COALESCE((SELECT MAX("offset") FROM events WHERE user_id = u), 0)
+            FROM unnest($1::text[]) AS u ORDER BY u
+            ON CONFLICT (user_id) DO UPDATE SET latest_offset = event_log_heads.latest_offset
+            """, [sorted])
+    }
+
     func close() { db.close() }
 
     /// How long a commit whose reply was lost is asked after (its server may still be finishing it): 40 × 25 ms.

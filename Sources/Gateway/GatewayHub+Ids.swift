@@ -1,0 +1,77 @@
+import GatewayProtocol
+
+/// Message ids and approval ids `apr_<n>` come from the store (`GatewayStore.reserveIds`): a PostgreSQL sequence, or
+/// the SQLite store's own counter, so two nodes never draw the same one. The id goes into the event's payload and the
+/// reply, so it is reserved before the batch is made: every request of a round waits for one store call (one per
+/// sequence), and one reservation is in flight at a time, so ids go out in the order they were asked for and a
+/// sender's pipelined messages are committed in order.
+///
+/// An id the store still finds taken at the insert (a writer that does not draw from the sequence: a second process
+/// on one SQLite file, a node of an older version) is asked for again above the store's latest, at once twice, then
+/// after a random 1…2^(n−2) ms (at most 64), up to 64 attempts.
+extension GatewayHub {
+    /// Attempts at a fresh id after the store reported the previous one as taken.
+    static let idAttempts = 64
+
+    /// A caller waiting for an id of `sequence` above `above`.
+    struct IdRequest {
+        var sequence: IdSequence
+        var above: Int64
+        var then: (Result<Int64, GatewayError>) -> Void
+    }
+
+    /// Calls `then` on the hub thread with a fresh id of `sequence` (above `above`), or `storage_failed` when the
+    /// store could not be asked.
+    func withNewId(_ sequence: IdSequence, above: Int64 = 0, _ then: @escaping (Result<Int64, GatewayError>) -> Void) {
+        idRequests.append(IdRequest(sequence: sequence, above: above, then: then))
+        if idRequests.count == 1 && !idReservationInFlight { scheduler.execute { [self] in reserveRequestedIds() } }
+    }
+
+    /// Asks the store for every id requested so far (one call per sequence) and hands them out in request order;
+    /// requests made meanwhile wait for the next call.
+    private func reserveRequestedIds() {
+        guard !idReservationInFlight, !idRequests.isEmpty else { return }
+        let requests = UncheckedBox(idRequests)   // handed back to the hub thread only
+        idRequests = []
+        idReservationInFlight = true
+        var wanted: [IdSequence: (count: Int, above: Int64)] = [:]
+        for request in requests.value {
+            let now = wanted[request.sequence] ?? (0, 0)
+            wanted[request.sequence] = (now.count + 1, max(now.above, request.above))
+        }
+        let store = self.store
+        let asks = wanted.map { ($0.key, $0.value.count, $0.value.above) }
+        scheduler.runBlocking { [self] in
+            var reserved: [IdSequence: Result<[Int64], Error>] = [:]
+            for (sequence, count, above) in asks {
+                reserved[sequence] = Result { try store.reserveIds(sequence, count: count, above: above) }
+            }
+            let answers = reserved
+            scheduler.execute { [self] in
+                idReservationInFlight = false
+                var next: [IdSequence: Int] = [:]
+                for request in requests.value {
+                    switch answers[request.sequence] {
+                    case .success(let ids)?:
+                        let index = next[request.sequence, default: 0]
+                        next[request.sequence] = index + 1
+                        request.then(.success(ids[index]))
+                    case .failure(let error)?:
+                        request.then(.failure(.storageFailed("could not reserve an id: \(error)", cause: error)))
+                    case nil:
+                        request.then(.failure(GatewayError(.internalError, "no id reserved")))
+                    }
+                }
+                reserveRequestedIds()
+                runSettledIfDone()
+            }
+        }
+    }
+
+    /// Runs `again` (the next attempt, `attempt`) at once or after the random pause for that attempt.
+    func retryWithNewId(attempt: Int, _ again: @escaping () -> Void) {
+        let delay = attempt <= 2 ? 0 : Int64.random(in: 1...Int64(1 << min(attempt - 2, 6)))
+        guard delay > 0 else { return again() }
+        _ = scheduler.schedule(at: clock.now() + delay, again)
+    }
+}

@@ -1,0 +1,372 @@
+// The "sb-wal" VFS: the default VFS, except that a WAL file's writes are gathered and written once per transaction.
+//
+// Why: SQLite writes every WAL frame with two `pwrite`s (24-byte frame header, then the page), so a commit that
+// dirties 30 pages costs 60 system calls. The frames of one transaction are contiguous in the WAL file, so they can
+// reach the OS as one `pwrite` of the whole run (one per 124 KiB: see WRITE_CHUNK).
+//
+// When the gathered bytes are written (so a commit means what it meant without this VFS):
+// - after the page of a commit frame (a frame header whose "database size after commit" field is non-zero): inside
+//   SQLite's commit, before it appends the frames to the WAL index and publishes the new header to readers, and the
+//   write's error (if any) is the commit's error;
+// - before `xSync`, `xTruncate`, `xFileSize`, `xClose`, and before an `xRead` of gathered bytes;
+// - as a safety net, when the database file's `xShmBarrier` runs (SQLite calls it between the two copies of the WAL
+//   index header it writes to publish a commit): should a commit ever not be recognised, readers still never see a
+//   frame that is not in the OS. An error there cannot be reported to that commit; it fails the next write or sync.
+// A write that does not continue or overwrite the gathered run writes the run first. One connection's files are
+// used by one thread at a time (SQLite's rule), so a file needs no lock.
+#include "CSQLiteWAL.h"
+
+#include <pthread.h>
+#include <sqlite3.h>
+#include <stddef.h>
+#include <string.h>
+
+/// A run gathered for one transaction is written when it would grow past this (a very large transaction then
+/// costs one `pwrite` per 4 MiB rather than two per page).
+#define GATHER_LIMIT (4 * 1024 * 1024)
+/// The most one write to the default VFS may carry: its `unixWrite` masks each `pwrite`'s length with 0x1ffff, so a
+/// write of exactly 128 KiB (or any remainder that is a multiple of it) would write nothing and fail as SQLITE_FULL.
+#define WRITE_CHUNK (31 * 4096)
+/// WAL frame header size (SQLite's file format).
+#define FRAME_HEADER 24
+/// Custom file-control opcode on the database file: the counters of its connection's WAL file.
+#define FCNTL_WAL_COUNTERS 0x5357
+
+typedef struct SbFile SbFile;
+struct SbFile {
+    sqlite3_file base;
+    sqlite3_file *real;   // the default VFS's file, allocated right after this struct
+    // Database file: its connection's WAL file while open (for `xShmBarrier`).
+    SbFile *wal;
+    // WAL file: its database file, and the gathered run [start, start + length).
+    SbFile *db;
+    int isWal;
+    unsigned char *buffer;
+    int capacity;
+    int length;
+    sqlite3_int64 start;
+    int commitPageNext;   // the last write was a commit frame's header: its page ends the transaction
+    int deferredError;    // a failed write from `xShmBarrier`, reported by the next write or sync
+    csqlite_wal_counters counters;
+};
+
+static sqlite3_vfs *realVfs;
+static sqlite3_vfs sbVfs;
+static const sqlite3_io_methods sbMethods;
+static int registerResult = SQLITE_OK;
+static pthread_once_t registerOnce = PTHREAD_ONCE_INIT;
+
+#define REAL_OFFSET ((int)((sizeof(SbFile) + 7) & ~(size_t)7))
+
+static int flushGathered(SbFile *p) {
+    int length = p->length;
+    p->length = 0;   // on failure SQLite rolls the transaction back; its frames are rewritten by the next one
+    for (int done = 0; done < length; done += WRITE_CHUNK) {
+        int amount = length - done < WRITE_CHUNK ? length - done : WRITE_CHUNK;
+        p->counters.flushes += 1;
+        int rc = p->real->pMethods->xWrite(p->real, p->buffer + done, amount, p->start + done);
+        if (rc != SQLITE_OK) return rc;
+    }
+    return SQLITE_OK;
+}
+
+static int takeDeferredError(SbFile *p) {
+    int rc = p->deferredError;
+    p->deferredError = SQLITE_OK;
+    return rc;
+}
+
+static int reserve(SbFile *p, int bytes) {
+    if (bytes <= p->capacity) return SQLITE_OK;
+    int capacity = p->capacity ? p->capacity : 64 * 1024;
+    while (capacity < bytes) capacity *= 2;
+    if (capacity > GATHER_LIMIT) capacity = GATHER_LIMIT;
+    unsigned char *grown = sqlite3_realloc(p->buffer, capacity);
+    if (!grown) return SQLITE_NOMEM;
+    p->buffer = grown;
+    p->capacity = capacity;
+    return SQLITE_OK;
+}
+
+static int walWrite(SbFile *p, const void *data, int amount, sqlite3_int64 offset) {
+    int rc = takeDeferredError(p);
+    if (rc != SQLITE_OK) return rc;
+    p->counters.writes += 1;
+    const unsigned char *bytes = data;
+    int endsTransaction = p->commitPageNext;
+    p->commitPageNext = amount == FRAME_HEADER && (bytes[4] | bytes[5] | bytes[6] | bytes[7]) != 0;
+    // Continues (or rewrites part of) the gathered run, and fits: copy it in.
+    if (p->length > 0 && offset >= p->start && offset <= p->start + p->length
+        && offset + amount - p->start <= GATHER_LIMIT) {
+        int end = (int)(offset + amount - p->start);
+        if ((rc = reserve(p, end)) != SQLITE_OK) return rc;
+        memcpy(p->buffer + (offset - p->start), data, amount);
+        if (end > p->length) p->length = end;
+    } else {
+        if ((rc = flushGathered(p)) != SQLITE_OK) return rc;
+        if (amount > WRITE_CHUNK || reserve(p, amount) != SQLITE_OK) {
+            p->counters.flushes += 1;
+            return p->real->pMethods->xWrite(p->real, data, amount, offset);   // SQLite's own writes are ≤ a page
+        }
+        memcpy(p->buffer, data, amount);
+        p->start = offset;
+        p->length = amount;
+    }
+    return endsTransaction ? flushGathered(p) : SQLITE_OK;
+}
+
+// MARK: io methods
+
+static int sbClose(sqlite3_file *file) {
+    SbFile *p = (SbFile *)file;
+    int rc = SQLITE_OK;
+    if (p->isWal) {
+        rc = flushGathered(p);
+        if (p->db && p->db->wal == p) p->db->wal = NULL;
+        sqlite3_free(p->buffer);
+        p->buffer = NULL;
+    } else if (p->wal) {
+        p->wal->db = NULL;
+    }
+    int closed = p->real->pMethods ? p->real->pMethods->xClose(p->real) : SQLITE_OK;
+    return rc != SQLITE_OK ? rc : closed;
+}
+
+static int sbRead(sqlite3_file *file, void *data, int amount, sqlite3_int64 offset) {
+    SbFile *p = (SbFile *)file;
+    if (p->isWal && p->length > 0 && offset < p->start + p->length && offset + amount > p->start) {
+        int rc = flushGathered(p);
+        if (rc != SQLITE_OK) return rc;
+    }
+    return p->real->pMethods->xRead(p->real, data, amount, offset);
+}
+
+static int sbWrite(sqlite3_file *file, const void *data, int amount, sqlite3_int64 offset) {
+    SbFile *p = (SbFile *)file;
+    if (p->isWal) return walWrite(p, data, amount, offset);
+    return p->real->pMethods->xWrite(p->real, data, amount, offset);
+}
+
+/// Writes what is gathered before an operation that must see the file as SQLite wrote it.
+static int settle(SbFile *p) {
+    if (!p->isWal) return SQLITE_OK;
+    int rc = takeDeferredError(p);
+    return rc != SQLITE_OK ? rc : flushGathered(p);
+}
+
+static int sbTruncate(sqlite3_file *file, sqlite3_int64 size) {
+    SbFile *p = (SbFile *)file;
+    int rc = settle(p);
+    return rc != SQLITE_OK ? rc : p->real->pMethods->xTruncate(p->real, size);
+}
+
+static int sbSync(sqlite3_file *file, int flags) {
+    SbFile *p = (SbFile *)file;
+    int rc = settle(p);
+    return rc != SQLITE_OK ? rc : p->real->pMethods->xSync(p->real, flags);
+}
+
+static int sbFileSize(sqlite3_file *file, sqlite3_int64 *size) {
+    SbFile *p = (SbFile *)file;
+    int rc = settle(p);
+    return rc != SQLITE_OK ? rc : p->real->pMethods->xFileSize(p->real, size);
+}
+
+static int sbLock(sqlite3_file *file, int level) {
+    SbFile *p = (SbFile *)file;
+    return p->real->pMethods->xLock(p->real, level);
+}
+
+static int sbUnlock(sqlite3_file *file, int level) {
+    SbFile *p = (SbFile *)file;
+    return p->real->pMethods->xUnlock(p->real, level);
+}
+
+static int sbCheckReservedLock(sqlite3_file *file, int *out) {
+    SbFile *p = (SbFile *)file;
+    return p->real->pMethods->xCheckReservedLock(p->real, out);
+}
+
+static int sbFileControl(sqlite3_file *file, int op, void *arg) {
+    SbFile *p = (SbFile *)file;
+    if (op == FCNTL_WAL_COUNTERS) {
+        csqlite_wal_counters *out = arg;
+        if (p->wal) *out = p->wal->counters;
+        else memset(out, 0, sizeof *out);
+        return SQLITE_OK;
+    }
+    return p->real->pMethods->xFileControl(p->real, op, arg);
+}
+
+static int sbSectorSize(sqlite3_file *file) {
+    SbFile *p = (SbFile *)file;
+    return p->real->pMethods->xSectorSize(p->real);
+}
+
+static int sbDeviceCharacteristics(sqlite3_file *file) {
+    SbFile *p = (SbFile *)file;
+    return p->real->pMethods->xDeviceCharacteristics(p->real);
+}
+
+static int sbShmMap(sqlite3_file *file, int region, int size, int extend, void volatile **out) {
+    SbFile *p = (SbFile *)file;
+    return p->real->pMethods->xShmMap(p->real, region, size, extend, out);
+}
+
+static int sbShmLock(sqlite3_file *file, int offset, int n, int flags) {
+    SbFile *p = (SbFile *)file;
+    return p->real->pMethods->xShmLock(p->real, offset, n, flags);
+}
+
+static void sbShmBarrier(sqlite3_file *file) {
+    SbFile *p = (SbFile *)file;
+    if (p->wal && p->wal->length > 0) {
+        int rc = flushGathered(p->wal);
+        if (rc != SQLITE_OK && p->wal->deferredError == SQLITE_OK) p->wal->deferredError = rc;
+    }
+    p->real->pMethods->xShmBarrier(p->real);
+}
+
+static int sbShmUnmap(sqlite3_file *file, int deleteFlag) {
+    SbFile *p = (SbFile *)file;
+    return p->real->pMethods->xShmUnmap(p->real, deleteFlag);
+}
+
+static int sbFetch(sqlite3_file *file, sqlite3_int64 offset, int amount, void **out) {
+    SbFile *p = (SbFile *)file;
+    return p->real->pMethods->xFetch(p->real, offset, amount, out);
+}
+
+static int sbUnfetch(sqlite3_file *file, sqlite3_int64 offset, void *page) {
+    SbFile *p = (SbFile *)file;
+    return p->real->pMethods->xUnfetch(p->real, offset, page);
+}
+
+static const sqlite3_io_methods sbMethods = {
+    3, sbClose, sbRead, sbWrite, sbTruncate, sbSync, sbFileSize, sbLock, sbUnlock, sbCheckReservedLock,
+    sbFileControl, sbSectorSize, sbDeviceCharacteristics, sbShmMap, sbShmLock, sbShmBarrier, sbShmUnmap,
+    sbFetch, sbUnfetch,
+};
+
+// MARK: vfs methods (all but xOpen forward to the default VFS)
+
+static int sbOpen(sqlite3_vfs *vfs, const char *name, sqlite3_file *file, int flags, int *outFlags) {
+    (void)vfs;
+    SbFile *p = (SbFile *)file;
+    memset(p, 0, sizeof *p);
+    p->real = (sqlite3_file *)((char *)p + REAL_OFFSET);
+    int rc = realVfs->xOpen(realVfs, name, p->real, flags, outFlags);
+    if (p->real->pMethods == NULL) {
+        p->base.pMethods = NULL;
+        return rc;
+    }
+    p->base.pMethods = &sbMethods;
+    if (rc == SQLITE_OK && (flags & SQLITE_OPEN_WAL) && name) {
+        p->isWal = 1;
+        sqlite3_file *db = sqlite3_database_file_object(name);
+        if (db && db->pMethods == &sbMethods) {
+            p->db = (SbFile *)db;
+            p->db->wal = p;
+        }
+    }
+    return rc;
+}
+
+static int sbDelete(sqlite3_vfs *vfs, const char *name, int syncDir) {
+    (void)vfs;
+    return realVfs->xDelete(realVfs, name, syncDir);
+}
+
+static int sbAccess(sqlite3_vfs *vfs, const char *name, int flags, int *out) {
+    (void)vfs;
+    return realVfs->xAccess(realVfs, name, flags, out);
+}
+
+static int sbFullPathname(sqlite3_vfs *vfs, const char *name, int size, char *out) {
+    (void)vfs;
+    return realVfs->xFullPathname(realVfs, name, size, out);
+}
+
+static void *sbDlOpen(sqlite3_vfs *vfs, const char *name) {
+    (void)vfs;
+    return realVfs->xDlOpen(realVfs, name);
+}
+
+static void sbDlError(sqlite3_vfs *vfs, int size, char *out) {
+    (void)vfs;
+    realVfs->xDlError(realVfs, size, out);
+}
+
+static void (*sbDlSym(sqlite3_vfs *vfs, void *handle, const char *symbol))(void) {
+    (void)vfs;
+    return realVfs->xDlSym(realVfs, handle, symbol);
+}
+
+static void sbDlClose(sqlite3_vfs *vfs, void *handle) {
+    (void)vfs;
+    realVfs->xDlClose(realVfs, handle);
+}
+
+static int sbRandomness(sqlite3_vfs *vfs, int size, char *out) {
+    (void)vfs;
+    return realVfs->xRandomness(realVfs, size, out);
+}
+
+static int sbSleep(sqlite3_vfs *vfs, int microseconds) {
+    (void)vfs;
+    return realVfs->xSleep(realVfs, microseconds);
+}
+
+static int sbCurrentTime(sqlite3_vfs *vfs, double *out) {
+    (void)vfs;
+    return realVfs->xCurrentTime(realVfs, out);
+}
+
+static int sbGetLastError(sqlite3_vfs *vfs, int size, char *out) {
+    (void)vfs;
+    return realVfs->xGetLastError ? realVfs->xGetLastError(realVfs, size, out) : 0;
+}
+
+static int sbCurrentTimeInt64(sqlite3_vfs *vfs, sqlite3_int64 *out) {
+    (void)vfs;
+    return realVfs->xCurrentTimeInt64(realVfs, out);
+}
+
+static void registerVfs(void) {
+    realVfs = sqlite3_vfs_find(NULL);
+    // The io methods above are version 3 (shared memory, memory-mapped pages) and forward to the default VFS's,
+    // which are version 3 on every Unix build of SQLite since 3.7.17.
+    if (!realVfs || realVfs->iVersion < 2) {
+        registerResult = SQLITE_ERROR;
+        return;
+    }
+    sbVfs.iVersion = 2;
+    sbVfs.szOsFile = REAL_OFFSET + realVfs->szOsFile;
+    sbVfs.mxPathname = realVfs->mxPathname;
+    sbVfs.zName = "sb-wal";
+    sbVfs.xOpen = sbOpen;
+    sbVfs.xDelete = sbDelete;
+    sbVfs.xAccess = sbAccess;
+    sbVfs.xFullPathname = sbFullPathname;
+    sbVfs.xDlOpen = sbDlOpen;
+    sbVfs.xDlError = sbDlError;
+    sbVfs.xDlSym = sbDlSym;
+    sbVfs.xDlClose = sbDlClose;
+    sbVfs.xRandomness = sbRandomness;
+    sbVfs.xSleep = sbSleep;
+    sbVfs.xCurrentTime = sbCurrentTime;
+    sbVfs.xGetLastError = sbGetLastError;
+    sbVfs.xCurrentTimeInt64 = sbCurrentTimeInt64;
+    registerResult = sqlite3_vfs_register(&sbVfs, 0);
+}
+
+int csqlite_wal_register(void) {
+    pthread_once(&registerOnce, registerVfs);
+    return registerResult;
+}
+
+const char *csqlite_wal_vfs_name(void) { return "sb-wal"; }
+
+int csqlite_wal_counters_read(sqlite3 *db, csqlite_wal_counters *out) {
+    return sqlite3_file_control(db, "main", FCNTL_WAL_COUNTERS, out);
+}

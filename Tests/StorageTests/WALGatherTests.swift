@@ -1,0 +1,106 @@
+import Foundation
+import Gateway
+import Testing
+@testable import Storage
+
+/// The write connection's WAL frames reach the OS as one `pwrite` per transaction (the `sb-wal` VFS), and what a
+/// commit reported is readable by every other connection at once, across checkpoints, large transactions and reopen.
+@Suite struct WALGatherTests {
+    /// Events for `users` users, `perUser` each, with payloads of `bytes` bytes: many pages all over the events tree.
+    private func spread(users: Int, perUser: Int, from first: Int64 = 1, bytes: Int = 200) -> [StoreWrite] {
+        (0..<perUser).flatMap { step in
+            (0..<users).map { user in event("user-\(user)", first + Int64(step), payload: Array(repeating: UInt8(user % 251), count: bytes)) }
+        }
+    }
+
+    /// The most one `pwrite` carries (`WRITE_CHUNK` in wal_vfs.c: 31 pages, under the default VFS's 128 KiB limit).
+    private static let chunk: Int64 = 31 * 4096
+
+    /// The `pwrite`s a transaction of `writes` WAL writes (a frame header and a 4 KiB page each pair) needs.
+    private static func pwrites(forWrites writes: Int64) -> Int64 { (writes / 2 * (24 + 4096) + chunk - 1) / chunk }
+
+    @Test func aTransactionOfManyPagesIsOnePwritePer124KiB() throws {
+        let directory = try TemporaryDirectory()
+        let store = try openStore(directory.path())
+        defer { store.close() }
+        #expect(commit(store, [spread(users: 200, perUser: 1)]) == [nil])   // the WAL exists and its header is written
+        let before = try store.walWrites()
+        #expect(commit(store, [spread(users: 200, perUser: 2, from: 2)]) == [nil])
+        let after = try store.walWrites()
+        // Two writes per dirty page (frame header, page) as SQLite makes them, one `pwrite` per 31 frames' bytes.
+        #expect(after.writes - before.writes >= 40)
+        #expect(after.pwrites - before.pwrites == Self.pwrites(forWrites: after.writes - before.writes))
+    }
+
+    @Test func withoutGatheringTheDefaultVFSWritesAndNothingIsCounted() throws {
+        let directory = try TemporaryDirectory()
+        var options = SQLiteStoreOptions(path: directory.path())
+        options.gatherWalWrites = false
+        let store = try SQLiteGatewayStore(options: options)
+        defer { store.close() }
+        #expect(commit(store, [spread(users: 50, perUser: 1)]) == [nil])
+        let counts = try store.walWrites()   // the default VFS: nothing gathered, nothing counted
+        #expect(counts.writes == 0 && counts.pwrites == 0)
+        #expect(try store.events(userId: "user-7", after: 0, limit: 10).map(\.offset) == [1])
+    }
+
+    @Test func everyCommitIsReadableByOtherConnectionsWhenItsCompletionRuns() throws {
+        let directory = try TemporaryDirectory()
+        let path = directory.path()
+        var options = SQLiteStoreOptions(path: path)
+        options.walAutocheckpointPages = 16   // checkpoints (WAL reads, restarts) between the commits too
+        let store = try SQLiteGatewayStore(options: options)
+        defer { store.close() }
+        let outside = try SQLiteConnection(path: path, readOnly: true, busyTimeoutMs: 1000)
+        defer { outside.close() }
+        for round in 1...60 {
+            #expect(commit(store, [spread(users: 40, perUser: 1, from: Int64(round), bytes: 300)]) == [nil])
+            // The store's own reader and a connection on the default VFS both see the round just reported.
+            #expect(try store.events(userId: "user-\(round % 40)", after: 0, limit: 100).count == round)
+            let count = try outside.queryFirst("SELECT COUNT(*) FROM events WHERE user_id = 'user-3'") { $0.int64(0) }
+            #expect(count == Int64(round))
+        }
+    }
+
+    @Test func aTransactionLargerThanTheGatherLimitIsWrittenInRunsAndSurvivesReopen() throws {
+        let directory = try TemporaryDirectory()
+        let path = directory.path()
+        let payload = { (user: Int) in Array(repeating: UInt8(user), count: 64 * 1024) }
+        let writes = (1...100).map { user in event("big-\(user)", 1, payload: payload(user)) }   // ≈ 6.6 MB of pages
+        do {
+            let store = try openStore(path)
+            defer { store.close() }
+            let before = try store.walWrites()
+            #expect(commit(store, [writes]) == [nil])
+            let after = try store.walWrites()
+            // Written as it grows past the 4 MiB gather limit, then at the commit: at most one short run more.
+            #expect(after.pwrites - before.pwrites >= Self.pwrites(forWrites: after.writes - before.writes))
+            #expect(after.pwrites - before.pwrites <= Self.pwrites(forWrites: after.writes - before.writes) + 2)
+        }
+        let store = try openStore(path)
+        defer { store.close() }
+        for user in [1, 50, 100] {
+            #expect(try store.events(userId: "big-\(user)", after: 0, limit: 5).map(\.payload) == [payload(user)])
+        }
+        let check = try SQLiteConnection(path: path, readOnly: true, busyTimeoutMs: 1000)
+        defer { check.close() }
+        #expect(try check.queryFirst("PRAGMA integrity_check") { $0.string(0) } == "ok")
+    }
+
+    @Test func aFailedBatchInTheGroupLeavesTheOthersCommittedAndTheFileWhole() throws {
+        let directory = try TemporaryDirectory()
+        let path = directory.path()
+        let store = try openStore(path)
+        #expect(commit(store, [[event("a", 1)]]) == [nil])
+        // Offset 1 again is refused; its batch is rolled back inside the transaction the other two commit in.
+        let results = commit(store, [spread(users: 30, perUser: 1), [event("b", 1), event("a", 1)], [event("c", 1)]])
+        #expect(results[0] == nil && results[1] != nil && results[2] == nil)
+        store.close()
+        let check = try SQLiteConnection(path: path, readOnly: true, busyTimeoutMs: 1000)
+        defer { check.close() }
+        #expect(try check.queryFirst("PRAGMA integrity_check") { $0.string(0) } == "ok")
+        #expect(try check.query("SELECT user_id, \"offset\" FROM events WHERE user_id IN ('a', 'b', 'c') ORDER BY 1, 2") {
+            "\($0.string(0))\($0.int64(1))"
+        } == ["a1", "c1"])
+    }
+}

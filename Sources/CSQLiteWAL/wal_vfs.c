@@ -14,10 +14,16 @@
 //   frame that is not in the OS. An error there cannot be reported to that commit; it fails the next write or sync.
 // A write that does not continue or overwrite the gathered run writes the run first. One connection's files are
 // used by one thread at a time (SQLite's rule), so a file needs no lock.
+//
+// And one more change: sub-journals (the undo copies of pages a savepoint or statement changes) are kept in memory.
+// SQLite keeps them in memory up to 64 KiB and then moves them to an unlinked temporary file that lives until the
+// transaction ends; in the store's group commit (a savepoint per batch) that file took most of the writer's
+// `pwrite`s. A sub-journal holds at most the pages one batch changes, and is freed when the transaction ends.
 #include "CSQLiteWAL.h"
 
 #include <pthread.h>
 #include <sqlite3.h>
+#include <stdatomic.h>
 #include <stddef.h>
 #include <string.h>
 
@@ -49,6 +55,14 @@ struct SbFile {
     int deferredError;    // a failed write from `xShmBarrier`, reported by the next write or sync
     csqlite_wal_counters counters;
 };
+
+/// An in-memory sub-journal.
+typedef struct {
+    sqlite3_file base;
+    unsigned char *bytes;
+    sqlite3_int64 size;
+    sqlite3_int64 capacity;
+} MemFile;
 
 static sqlite3_vfs *realVfs;
 static sqlite3_vfs sbVfs;
@@ -248,10 +262,107 @@ static const sqlite3_io_methods sbMethods = {
     sbFetch, sbUnfetch,
 };
 
+
+// MARK: in-memory sub-journals
+
+static int memClose(sqlite3_file *file) {
+    MemFile *m = (MemFile *)file;
+    sqlite3_free(m->bytes);
+    m->bytes = NULL;
+    m->size = m->capacity = 0;
+    return SQLITE_OK;
+}
+
+static int memRead(sqlite3_file *file, void *data, int amount, sqlite3_int64 offset) {
+    MemFile *m = (MemFile *)file;
+    sqlite3_int64 available = offset < m->size ? m->size - offset : 0;
+    if (available >= amount) {
+        memcpy(data, m->bytes + offset, amount);
+        return SQLITE_OK;
+    }
+    if (available > 0) memcpy(data, m->bytes + offset, available);
+    memset((char *)data + available, 0, amount - available);
+    return SQLITE_IOERR_SHORT_READ;
+}
+
+static int memWrite(sqlite3_file *file, const void *data, int amount, sqlite3_int64 offset) {
+    MemFile *m = (MemFile *)file;
+    sqlite3_int64 end = offset + amount;
+    if (end > m->capacity) {
+        sqlite3_int64 capacity = m->capacity ? m->capacity : 64 * 1024;
+        while (capacity < end) capacity *= 2;
+        unsigned char *grown = sqlite3_realloc64(m->bytes, (sqlite3_uint64)capacity);
+        if (!grown) return SQLITE_IOERR_NOMEM;
+        m->bytes = grown;
+        m->capacity = capacity;
+    }
+    if (offset > m->size) memset(m->bytes + m->size, 0, offset - m->size);
+    memcpy(m->bytes + offset, data, amount);
+    if (end > m->size) m->size = end;
+    return SQLITE_OK;
+}
+
+static int memTruncate(sqlite3_file *file, sqlite3_int64 size) {
+    MemFile *m = (MemFile *)file;
+    if (size < m->size) m->size = size;
+    return SQLITE_OK;
+}
+
+static int memSync(sqlite3_file *file, int flags) {
+    (void)file; (void)flags;
+    return SQLITE_OK;
+}
+
+static int memFileSize(sqlite3_file *file, sqlite3_int64 *size) {
+    *size = ((MemFile *)file)->size;
+    return SQLITE_OK;
+}
+
+static int memLock(sqlite3_file *file, int level) {
+    (void)file; (void)level;
+    return SQLITE_OK;
+}
+
+static int memCheckReservedLock(sqlite3_file *file, int *out) {
+    (void)file;
+    *out = 0;
+    return SQLITE_OK;
+}
+
+static int memFileControl(sqlite3_file *file, int op, void *arg) {
+    (void)file; (void)op; (void)arg;
+    return SQLITE_NOTFOUND;
+}
+
+static int memSectorSize(sqlite3_file *file) {
+    (void)file;
+    return 4096;
+}
+
+static int memDeviceCharacteristics(sqlite3_file *file) {
+    (void)file;
+    return SQLITE_IOCAP_ATOMIC | SQLITE_IOCAP_SAFE_APPEND | SQLITE_IOCAP_SEQUENTIAL | SQLITE_IOCAP_POWERSAFE_OVERWRITE;
+}
+
+static const sqlite3_io_methods memMethods = {
+    1, memClose, memRead, memWrite, memTruncate, memSync, memFileSize, memLock, memLock, memCheckReservedLock,
+    memFileControl, memSectorSize, memDeviceCharacteristics, 0, 0, 0, 0, 0, 0,
+};
+
+static int64_t _Atomic subJournalsInMemory;
+
 // MARK: vfs methods (all but xOpen forward to the default VFS)
 
 static int sbOpen(sqlite3_vfs *vfs, const char *name, sqlite3_file *file, int flags, int *outFlags) {
     (void)vfs;
+    if (flags & SQLITE_OPEN_SUBJOURNAL) {
+        MemFile *m = (MemFile *)file;
+        memset(m, 0, sizeof *m);
+        m->base.pMethods = &memMethods;
+        if (outFlags) *outFlags = flags;
+        atomic_fetch_add_explicit(&subJournalsInMemory, 1, memory_order_relaxed);
+        return SQLITE_OK;
+    }
     SbFile *p = (SbFile *)file;
     memset(p, 0, sizeof *p);
     p->real = (sqlite3_file *)((char *)p + REAL_OFFSET);
@@ -369,4 +480,8 @@ const char *csqlite_wal_vfs_name(void) { return "sb-wal"; }
 
 int csqlite_wal_counters_read(sqlite3 *db, csqlite_wal_counters *out) {
     return sqlite3_file_control(db, "main", FCNTL_WAL_COUNTERS, out);
+}
+
+int64_t csqlite_wal_subjournals_in_memory(void) {
+    return atomic_load_explicit(&subJournalsInMemory, memory_order_relaxed);
 }

@@ -57,6 +57,9 @@ final class SQLiteConnection {
         return (counters.writes, counters.flushes)
     }
 
+    /// Sub-journals (savepoints' undo copies of pages) the `sb-wal` VFS kept in memory so far, all connections together.
+    static var subJournalsInMemory: Int64 { csqlite_wal_subjournals_in_memory() }
+
     /// Rows changed by the last INSERT/UPDATE/DELETE.
     var changes: Int { db.map { Int(sqlite3_changes64($0)) } ?? 0 }
 

@@ -103,4 +103,25 @@ import Testing
             "\($0.string(0))\($0.int64(1))"
         } == ["a1", "c1"])
     }
+
+    /// A batch's savepoint copies every page it changes to a sub-journal; past 64 KiB SQLite would move it to a
+    /// temporary file. In memory, rolling a large batch back still restores every page.
+    @Test func aLargeBatchRolledBackToItsSavepointLeavesNoTrace() throws {
+        let directory = try TemporaryDirectory()
+        let path = directory.path()
+        let store = try openStore(path)
+        #expect(commit(store, [spread(users: 300, perUser: 1)]) == [nil])
+        let before = SQLiteConnection.subJournalsInMemory
+        // The second batch changes hundreds of pages (well past 64 KiB of undo copies), then fails on a taken offset.
+        let results = commit(store, [spread(users: 300, perUser: 3, from: 2, bytes: 400) + [event("user-0", 1)], [event("after", 1)]])
+        #expect(results[0] != nil && results[1] == nil)
+        #expect(SQLiteConnection.subJournalsInMemory > before)
+        #expect(try store.events(userId: "user-5", after: 0, limit: 10).map(\.offset) == [1])
+        #expect(try store.events(userId: "after", after: 0, limit: 10).map(\.offset) == [1])
+        store.close()
+        let check = try SQLiteConnection(path: path, readOnly: true, busyTimeoutMs: 1000)
+        defer { check.close() }
+        #expect(try check.queryFirst("PRAGMA integrity_check") { $0.string(0) } == "ok")
+        #expect(try check.queryFirst("SELECT COUNT(*) FROM events") { $0.int64(0) } == 301)
+    }
 }

@@ -4,12 +4,16 @@
 #include <sqlite3.h>
 #include <stdint.h>
 
-/// Registers (once; thread-safe) the "sb-wal" VFS: the platform's default VFS with one change. Writes to a
+/// Registers (once; thread-safe) the "sb-wal" VFS: the platform's default VFS with two changes. Writes to a
 /// database's WAL file are gathered in memory and reach the OS as one `pwrite` per transaction (per 124 KiB of it)
 /// instead of two per page (frame header, then page). The gathered frames are written when the transaction's commit frame is complete,
 /// inside SQLite's commit and before the WAL index publishes the transaction to readers, so a commit that returned is
 /// in the OS exactly as without this VFS; `xSync` writes them first too. Returns SQLITE_OK or SQLite's error code.
 int csqlite_wal_register(void);
+
+/// The VFS keeps sub-journals (a savepoint's or statement's undo copies of pages) in memory rather than in SQLite's
+/// temporary file once they pass 64 KiB. Sub-journals opened so far, by every connection on the VFS.
+int64_t csqlite_wal_subjournals_in_memory(void);
 
 /// The VFS's name, for `sqlite3_open_v2`.
 const char *csqlite_wal_vfs_name(void);

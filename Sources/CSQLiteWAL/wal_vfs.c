@@ -15,6 +15,11 @@
 // A write that does not continue or overwrite the gathered run writes the run first. One connection's files are
 // used by one thread at a time (SQLite's rule), so a file needs no lock.
 //
+// The database file's writes are gathered the same way (in WAL mode they are a checkpoint's copies, in page order, so
+// neighbouring pages become one `pwrite`), and written before `xSync`, `xTruncate`, `xFileSize`, `xClose`, `xLock`,
+// `xUnlock`, `xFileControl`, `xFetch`, a read of gathered bytes, and any shared-memory lock change (a checkpoint
+// publishes how far it copied and then unlocks; with `synchronous` NORMAL or FULL it has synced the file before that).
+//
 // And one more change: sub-journals (the undo copies of pages a savepoint or statement changes) are kept in memory.
 // SQLite keeps them in memory up to 64 KiB and then moves them to an unlinked temporary file that lives until the
 // transaction ends; in the store's group commit (a savepoint per batch) that file took most of the writer's
@@ -47,6 +52,7 @@ struct SbFile {
     // WAL file: its database file, and the gathered run [start, start + length).
     SbFile *db;
     int isWal;
+    int gathers;   // the WAL file, or the database file (whose writes in WAL mode are a checkpoint's copies)
     unsigned char *buffer;
     int capacity;
     int length;
@@ -102,13 +108,10 @@ static int reserve(SbFile *p, int bytes) {
     return SQLITE_OK;
 }
 
-static int walWrite(SbFile *p, const void *data, int amount, sqlite3_int64 offset) {
-    int rc = takeDeferredError(p);
-    if (rc != SQLITE_OK) return rc;
+/// Adds a write to the gathered run, or writes the run and starts a new one with it.
+static int gather(SbFile *p, const void *data, int amount, sqlite3_int64 offset) {
+    int rc;
     p->counters.writes += 1;
-    const unsigned char *bytes = data;
-    int endsTransaction = p->commitPageNext;
-    p->commitPageNext = amount == FRAME_HEADER && (bytes[4] | bytes[5] | bytes[6] | bytes[7]) != 0;
     // Continues (or rewrites part of) the gathered run, and fits: copy it in.
     if (p->length > 0 && offset >= p->start && offset <= p->start + p->length
         && offset + amount - p->start <= GATHER_LIMIT) {
@@ -126,6 +129,16 @@ static int walWrite(SbFile *p, const void *data, int amount, sqlite3_int64 offse
         p->start = offset;
         p->length = amount;
     }
+    return SQLITE_OK;
+}
+
+static int walWrite(SbFile *p, const void *data, int amount, sqlite3_int64 offset) {
+    int rc = takeDeferredError(p);
+    if (rc != SQLITE_OK) return rc;
+    const unsigned char *bytes = data;
+    int endsTransaction = p->commitPageNext;
+    p->commitPageNext = amount == FRAME_HEADER && (bytes[4] | bytes[5] | bytes[6] | bytes[7]) != 0;
+    if ((rc = gather(p, data, amount, offset)) != SQLITE_OK) return rc;
     return endsTransaction ? flushGathered(p) : SQLITE_OK;
 }
 
@@ -134,21 +147,20 @@ static int walWrite(SbFile *p, const void *data, int amount, sqlite3_int64 offse
 static int sbClose(sqlite3_file *file) {
     SbFile *p = (SbFile *)file;
     int rc = SQLITE_OK;
-    if (p->isWal) {
+    if (p->gathers) {
         rc = flushGathered(p);
-        if (p->db && p->db->wal == p) p->db->wal = NULL;
         sqlite3_free(p->buffer);
         p->buffer = NULL;
-    } else if (p->wal) {
-        p->wal->db = NULL;
     }
+    if (p->isWal && p->db && p->db->wal == p) p->db->wal = NULL;
+    if (!p->isWal && p->wal) p->wal->db = NULL;
     int closed = p->real->pMethods ? p->real->pMethods->xClose(p->real) : SQLITE_OK;
     return rc != SQLITE_OK ? rc : closed;
 }
 
 static int sbRead(sqlite3_file *file, void *data, int amount, sqlite3_int64 offset) {
     SbFile *p = (SbFile *)file;
-    if (p->isWal && p->length > 0 && offset < p->start + p->length && offset + amount > p->start) {
+    if (p->gathers && p->length > 0 && offset < p->start + p->length && offset + amount > p->start) {
         int rc = flushGathered(p);
         if (rc != SQLITE_OK) return rc;
     }
@@ -158,12 +170,13 @@ static int sbRead(sqlite3_file *file, void *data, int amount, sqlite3_int64 offs
 static int sbWrite(sqlite3_file *file, const void *data, int amount, sqlite3_int64 offset) {
     SbFile *p = (SbFile *)file;
     if (p->isWal) return walWrite(p, data, amount, offset);
+    if (p->gathers) return gather(p, data, amount, offset);
     return p->real->pMethods->xWrite(p->real, data, amount, offset);
 }
 
 /// Writes what is gathered before an operation that must see the file as SQLite wrote it.
 static int settle(SbFile *p) {
-    if (!p->isWal) return SQLITE_OK;
+    if (!p->gathers) return SQLITE_OK;
     int rc = takeDeferredError(p);
     return rc != SQLITE_OK ? rc : flushGathered(p);
 }
@@ -188,12 +201,14 @@ static int sbFileSize(sqlite3_file *file, sqlite3_int64 *size) {
 
 static int sbLock(sqlite3_file *file, int level) {
     SbFile *p = (SbFile *)file;
-    return p->real->pMethods->xLock(p->real, level);
+    int rc = settle(p);
+    return rc != SQLITE_OK ? rc : p->real->pMethods->xLock(p->real, level);
 }
 
 static int sbUnlock(sqlite3_file *file, int level) {
     SbFile *p = (SbFile *)file;
-    return p->real->pMethods->xUnlock(p->real, level);
+    int rc = settle(p);
+    return rc != SQLITE_OK ? rc : p->real->pMethods->xUnlock(p->real, level);
 }
 
 static int sbCheckReservedLock(sqlite3_file *file, int *out) {
@@ -205,11 +220,14 @@ static int sbFileControl(sqlite3_file *file, int op, void *arg) {
     SbFile *p = (SbFile *)file;
     if (op == FCNTL_WAL_COUNTERS) {
         csqlite_wal_counters *out = arg;
+        memset(out, 0, sizeof *out);
         if (p->wal) *out = p->wal->counters;
-        else memset(out, 0, sizeof *out);
+        out->databaseWrites = p->counters.writes;
+        out->databasePwrites = p->counters.flushes;
         return SQLITE_OK;
     }
-    return p->real->pMethods->xFileControl(p->real, op, arg);
+    int rc = settle(p);
+    return rc != SQLITE_OK ? rc : p->real->pMethods->xFileControl(p->real, op, arg);
 }
 
 static int sbSectorSize(sqlite3_file *file) {
@@ -229,11 +247,17 @@ static int sbShmMap(sqlite3_file *file, int region, int size, int extend, void v
 
 static int sbShmLock(sqlite3_file *file, int offset, int n, int flags) {
     SbFile *p = (SbFile *)file;
-    return p->real->pMethods->xShmLock(p->real, offset, n, flags);
+    // A checkpoint publishes what it copied (nBackfill) and then unlocks: its copies must be in the OS first.
+    int rc = settle(p);
+    return rc != SQLITE_OK ? rc : p->real->pMethods->xShmLock(p->real, offset, n, flags);
 }
 
 static void sbShmBarrier(sqlite3_file *file) {
     SbFile *p = (SbFile *)file;
+    if (p->length > 0) {
+        int rc = flushGathered(p);
+        if (rc != SQLITE_OK && p->deferredError == SQLITE_OK) p->deferredError = rc;
+    }
     if (p->wal && p->wal->length > 0) {
         int rc = flushGathered(p->wal);
         if (rc != SQLITE_OK && p->wal->deferredError == SQLITE_OK) p->wal->deferredError = rc;
@@ -248,6 +272,8 @@ static int sbShmUnmap(sqlite3_file *file, int deleteFlag) {
 
 static int sbFetch(sqlite3_file *file, sqlite3_int64 offset, int amount, void **out) {
     SbFile *p = (SbFile *)file;
+    int rc = settle(p);
+    if (rc != SQLITE_OK) return rc;
     return p->real->pMethods->xFetch(p->real, offset, amount, out);
 }
 
@@ -372,8 +398,10 @@ static int sbOpen(sqlite3_vfs *vfs, const char *name, sqlite3_file *file, int fl
         return rc;
     }
     p->base.pMethods = &sbMethods;
+    if (rc == SQLITE_OK && (flags & SQLITE_OPEN_MAIN_DB)) p->gathers = 1;
     if (rc == SQLITE_OK && (flags & SQLITE_OPEN_WAL) && name) {
         p->isWal = 1;
+        p->gathers = 1;
         sqlite3_file *db = sqlite3_database_file_object(name);
         if (db && db->pMethods == &sbMethods) {
             p->db = (SbFile *)db;

@@ -49,12 +49,13 @@ final class SQLiteConnection {
     /// Whether no transaction is open (SQLite rolls back by itself after some errors, e.g. SQLITE_FULL).
     var isAutocommit: Bool { db.map { sqlite3_get_autocommit($0) != 0 } ?? true }
 
-    /// `xWrite` calls SQLite made to this connection's WAL file and the `pwrite`s they became (zeros when the
-    /// connection does not gather WAL writes or has no WAL open).
-    var walWrites: (writes: Int64, pwrites: Int64) {
+    /// `xWrite` calls SQLite made to this connection's WAL file and the `pwrite`s they became, and the same for the
+    /// database file (a checkpoint's copies). Zeros when the connection does not gather writes (or has no WAL open).
+    var gatheredWrites: GatheredWrites {
         var counters = csqlite_wal_counters()
-        guard let db, csqlite_wal_counters_read(db, &counters) == SQLITE_OK else { return (0, 0) }
-        return (counters.writes, counters.flushes)
+        guard let db, csqlite_wal_counters_read(db, &counters) == SQLITE_OK else { return GatheredWrites() }
+        return GatheredWrites(writes: counters.writes, pwrites: counters.flushes,
+                              checkpointWrites: counters.databaseWrites, checkpointPwrites: counters.databasePwrites)
     }
 
     /// Sub-journals (savepoints' undo copies of pages) the `sb-wal` VFS kept in memory so far, all connections together.
@@ -117,4 +118,12 @@ final class SQLiteConnection {
         cache[sql] = statement
         return statement
     }
+}
+
+/// Writes as SQLite made them and the `pwrite`s the `sb-wal` VFS turned them into (`SQLiteConnection.gatheredWrites`).
+struct GatheredWrites: Sendable {
+    var writes: Int64 = 0
+    var pwrites: Int64 = 0
+    var checkpointWrites: Int64 = 0
+    var checkpointPwrites: Int64 = 0
 }

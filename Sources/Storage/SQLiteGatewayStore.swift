@@ -86,10 +86,10 @@ public final class SQLiteGatewayStore: DurableGatewayStore, @unchecked Sendable 
     /// Transactions committed so far (write groups and prunes); tests use it to show grouping.
     public var commitCount: Int { writer.commitCount }
 
-    /// The write connection's WAL writes as SQLite made them and the `pwrite`s they became
-    /// (`SQLiteConnection.walWrites`); waits for every write queued before it.
-    func walWrites() throws(StorageError) -> (writes: Int64, pwrites: Int64) {
-        guard let counts = try writer.runAlone({ backend throws(StorageError) in backend.connection.walWrites }) else {
+    /// The write connection's writes as SQLite made them and the `pwrite`s they became
+    /// (`SQLiteConnection.gatheredWrites`); waits for every write queued before it.
+    func walWrites() throws(StorageError) -> GatheredWrites {
+        guard let counts = try writer.runAlone({ backend throws(StorageError) in backend.connection.gatheredWrites }) else {
             throw StorageError("\(path): store is closed")
         }
         return counts

@@ -53,6 +53,7 @@ import Testing
         defer { store.close() }
         let outside = try SQLiteConnection(path: path, readOnly: true, busyTimeoutMs: 1000)
         defer { outside.close() }
+        let before = try store.walWrites()
         for round in 1...60 {
             #expect(commit(store, [spread(users: 40, perUser: 1, from: Int64(round), bytes: 300)]) == [nil])
             // The store's own reader and a connection on the default VFS both see the round just reported.
@@ -60,6 +61,10 @@ import Testing
             let count = try outside.queryFirst("SELECT COUNT(*) FROM events WHERE user_id = 'user-3'") { $0.int64(0) }
             #expect(count == Int64(round))
         }
+        // The checkpoints' copies into the database file, in page order, went out as runs of neighbouring pages.
+        let after = try store.walWrites()
+        #expect(after.checkpointWrites - before.checkpointWrites > 100)
+        #expect((after.checkpointPwrites - before.checkpointPwrites) * 2 < after.checkpointWrites - before.checkpointWrites)
     }
 
     @Test func aTransactionLargerThanTheGatherLimitIsWrittenInRunsAndSurvivesReopen() throws {

@@ -18,12 +18,15 @@ int64_t csqlite_wal_subjournals_in_memory(void);
 /// The VFS's name, for `sqlite3_open_v2`.
 const char *csqlite_wal_vfs_name(void);
 
-/// What one connection's WAL file saw since it was opened (for tests and profiles).
+/// What one connection's WAL and database files saw since they were opened (for tests and profiles).
 typedef struct {
     /// `xWrite` calls SQLite made to WAL files.
     int64_t writes;
     /// Writes to the default VFS those became (one per 124 KiB of gathered frames, plus writes not gathered).
     int64_t flushes;
+    /// `xWrite` calls to the database file (checkpoint copies, in WAL mode) and the `pwrite`s they became.
+    int64_t databaseWrites;
+    int64_t databasePwrites;
 } csqlite_wal_counters;
 
 /// The counters of the WAL file of `db` (a connection opened with this VFS; zeros before its WAL is open).

@@ -1,5 +1,6 @@
 import Foundation
 import Gateway
+import Synchronization
 import Testing
 @testable import Storage
 
@@ -128,5 +129,63 @@ import Testing
         defer { check.close() }
         #expect(try check.queryFirst("PRAGMA integrity_check") { $0.string(0) } == "ok")
         #expect(try check.queryFirst("SELECT COUNT(*) FROM events") { $0.int64(0) } == 301)
+    }
+
+    /// A reader on another thread (the default VFS) never sees a commit whose frames are not in the file: every count it
+    /// reads is a whole number of transactions, never falling, while the writer commits and checkpoints.
+    @Test func aConcurrentReaderSeesOnlyWholeTransactions() throws {
+        let directory = try TemporaryDirectory()
+        let path = directory.path()
+        var options = SQLiteStoreOptions(path: path)
+        options.walAutocheckpointPages = 32
+        let store = try SQLiteGatewayStore(options: options)
+        defer { store.close() }
+        #expect(commit(store, [[event("seed", 1)]]) == [nil])
+        let stop = Atomic<Bool>(false)
+        let seen = Recorder<String>()
+        let reader = Thread {
+            do {
+                let db = try SQLiteConnection(path: path, readOnly: true, busyTimeoutMs: 5000)
+                defer { db.close() }
+                var last: Int64 = 0
+                var reads = 0
+                while !stop.load(ordering: .relaxed) || reads == 0 {
+                    let count = try db.queryFirst("SELECT COUNT(*) FROM events WHERE user_id LIKE 'user-%'") { $0.int64(0) } ?? -1
+                    if count % 25 != 0 || count < last { seen.record("bad count \(count) after \(last)") }
+                    last = count
+                    reads += 1
+                }
+                seen.record("done \(reads)")
+            } catch {
+                seen.record("error \(error)")
+            }
+        }
+        reader.start()
+        for round in 1...120 {
+            #expect(commit(store, [spread(users: 25, perUser: 1, from: Int64(round), bytes: 500)]) == [nil])
+        }
+        stop.store(true, ordering: .relaxed)
+        let outcome = seen.wait(for: 1)
+        #expect(outcome.count == 1 && outcome.first?.hasPrefix("done") == true, "\(outcome)")
+    }
+
+    @Test func withSynchronousFullEveryCommitIsSyncedAndReadable() throws {
+        let directory = try TemporaryDirectory()
+        let path = directory.path()
+        var options = SQLiteStoreOptions(path: path)
+        options.synchronous = .full
+        do {
+            let store = try SQLiteGatewayStore(options: options)
+            defer { store.close() }
+            for round in 1...5 {
+                #expect(commit(store, [spread(users: 50, perUser: 1, from: Int64(round))]) == [nil])
+            }
+            let counts = try store.walWrites()
+            #expect(counts.pwrites > 0 && counts.pwrites * 10 < counts.writes)
+        }
+        let check = try SQLiteConnection(path: path, readOnly: true, busyTimeoutMs: 1000)
+        defer { check.close() }
+        #expect(try check.queryFirst("SELECT COUNT(*) FROM events") { $0.int64(0) } == 250)
+        #expect(try check.queryFirst("PRAGMA integrity_check") { $0.string(0) } == "ok")
     }
 }

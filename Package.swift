@@ -26,6 +26,8 @@ let package = Package(
         .target(name: "COpenSSL", linkerSettings: [.linkedLibrary("ssl"), .linkedLibrary("crypto")]),
         .target(name: "CZlib", linkerSettings: [.linkedLibrary("z")]),
         .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
+        // SQLite's default VFS with a WAL file's frames written once per transaction (Storage's write connection).
+        .target(name: "CSQLiteWAL", linkerSettings: [.linkedLibrary("sqlite3")]),
         // For the operator commands: build commit/date and linked library versions (`switchboard version`), key pairs.
         .target(name: "COperations", linkerSettings: [.linkedLibrary("ssl"), .linkedLibrary("crypto"), .linkedLibrary("z"),
                                                      .linkedLibrary("sqlite3"), .linkedLibrary("curl")]),
@@ -55,7 +57,7 @@ let package = Package(
         .target(name: "Redis", dependencies: ["CHiredis"]),
         // Adapters of the domain's store port: SQLite (WAL, migrations, one writer thread with group commit) and
         // PostgreSQL (several nodes sharing one database), both behind the same group-commit writer.
-        .target(name: "Storage", dependencies: ["Gateway", "CSQLite", "Postgres", "Auth"]),
+        .target(name: "Storage", dependencies: ["Gateway", "CSQLite", "CSQLiteWAL", "Postgres", "Auth"]),
 
         // Adapters over the C libraries.
         .target(name: "WebSocketDeflate", dependencies: ["WebSocketCodec", "CZlib"]),

@@ -1,4 +1,5 @@
 import CSQLite
+import CSQLiteWAL
 
 /// One SQLite connection and its prepared-statement cache (prepare once, reset and re-bind per use).
 ///
@@ -11,12 +12,20 @@ final class SQLiteConnection {
     private var cache: [String: SQLiteStatement] = [:]
 
     /// Opens (and with `readOnly == false` creates) the database. A file that is not a database is only
-    /// detected by the first statement, not here.
-    init(path: String, readOnly: Bool, busyTimeoutMs: Int) throws(StorageError) {
+    /// detected by the first statement, not here. With `gatherWalWrites` the connection's WAL frames reach the OS as
+    /// one `pwrite` per transaction (the `sb-wal` VFS, `CSQLiteWAL`) rather than two per page; a commit that returned
+    /// is in the OS either way.
+    init(path: String, readOnly: Bool, busyTimeoutMs: Int, gatherWalWrites: Bool = false) throws(StorageError) {
         self.path = path
         var handle: OpaquePointer?
         let access = readOnly ? SQLITE_OPEN_READONLY : (SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE)
-        let rc = sqlite3_open_v2(path, &handle, access | SQLITE_OPEN_NOMUTEX, nil)
+        if gatherWalWrites {
+            let rc = csqlite_wal_register()
+            guard rc == SQLITE_OK else {
+                throw StorageError.sqlite(path: path, db: nil, code: rc, context: "registering the sb-wal VFS")
+            }
+        }
+        let rc = sqlite3_open_v2(path, &handle, access | SQLITE_OPEN_NOMUTEX, gatherWalWrites ? csqlite_wal_vfs_name() : nil)
         guard rc == SQLITE_OK, let handle else {
             let error = StorageError.sqlite(path: path, db: handle, code: rc, context: "opening the database")
             sqlite3_close_v2(handle)
@@ -39,6 +48,18 @@ final class SQLiteConnection {
 
     /// Whether no transaction is open (SQLite rolls back by itself after some errors, e.g. SQLITE_FULL).
     var isAutocommit: Bool { db.map { sqlite3_get_autocommit($0) != 0 } ?? true }
+
+    /// `xWrite` calls SQLite made to this connection's WAL file and the `pwrite`s they became, and the same for the
+    /// database file (a checkpoint's copies). Zeros when the connection does not gather writes (or has no WAL open).
+    var gatheredWrites: GatheredWrites {
+        var counters = csqlite_wal_counters()
+        guard let db, csqlite_wal_counters_read(db, &counters) == SQLITE_OK else { return GatheredWrites() }
+        return GatheredWrites(writes: counters.writes, pwrites: counters.flushes,
+                              checkpointWrites: counters.databaseWrites, checkpointPwrites: counters.databasePwrites)
+    }
+
+    /// Sub-journals (savepoints' undo copies of pages) the `sb-wal` VFS kept in memory so far, all connections together.
+    static var subJournalsInMemory: Int64 { csqlite_wal_subjournals_in_memory() }
 
     /// Rows changed by the last INSERT/UPDATE/DELETE.
     var changes: Int { db.map { Int(sqlite3_changes64($0)) } ?? 0 }
@@ -97,4 +118,12 @@ final class SQLiteConnection {
         cache[sql] = statement
         return statement
     }
+}
+
+/// Writes as SQLite made them and the `pwrite`s the `sb-wal` VFS turned them into (`SQLiteConnection.gatheredWrites`).
+struct GatheredWrites: Sendable {
+    var writes: Int64 = 0
+    var pwrites: Int64 = 0
+    var checkpointWrites: Int64 = 0
+    var checkpointPwrites: Int64 = 0
 }

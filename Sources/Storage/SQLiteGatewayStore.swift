@@ -41,7 +41,8 @@ public final class SQLiteGatewayStore: DurableGatewayStore, @unchecked Sendable 
     /// or has a schema newer than this build.
     public init(options: SQLiteStoreOptions) throws(StorageError) {
         path = options.path
-        let writeConnection = try SQLiteConnection(path: options.path, readOnly: false, busyTimeoutMs: options.busyTimeoutMs)
+        let writeConnection = try SQLiteConnection(path: options.path, readOnly: false, busyTimeoutMs: options.busyTimeoutMs,
+                                                   gatherWalWrites: options.gatherWalWrites)
         do throws(StorageError) {
             let mode = try writeConnection.queryFirst("PRAGMA journal_mode = WAL") { $0.string(0) }
             guard mode?.lowercased() == "wal" else {
@@ -86,6 +87,15 @@ public final class SQLiteGatewayStore: DurableGatewayStore, @unchecked Sendable 
 
     /// Transactions committed so far (write groups and prunes); tests use it to show grouping.
     public var commitCount: Int { writer.commitCount }
+
+    /// The write connection's writes as SQLite made them and the `pwrite`s they became
+    /// (`SQLiteConnection.gatheredWrites`); waits for every write queued before it.
+    func walWrites() throws(StorageError) -> GatheredWrites {
+        guard let counts = try writer.runAlone({ backend throws(StorageError) in backend.connection.gatheredWrites }) else {
+            throw StorageError("\(path): store is closed")
+        }
+        return counts
+    }
 
     // MARK: GatewayStore
 

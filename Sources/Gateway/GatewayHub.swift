@@ -33,9 +33,11 @@ public final class GatewayHub: @unchecked Sendable {
     var offsetWaves: [String: Int] = [:]
     var sessions: [String: SessionRecord] = [:]
     var approvals: [String: ApprovalRecord] = [:]
+    /// The ids of each user's pending approvals (push badges, `approvals_pending`), kept by `remember`.
+    var pendingApprovalIds: [String: Set<String>] = [:]
     var latestMessageId: Int64 = 0
     var latestApprovalSequence: Int64 = 0
-    var pushTokens: [DeviceKey: [PushTokenRecord]] = [:]
+    var pushTokens = PushTokenIndex()
     var notificationSettings: [String: NotificationSettings] = [:]
     var presencePushPending: [String: Set<String>] = [:]
     var presencePushTimers: [String: GatewayTimer] = [:]
@@ -99,7 +101,7 @@ public final class GatewayHub: @unchecked Sendable {
         latestMessageId = snapshot.latestMessageId
         latestApprovalSequence = snapshot.latestApprovalSequence
         for approval in snapshot.pendingApprovals {
-            approvals[approval.id] = approval
+            remember(approval)
             armTimeout(for: approval)
         }
         metrics.pendingApprovals.store(snapshot.pendingApprovals.count, ordering: .relaxed)

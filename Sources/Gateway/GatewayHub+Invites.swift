@@ -99,35 +99,33 @@ extension GatewayHub {
     /// A former member is reactivated (keeping the original join time). Answers with the group.
     public func redeemInvite(userId: String, code rawCode: String, completion: @escaping (Result<GroupData, GatewayError>) -> Void) {
         let code = rawCode.uppercased().filter { $0 != " " && $0 != "-" }
-        guard var invite = relations.invites[code] else {
+        guard let invite = relations.invites[code] else {
             return completion(.failure(GatewayError(.inviteNotFound, "no invite \"\(rawCode)\"")))
         }
-        guard invite.state == .pending else { return completion(.failure(GatewayError(.inviteUsed, "this invite was already used"))) }
-        let now = clock.now()
-        guard now < invite.expiresAt else { return completion(.failure(GatewayError(.inviteExpired, "this invite expired at \(invite.expiresAt)"))) }
-        if relations.isActiveMember(userId, of: invite.groupId) {
-            return completion(.failure(GatewayError(.alreadyMember, "you are already a member of this group")))
+        let input = InviteMachine.Input.redeem(by: userId, isMember: relations.isActiveMember(userId, of: invite.groupId))
+        let (used, actions) = InviteMachine.transition(invite, input, now: clock.now())
+        for case .refuse(let refusal) in actions { return completion(.failure(GatewayError(refusal))) }
+        // Marked used now, so a second redeem in the same instant is refused; pending again if the join fails.
+        relations.invites[code] = used
+        let settle = { [self] (input: InviteMachine.Input) in
+            guard let current = relations.invites[code] else { return }
+            relations.invites[code] = InviteMachine.transition(current, input, now: clock.now()).0
         }
-        let used = InviteRecord(code: invite.code, groupId: invite.groupId, inviterId: invite.inviterId, recipient: invite.recipient,
-                                role: invite.role, state: .used, createdAt: invite.createdAt, expiresAt: invite.expiresAt,
-                                usedBy: userId, usedAt: now)
-        let original = invite
-        invite = used
-        // Marked used now, so a second redeem in the same instant is refused; restored if the join fails.
-        relations.invites[code] = invite
-        // The redemption is the store's decision: when another node redeemed the invite first, this one is refused
-        // and memory takes the store's invite.
-        join(groupId: invite.groupId, userId: userId, role: invite.role, reason: "invite",
-             extra: [.redeemInvite(code: code, usedBy: userId, usedAt: now)], onConflict: { [self] conflict in
-            guard case .inviteRedeemed(let stored) = conflict else {
-                relations.invites[code] = original
-                return completion(.failure(GatewayError(.storageFailed, "could not store the change: \(conflict)")))
+        for case .join(let used) in actions {
+            // The redemption is the store's decision: when another node redeemed the invite first, this one is
+            // refused and memory takes the store's invite.
+            join(groupId: used.groupId, userId: userId, role: used.role, reason: "invite",
+                 extra: [.redeemInvite(code: code, usedBy: userId, usedAt: used.usedAt ?? clock.now())], onConflict: { conflict in
+                guard case .inviteRedeemed(let stored) = conflict else {
+                    settle(.joinFailed)
+                    return completion(.failure(GatewayError(.storageFailed, "could not store the change: \(conflict)")))
+                }
+                settle(.storeRedeemed(stored))
+                completion(.failure(GatewayError(InviteMachine.Refusal.used)))
+            }) { result in
+                if case .failure = result { settle(.joinFailed) }
+                completion(result)
             }
-            relations.invites[code] = stored ?? original
-            completion(.failure(GatewayError(.inviteUsed, "this invite was already used")))
-        }) { [self] result in
-            if case .failure = result { relations.invites[code] = original }
-            completion(result)
         }
     }
 }

@@ -115,7 +115,8 @@ struct PushPolicy {
     func decide(_ input: Input, for recipient: Recipient, now: Int64) -> [Action] {
         let settings = recipient.settings
         var targets: [(deviceId: String, target: PushTarget, fallback: PushTarget?)] = []
-        let notice: PushNotice
+        // Built only when some device has a target (its content state is a tree made from the event's data).
+        let notice: () -> PushNotice
         switch input {
         case .acknowledgementDue(let data, let stillPending, let acknowledged):
             guard stillPending, !acknowledged else { return [] }
@@ -136,8 +137,8 @@ struct PushPolicy {
                     }
                     targets += Self.backgroundTargets(device).map { (device.deviceId, $0, nil) }
                 }
-                notice = Self.approvalNotice(event.type, data: data, recipient: recipient,
-                                             title: decision == .timeout ? "Approval timed out" : "Approval answered")
+                notice = { Self.approvalNotice(event.type, data: data, recipient: recipient,
+                                             title: decision == .timeout ? "Approval timed out" : "Approval answered") }
             case .handoff(let data):
                 // To the previous device only, when it is not connected (even if others are).
                 let previous = data.previous.deviceId
@@ -147,26 +148,26 @@ struct PushPolicy {
                 if let la = device.token(.liveActivityUpdate, session: data.sessionId) {
                     targets.append((previous, Self.target(.apns, .liveActivityEnd, la), nil))
                 }
-                notice = PushNotice(type: event.type, genericTitle: "Session moved to another device",
+                notice = { PushNotice(type: event.type, genericTitle: "Session moved to another device",
                                     ids: ["sessionId": data.sessionId, "handedOffTo": data.handedOffTo.deviceId],
                                     deepLinkPath: "session/\(data.sessionId)", collapseID: "handoff-\(data.sessionId)",
-                                    contentState: data.jsonValue)
+                                    contentState: data.jsonValue) }
             case .message(let data, let senderName):
                 guard recipient.connectedHere.isEmpty, data.from != recipient.userId else { return [] }
-                notice = PushNotice(type: event.type, title: senderName, body: data.text, genericTitle: "New message",
+                notice = { PushNotice(type: event.type, title: senderName, body: data.text, genericTitle: "New message",
                                     showDetails: settings.showDetails, ids: ["from": data.from, "messageId": String(data.messageId)],
-                                    deepLinkPath: "chat/\(data.from)")
+                                    deepLinkPath: "chat/\(data.from)") }
                 for device in recipient.devices { targets += Self.alertTargets(device).map { (device.deviceId, $0, nil) } }
             case .groupMessage(let data, let senderName):
                 let sender = data.from.userId
                 guard recipient.connectedHere.isEmpty, sender != recipient.userId else { return [] }
-                notice = PushNotice(type: event.type, title: senderName, body: data.text, genericTitle: "New message",
+                notice = { PushNotice(type: event.type, title: senderName, body: data.text, genericTitle: "New message",
                                     showDetails: settings.showDetails, ids: ["groupId": data.groupId, "from": sender],
-                                    deepLinkPath: "group/\(data.groupId)")
+                                    deepLinkPath: "group/\(data.groupId)") }
                 for device in recipient.devices { targets += Self.alertTargets(device).map { (device.deviceId, $0, nil) } }
             case .contactsChanged(_, let contentState):
                 guard recipient.connectedHere.isEmpty, settings.contactUpdates, settings.backgroundNotifications else { return [] }
-                notice = PushNotice(type: event.type, genericTitle: "Contacts changed", collapseID: "contacts", contentState: contentState)
+                notice = { PushNotice(type: event.type, genericTitle: "Contacts changed", collapseID: "contacts", contentState: contentState) }
                 for device in recipient.devices { targets += Self.backgroundTargets(device).map { (device.deviceId, $0, nil) } }
             }
         }
@@ -179,13 +180,15 @@ struct PushPolicy {
         for device in recipient.devices {
             targets += Self.approvalTargets(device, sessionId: data.sessionId, settings: recipient.settings).map { (device.deviceId, $0.0, $0.1) }
         }
-        let notice = Self.approvalNotice("approval_request", data: data, recipient: recipient, title: "Approval needed")
+        let notice = { Self.approvalNotice("approval_request", data: data, recipient: recipient, title: "Approval needed") }
         return Self.jobs(targets, notice: notice, userId: recipient.userId, now: now).map(Action.enqueue)
     }
 
-    private static func jobs(_ targets: [(deviceId: String, target: PushTarget, fallback: PushTarget?)], notice: PushNotice,
+    private static func jobs(_ targets: [(deviceId: String, target: PushTarget, fallback: PushTarget?)], notice: () -> PushNotice,
                              userId: String, now: Int64) -> [PushJobRecord] {
-        targets.map {
+        guard !targets.isEmpty else { return [] }
+        let notice = notice()
+        return targets.map {
             PushJobRecord(id: 0, userId: userId, deviceId: $0.deviceId, target: $0.target, notice: notice,
                           fallback: $0.fallback, nextAttemptAt: now, createdAt: now)
         }
@@ -277,8 +280,8 @@ struct PushPolicy {
             next.changed = []
             guard !state.changed.isEmpty, !watcher.connectedAnywhere else { return (next, []) }
             next.sentAt = now
-            let notice = PushNotice(type: "presence", genericTitle: "Contacts' status changed",
-                                    ids: ["userIds": state.changed.sorted().joined(separator: ",")], collapseID: "presence")
+            let notice = { PushNotice(type: "presence", genericTitle: "Contacts' status changed",
+                                    ids: ["userIds": state.changed.sorted().joined(separator: ",")], collapseID: "presence") }
             let targets = watcher.devices.flatMap { device in backgroundTargets(device).map { (device.deviceId, $0, PushTarget?.none) } }
             return (next, jobs(targets, notice: notice, userId: watcher.userId, now: now).map(PresenceAction.enqueue))
         }

@@ -13,7 +13,9 @@ extension GatewayHub {
     /// connected device received arms the acknowledgement check instead.
     func pushJobs(for event: PendingEvent, offset: Int64) -> [PushJobRecord] {
         // Typed values only (`PendingEvent.pushable`): nothing here reads the event's JSON. Events without one are
-        // never pushed (presence goes through presencePush).
+        // never pushed (presence goes through presencePush); most of the rest are for a user with a connected device.
+        guard let pushable = event.pushable else { return [] }
+        if !PushPolicy.mayPushWhileConnected(pushable), let here = clients[event.userId], !here.isEmpty { return [] }
         guard let policyEvent = policyEvent(event) else { return [] }
         var jobs: [PushJobRecord] = []
         for action in pushPolicy.decide(.event(policyEvent), for: pushRecipient(event.userId), now: clock.now()) {
@@ -46,12 +48,13 @@ extension GatewayHub {
         users[userId].map { $0.displayName ?? $0.hexCode } ?? userId
     }
 
-    /// What push policy needs of a user: O(devices of that user) through the per-user indexes.
-    func pushRecipient(_ userId: String) -> PushPolicy.Recipient {
+    /// What push policy needs of a user: O(devices of that user) through the per-user indexes. `withDevices`: false
+    /// leaves the devices and their tokens out (for inputs that read only connections and settings).
+    func pushRecipient(_ userId: String, withDevices: Bool = true) -> PushPolicy.Recipient {
         let local = localDevices(of: userId).connected
         return PushPolicy.Recipient(
             userId: userId,
-            devices: pushTokens.devices(of: userId).compactMap { deviceId, tokens in
+            devices: !withDevices ? [] : pushTokens.devices(of: userId).compactMap { deviceId, tokens in
                 devices[DeviceKey(userId: userId, deviceId: deviceId)] == nil ? nil : PushPolicy.Device(deviceId: deviceId, tokens: tokens)
             },
             connectedHere: Set((clients[userId] ?? [:]).values.map(\.client.deviceId)),
@@ -88,7 +91,7 @@ extension GatewayHub {
     private func stepPresencePush(_ watcher: String, _ input: PushPolicy.PresenceInput) {
         let state = PushPolicy.PresencePushes(changed: presencePushPending[watcher] ?? [], timerArmed: presencePushTimers[watcher] != nil,
                                               sentAt: presencePushSentAt[watcher])
-        let (next, actions) = PushPolicy.presence(state, input, watcher: pushRecipient(watcher),
+        let (next, actions) = PushPolicy.presence(state, input, watcher: pushRecipient(watcher, withDevices: input == .timerFired),
                                                   intervalMs: settings.presencePushIntervalMs, now: clock.now())
         presencePushPending[watcher] = next.changed.isEmpty ? nil : next.changed
         presencePushSentAt[watcher] = next.sentAt

@@ -194,6 +194,22 @@ import Testing
         #expect(actions.isEmpty && state.changed.isEmpty && !state.timerArmed && state.sentAt == now + 2)
     }
 
+    @Test func theCoordinatorsShortcutAgreesWithTheRules() {
+        let request = self.request
+        let kinds: [(PushableEvent, PushPolicy.Event)] = [
+            (.message(MessageData(messageId: 1, from: "bob", to: "u1", text: "hi", sentAt: 1, fromDisplayName: nil)),
+             .message(MessageData(messageId: 1, from: "bob", to: "u1", text: "hi", sentAt: 1, fromDisplayName: nil), senderName: "bob")),
+            (.contactRemoved(userId: "bob"), .contactsChanged(.contactRemoved, contentState: nil)),
+            (.approval(request), .approvalRequest(request)),
+        ]
+        let optedIn = settings { $0.contactUpdates = true }
+        for (pushable, event) in kinds where !PushPolicy.mayPushWhileConnected(pushable) {
+            #expect(policy.decide(.event(event), for: recipient(connected: ["phone"], settings: optedIn), now: now).isEmpty)
+        }
+        #expect(PushPolicy.mayPushWhileConnected(.approval(request)))
+        #expect(!PushPolicy.mayPushWhileConnected(.contactRemoved(userId: "bob")))
+    }
+
     // MARK: tokens
 
     @Test func aTargetNamesTheTokenKindItWasBuiltFrom() {

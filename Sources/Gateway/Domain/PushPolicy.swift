@@ -108,6 +108,16 @@ struct PushPolicy {
         case awaitAcknowledgement(at: Int64)
     }
 
+    /// Whether an event of this kind can lead to a push while a device of its user is connected to this node
+    /// (approval requests after the acknowledgement delay, decisions and handoffs, for the devices that are not).
+    /// `decide` applies the same rule; this lets the coordinator skip gathering the recipient for most events.
+    static func mayPushWhileConnected(_ event: PushableEvent) -> Bool {
+        switch event {
+        case .approval, .handoff: true
+        case .message, .groupMessage, .contactAdded, .contactRemoved, .friendRequest: false
+        }
+    }
+
     /// `GatewaySettings.approvalPushDelayMs`: 0 never pushes a request a connected device received.
     let approvalPushDelayMs: Int64
 
@@ -262,7 +272,8 @@ struct PushPolicy {
     }
 
     /// Background pushes to a watcher with no device connected anywhere who opted in (`presenceUpdates`), coalesced:
-    /// at most one per `intervalMs`, listing every contact that changed since the last.
+    /// at most one per `intervalMs`, listing every contact that changed since the last. `contactChanged` reads only
+    /// the watcher's connections and settings (its devices may be left out); `timerFired` reads its devices too.
     static func presence(_ state: PresencePushes, _ input: PresenceInput, watcher: Recipient, intervalMs: Int64,
                          now: Int64) -> (PresencePushes, [PresenceAction]) {
         var next = state

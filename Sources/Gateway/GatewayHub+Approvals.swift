@@ -88,6 +88,7 @@ extension GatewayHub {
             approvalTimers.removeValue(forKey: approval.id)?.cancel()
             if approvals[approval.id]?.state == .pending { metrics.pendingApprovals.subtract(1, ordering: .relaxed) }
             approvals[approval.id] = nil
+            indexPending(approval, false)
         }
         commit(writes, events: [PendingEvent(userId: approval.userId, type: "approval_request", data: encode(data), pushable: .approval(data))], onConflict: { [self] conflict in
             forget()
@@ -204,10 +205,19 @@ extension GatewayHub {
     func remember(_ approval: ApprovalRecord) {
         let wasPending = approvals[approval.id]?.state == .pending
         approvals[approval.id] = approval
+        indexPending(approval, approval.state == .pending)
         switch (wasPending, approval.state == .pending) {
         case (false, true): metrics.pendingApprovals.add(1, ordering: .relaxed)
         case (true, false): metrics.pendingApprovals.subtract(1, ordering: .relaxed)
         default: break
+        }
+    }
+
+    private func indexPending(_ approval: ApprovalRecord, _ pending: Bool) {
+        if pending {
+            pendingApprovalIds[approval.userId, default: []].insert(approval.id)
+        } else if pendingApprovalIds[approval.userId]?.remove(approval.id) != nil, pendingApprovalIds[approval.userId]?.isEmpty == true {
+            pendingApprovalIds[approval.userId] = nil
         }
     }
 
@@ -291,7 +301,7 @@ extension GatewayHub {
 
     /// Pending approvals of a user (the badge count is their number).
     public func pendingApprovals(of userId: String) -> [ApprovalData] {
-        approvals.values.filter { $0.userId == userId && $0.state == .pending }.sorted { $0.createdAt < $1.createdAt }.map(Self.approvalData)
+        (pendingApprovalIds[userId] ?? []).compactMap { approvals[$0] }.sorted { ($0.createdAt, $0.id) < ($1.createdAt, $1.id) }.map(Self.approvalData)
     }
 }
 

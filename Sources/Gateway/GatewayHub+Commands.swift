@@ -92,8 +92,7 @@ extension GatewayHub {
         case .deny(let command):
             answer(requestId: command.requestId, approve: false, client: client, reply: reply)
         case .approvalsPending:
-            let pending = approvals.values.filter { $0.userId == client.userId && $0.state == .pending }
-                .sorted { $0.createdAt < $1.createdAt }.map(Self.approvalData)
+            let pending = pendingApprovals(of: client.userId)
             reply.ok(PendingApprovals(approvals: pending, badge: pending.count))
         case .pushRegister(let command):
             try registerPushToken(command, client: client, reply: reply)

@@ -54,16 +54,9 @@ extension GatewayHub {
                              completion: @escaping (Result<ConnectCodeData, GatewayError>) -> Void) {
         guard users[userId] != nil else { return completion(.failure(GatewayError(.userNotFound, "no user \"\(userId)\""))) }
         let now = clock.now()
-        if !regenerate, let code = relations.currentCode[userId], let record = relations.connectCodes[code],
-           record.expiresAt.map({ now < $0 }) ?? true {
-            return completion(.success(Self.connectCodeData(record)))
-        }
-        var writes: [StoreWrite] = []
         let previous = relations.currentCode[userId].flatMap { relations.connectCodes[$0] }
-        if let code = relations.currentCode[userId], var old = relations.connectCodes[code] {
-            old.revokedAt = now
-            relations.put(old)
-            writes.append(.upsertConnectCode(old))
+        if let current = ConnectCodeMachine.current(previous, regenerate: regenerate, now: now) {
+            return completion(.success(Self.connectCodeData(current)))
         }
         // Codes are never reused, so a stale code can never connect to a newer owner.
         var code = randomCode(length: 6, alphabet: "0123456789")
@@ -73,8 +66,13 @@ extension GatewayHub {
             guard attempts < 10_000 else { return completion(.failure(GatewayError(.internalError, "no free connect code left"))) }
             code = randomCode(length: 6, alphabet: "0123456789")
         }
-        let record = ConnectCodeRecord(code: code, userId: userId, createdAt: now,
-                                       expiresAt: settings.relationships.connectCodeLifetimeMs.map { now + $0 })
+        let (record, revoked) = ConnectCodeMachine.issue(code: code, to: userId, replacing: previous,
+                                                         lifetimeMs: settings.relationships.connectCodeLifetimeMs, now: now)
+        var writes: [StoreWrite] = []
+        if let revoked {
+            relations.put(revoked)
+            writes.append(.upsertConnectCode(revoked))
+        }
         relations.put(record)
         writes.append(.upsertConnectCode(record))
         let data = Self.connectCodeData(record)
@@ -118,21 +116,23 @@ extension GatewayHub {
         // Only failures count, but once over a limit the attempt is refused before the code is even looked at.
         limitAttempt(.ask(counters), what) { [self] refused in
             if let refused { return completion(.failure(refused)) }
-            let code = rawCode.filter { $0 != " " && $0 != "-" }
-            let invalid = GatewayError(.connectCodeInvalid, "no connect code \"\(rawCode)\"")
-            guard code.count == 6, code.allSatisfy({ $0.isASCII && $0.isNumber }) else { return failAttempt(invalid) }
             // The code's owner may be held by no node: the code is a store read (GatewayHub+RelationshipReads).
-            lookUpConnectCode(code, failed: { completion(.failure($0)) }) { [self] record in
-            guard let record else { return failAttempt(invalid) }
-            if record.revokedAt != nil || record.expiresAt.map({ clock.now() >= $0 }) == true {
-                return failAttempt(GatewayError(.connectCodeExpired, "this connect code has expired; ask for the current one"))
+            // Text that is no code at all is refused by the machine without a read.
+            let lookUp: (@escaping (ConnectCodeRecord?) -> Void) -> Void = { [self] body in
+                guard let code = ConnectCodeMachine.normalise(rawCode) else { return body(nil) }
+                lookUpConnectCode(code, failed: { completion(.failure($0)) }, body)
             }
-            let other = record.userId
-            guard other != userId else { return completion(.failure(GatewayError(.selfRequest, "this is your own connect code"))) }
+            lookUp { [self] record in
+            let other: String
+            switch ConnectCodeMachine.claim(rawCode, record: record, by: userId, now: clock.now()) {
+            case .failure(let refusal) where refusal.countsAsGuess: return failAttempt(GatewayError(refusal))
+            case .failure(let refusal): return completion(.failure(GatewayError(refusal)))
+            case .success(let owner): other = owner
+            }
             guard loaded([other], failed: { completion(.failure($0)) }, retry: { [self] in   // its contacts and name (GatewayHub+Loading)
                 connect(userId: userId, code: rawCode, source: source, completion: completion)
             }) else { return }
-            guard !areContacts(userId, other) else { return completion(.failure(GatewayError(.alreadyFriends, "you are already connected"))) }
+            guard !areContacts(userId, other) else { return completion(.failure(GatewayError(ConnectCodeMachine.Refusal.alreadyFriends))) }
             let (writes, events) = contactCreation(userId, other)
             let ref = userRef(other)
             commit(writes, events: events) { [self] outcome in

@@ -3,7 +3,8 @@ import GatewayProtocol
 /// Pausing and resuming a contact. While either side has paused, Switchboard stops everything that flows over the
 /// contact in both directions: presence (no live changes, not listed by `presence`), direct messages and
 /// `send_event` pings (refused with `contact_paused`). History, the contact list and groups are not affected.
-/// Each change is a durable event in both users' logs; only the side that paused can resume its pause.
+/// Each change is a durable event in both users' logs; only the side that paused can resume its pause. The rules are
+/// `ContactPauseMachine`'s; this gathers the pair's pauses and commits what it decides.
 extension GatewayHub {
     /// The active contacts of a user with their pause state, oldest first.
     public func contactList(of userId: String) -> [ContactStateData] {
@@ -21,28 +22,42 @@ extension GatewayHub {
     /// `userId` pauses its contact `contactId` (idempotent). Errors: `not_a_contact`.
     /// Both users get `contact_paused`; answers with the contact's state as `userId` sees it.
     public func pauseContact(userId: String, contactId: String, completion: @escaping (Result<ContactStateData, GatewayError>) -> Void) {
-        guard contacts[userId]?[contactId]?.active == true else {
-            return completion(.failure(GatewayError(.notAContact, "\"\(contactId)\" is not your contact")))
-        }
-        guard relations.pauses[userId]?[contactId] == nil else { return completion(.success(contactState(userId, contactId))) }
-        let pause = ContactPauseRecord(userId: userId, contactId: contactId, pausedAt: clock.now())
-        relations.pauses[userId, default: [:]][contactId] = pause
-        commit([.upsertContactPause(pause)], events: pauseEvents("contact_paused", by: userId, other: contactId)) { [self] outcome in
-            completion(outcome.map { _ in contactState(userId, contactId) })
-        }
+        changePause(userId, contactId, .pause(by: userId, contact: contactId), completion)
     }
 
     /// Lifts `userId`'s own pause (idempotent; the other side's pause, if any, stays). Errors: `not_a_contact`.
     /// Both users get `contact_resumed`; when nothing pauses the contact any more, presence flows again at once.
     public func resumeContact(userId: String, contactId: String, completion: @escaping (Result<ContactStateData, GatewayError>) -> Void) {
-        guard contacts[userId]?[contactId]?.active == true else {
-            return completion(.failure(GatewayError(.notAContact, "\"\(contactId)\" is not your contact")))
+        changePause(userId, contactId, .resume, completion)
+    }
+
+    /// Feeds `ContactPauseMachine` the pair's pauses and commits what it decides.
+    private func changePause(_ userId: String, _ contactId: String, _ input: ContactPauseMachine.Input,
+                             _ completion: @escaping (Result<ContactStateData, GatewayError>) -> Void) {
+        let state = ContactPauseMachine.State(byMe: relations.pauses[userId]?[contactId], byThem: relations.pauses[contactId]?[userId] != nil)
+        let now = clock.now()
+        let (next, actions) = ContactPauseMachine.transition(state, input, isContact: contacts[userId]?[contactId]?.active == true, now: now)
+        var writes: [StoreWrite] = []
+        var events: [PendingEvent] = []
+        var presenceAgain = false
+        for action in actions {
+            switch action {
+            case .refuseNotAContact:
+                return completion(.failure(GatewayError(.notAContact, "\"\(contactId)\" is not your contact")))
+            case .commitPause(let pause, let event, let paused):
+                writes = [.upsertContactPause(pause)]
+                events = pauseEvents(event, by: userId, other: contactId, paused: paused, at: now)
+            case .commitResume(let event, let paused):
+                writes = [.deleteContactPause(userId: userId, contactId: contactId)]
+                events = pauseEvents(event, by: userId, other: contactId, paused: paused, at: now)
+            case .exchangePresence:
+                presenceAgain = true
+            }
         }
-        guard relations.pauses[userId]?[contactId] != nil else { return completion(.success(contactState(userId, contactId))) }
-        relations.pauses[userId]?[contactId] = nil
-        commit([.deleteContactPause(userId: userId, contactId: contactId)],
-               events: pauseEvents("contact_resumed", by: userId, other: contactId)) { [self] outcome in
-            if case .success = outcome { exchangePresence(userId, contactId) }
+        guard !writes.isEmpty else { return completion(.success(contactState(userId, contactId))) }   // nothing changed
+        if let pause = next.byMe { relations.pauses[userId, default: [:]][contactId] = pause } else { relations.pauses[userId]?[contactId] = nil }
+        commit(writes, events: events) { [self] outcome in
+            if case .success = outcome, presenceAgain { exchangePresence(userId, contactId) }
             completion(outcome.map { _ in contactState(userId, contactId) })
         }
     }
@@ -57,9 +72,8 @@ extension GatewayHub {
         return writes
     }
 
-    private func pauseEvents(_ type: String, by actor: String, other: String) -> [PendingEvent] {
-        let paused = relations.isPaused(actor, other)
-        let at = clock.now()
+    private func pauseEvents(_ event: ContactPauseMachine.Event, by actor: String, other: String, paused: Bool, at: Int64) -> [PendingEvent] {
+        let type = event.rawValue
         return [PendingEvent(userId: actor, type: type, data: encode(ContactPauseEventData(user: userRef(other), by: actor, paused: paused, at: at))),
                 PendingEvent(userId: other, type: type, data: encode(ContactPauseEventData(user: userRef(actor), by: actor, paused: paused, at: at)))]
     }

@@ -1,7 +1,8 @@
 import GatewayProtocol
 
 /// Friend requests by hex code: send, list, accept, reject, cancel. Each change is a durable event in both users'
-/// logs (`friend_request`, `friend_request_accepted|rejected|cancelled`); accepting makes the two contacts.
+/// logs (`friend_request`, `friend_request_accepted|rejected|cancelled`); accepting makes the two contacts. The rules
+/// are `FriendRequestMachine`'s; this gathers what it needs and commits what it decides.
 extension GatewayHub {
     public enum FriendRequestAction: String, Sendable {
         case accept, reject, cancel
@@ -44,18 +45,19 @@ extension GatewayHub {
         }
         do {
             try requireUser(userId)
-            guard let target = usersByHexCode[code] else {
-                throw GatewayError(.userNotFound, "no user with hex code \"\(hexCode)\"")
-            }
-            guard target != userId else { throw GatewayError(.selfRequest, "you cannot send a friend request to yourself") }
-            guard !areContacts(userId, target) else { throw GatewayError(.alreadyFriends, "you are already contacts") }
-            guard relations.pendingRequests[RelationshipState.pairKey(userId, target)] == nil else {
-                throw GatewayError(.requestAlreadySent, "a friend request to this user is already pending")
-            }
-            if let reverse = relations.pendingRequests[RelationshipState.pairKey(target, userId)] {
+            let owner = usersByHexCode[code]
+            let pair = FriendRequestMachine.Pair(
+                target: owner, areContacts: owner.map { areContacts(userId, $0) } ?? false,
+                outgoingPending: owner.map { relations.pendingRequests[RelationshipState.pairKey(userId, $0)] != nil } ?? false,
+                incomingPending: owner.flatMap { relations.pendingRequests[RelationshipState.pairKey($0, userId)] })
+            let request: FriendRequestRecord
+            switch FriendRequestMachine.send(from: userId, hexCode: hexCode, pair: pair, id: "frq_" + randomToken(), now: clock.now()) {
+            case .failure(let refusal): throw GatewayError(refusal)
+            case .success(.acceptIncoming(let reverse)):
                 return answerFriendRequest(userId: userId, requestId: reverse, action: .accept, completion: completion)
+            case .success(.create(let record)): request = record
             }
-            let request = FriendRequestRecord(id: "frq_" + randomToken(), fromUserId: userId, toUserId: target, createdAt: clock.now())
+            let target = request.toUserId
             relations.put(request)
             let data = friendRequestData(request)
             let payload = encode(data)
@@ -86,13 +88,11 @@ extension GatewayHub {
     /// removed one) and both see each other's presence at once.
     public func answerFriendRequest(userId: String, requestId: String, action: FriendRequestAction,
                                     completion: @escaping (Result<FriendRequestData, GatewayError>) -> Void) {
-        guard var request = relations.friendRequests[requestId],
-              action == .cancel ? request.fromUserId == userId : request.toUserId == userId else {
-            return completion(.failure(GatewayError(.requestNotFound, "no friend request \"\(requestId)\" for you to \(action.rawValue)")))
+        guard let request = relations.friendRequests[requestId] else {
+            return completion(.failure(GatewayError(.notFound(requestId: requestId, action))))
         }
-        guard request.state == .pending else {
-            return completion(.failure(GatewayError(.requestAlreadyResolved, "friend request \"\(requestId)\" was already \(request.state.rawValue)")))
-        }
+        let (_, checked) = FriendRequestMachine.transition(request, .answer(action, by: userId), now: clock.now())
+        for case .refuse(let refusal) in checked { return completion(.failure(GatewayError(refusal))) }
         let (a, b) = (request.fromUserId, request.toUserId)
         // Both sides' contacts and names are needed (GatewayHub+Loading).
         guard loaded([a, b], failed: { completion(.failure($0)) }, retry: { [self] in
@@ -100,20 +100,23 @@ extension GatewayHub {
         }) else { return }
         var writes: [StoreWrite] = []
         var events: [PendingEvent] = []
-        if action == .accept {
-            // Marks this request (and any reverse one) accepted, with its events.
-            (writes, events) = contactCreation(a, b)
-            request = relations.friendRequests[requestId] ?? request
-        } else {
-            request.state = action == .reject ? .rejected : .cancelled
-            request.resolvedAt = clock.now()
-            relations.put(request)
-            writes = [.upsertFriendRequest(request)]
-            let payload = encode(friendRequestData(request))
-            let type = "friend_request_" + request.state.rawValue
-            events = [PendingEvent(userId: a, type: type, data: payload), PendingEvent(userId: b, type: type, data: payload)]
+        var answered = request
+        for step in FriendRequestMachine.transition(request, .answer(action, by: userId), now: clock.now()).1 {
+            switch step {
+            case .makeContacts(let x, let y):
+                // Marks this request (and any reverse one) accepted, with its events.
+                (writes, events) = contactCreation(x, y)
+                answered = relations.friendRequests[requestId] ?? request
+            case .commitResolution(let resolved, let event):
+                relations.put(resolved)
+                answered = resolved
+                writes = [.upsertFriendRequest(resolved)]
+                let payload = encode(friendRequestData(resolved))
+                events = [PendingEvent(userId: a, type: event.rawValue, data: payload), PendingEvent(userId: b, type: event.rawValue, data: payload)]
+            case .refuse(let refusal): return completion(.failure(GatewayError(refusal)))
+            }
         }
-        let data = friendRequestData(request)
+        let data = friendRequestData(answered)
         commit(writes, events: events) { [self] outcome in
             if case .success = outcome, action == .accept { exchangePresence(a, b) }
             completion(outcome.map { _ in data })

@@ -79,14 +79,28 @@ extension GatewayHub {
 
     /// Whether one more active member with `role` fits; the error names the limit that is reached.
     func capacityProblem(_ group: GroupRecord, role: String) -> GatewayError? {
-        let active = relations.activeMembers(of: group.id)
-        if active.count >= group.maxMembers {
-            return GatewayError(.groupFull, "group \"\(group.name)\" is full (\(group.maxMembers) members)")
+        GroupMembership.capacityRefusal(membership(group), role: role).map { GatewayError($0, group: group) }
+    }
+
+    /// The group's membership as `GroupMembership` takes it.
+    private func membership(_ group: GroupRecord) -> GroupMembership.State {
+        GroupMembership.State(group: group, members: relations.members[group.id] ?? [:])
+    }
+
+    /// Feeds `GroupMembership` one change: the refusal's error, or the member row to commit and its events (memory
+    /// already holds the change). `reason` is the events' (`invite`, `backend`, `left`, `removed`).
+    private func changeMembership(_ group: GroupRecord, _ input: GroupMembership.Input, reason: String)
+        -> Result<(GroupMemberRecord, [PendingEvent]), GatewayError> {
+        for action in GroupMembership.transition(membership(group), input, now: clock.now()).1 {
+            switch action {
+            case .refuse(let refusal): return .failure(GatewayError(refusal, group: group))
+            case .commitMember(let member, let event, let notify):
+                let data = encode(GroupMembershipEventData(groupId: group.id, groupName: group.name, member: memberData(member), reason: reason))
+                relations.members[group.id, default: [:]][member.userId] = member
+                return .success((member, notify.map { PendingEvent(userId: $0, type: event.rawValue, data: data) }))
+            }
         }
-        if let limit = group.roleLimits[role], active.filter({ $0.role == role }).count >= limit {
-            return GatewayError(.groupFull, "group \"\(group.name)\" already has \(limit) \(role) member(s)")
-        }
-        return nil
+        return .failure(GatewayError(.internalError, "no membership decision"))
     }
 
     /// Adds (or reactivates, keeping its original join time) a member; `extra` writes (a used invite) go in the
@@ -100,20 +114,12 @@ extension GatewayHub {
         }) else { return }
         guard let group = relations.groups[groupId] else { return completion(.failure(GatewayError(.groupNotFound, "no group \"\(groupId)\""))) }
         guard users[userId] != nil else { return completion(.failure(GatewayError(.userNotFound, "no user \"\(userId)\""))) }
-        guard Self.validRole(role), role != "owner" else {
-            return completion(.failure(GatewayError(.invalidField, "role must be 1 to 32 of a-z, 0-9, _ and - (not owner)")))
-        }
-        guard !relations.isActiveMember(userId, of: groupId) else {
-            return completion(.failure(GatewayError(.alreadyMember, "already a member of \"\(group.name)\"")))
-        }
-        if let problem = capacityProblem(group, role: role) { return completion(.failure(problem)) }
         let previous = relations.members[groupId]?[userId]
-        var member = previous ?? GroupMemberRecord(groupId: groupId, userId: userId, role: role, createdAt: clock.now())
-        member.active = true
-        member.role = role
-        relations.members[groupId, default: [:]][userId] = member
-        let event = encode(GroupMembershipEventData(groupId: groupId, groupName: group.name, member: memberData(member), reason: reason))
-        let events = relations.activeMembers(of: groupId).map { PendingEvent(userId: $0.userId, type: "group_member_joined", data: event) }
+        let member: GroupMemberRecord, events: [PendingEvent]
+        switch changeMembership(group, .join(user: userId, role: role), reason: reason) {
+        case .failure(let error): return completion(.failure(error))
+        case .success(let change): (member, events) = change
+        }
         let data = groupData(groupId)!
         commit(extra + [.upsertGroupMember(member)], events: events, onConflict: onConflict.map { handler in { [self] conflict in
             relations.members[groupId]?[userId] = previous
@@ -134,19 +140,11 @@ extension GatewayHub {
             removeGroupMember(groupId: groupId, userId: userId, actor: actor, completion: completion)
         }) else { return }
         guard let group = relations.groups[groupId] else { return completion(.failure(GatewayError(.groupNotFound, "no group \"\(groupId)\""))) }
-        if let actor, actor != userId, actor != group.ownerId {
-            return completion(.failure(GatewayError(.forbidden, "only the owner can remove members")))
+        let member: GroupMemberRecord, events: [PendingEvent]
+        switch changeMembership(group, .remove(user: userId, by: actor), reason: actor == userId ? "left" : "removed") {
+        case .failure(let error): return completion(.failure(error))
+        case .success(let change): (member, events) = change
         }
-        guard var member = relations.members[groupId]?[userId], member.active else {
-            return completion(.failure(GatewayError(.notAMember, "\"\(userId)\" is not a member of \"\(group.name)\"")))
-        }
-        guard userId != group.ownerId else { return completion(.failure(GatewayError(.forbidden, "the owner cannot leave the group"))) }
-        let reason = actor == userId ? "left" : "removed"
-        // Everyone who was a member, the leaver included, learns it.
-        let event = encode(GroupMembershipEventData(groupId: groupId, groupName: group.name, member: memberData(member), reason: reason))
-        let events = relations.activeMembers(of: groupId).map { PendingEvent(userId: $0.userId, type: "group_member_left", data: event) }
-        member.active = false
-        relations.members[groupId]?[userId] = member
         let data = groupData(groupId)!
         commit([.upsertGroupMember(member)], events: events, completion: Self.finish(completion) { data })
     }

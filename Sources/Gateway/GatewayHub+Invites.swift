@@ -115,36 +115,32 @@ extension GatewayHub {
     public func redeemInvite(userId: String, code rawCode: String, completion: @escaping (Result<GroupData, GatewayError>) -> Void) {
         let code = rawCode.uppercased().filter { $0 != " " && $0 != "-" }
         lookUpInvite(code, failed: { completion(.failure($0)) }) { [self] found in
-        guard var invite = found else {
+        guard let invite = found else {
             return completion(.failure(GatewayError(.inviteNotFound, "no invite \"\(rawCode)\"")))
         }
-        guard invite.state == .pending else { return completion(.failure(GatewayError(.inviteUsed, "this invite was already used"))) }
-        let now = clock.now()
-        guard now < invite.expiresAt else { return completion(.failure(GatewayError(.inviteExpired, "this invite expired at \(invite.expiresAt)"))) }
         guard loadedGroup(invite.groupId, plus: [userId], failed: { completion(.failure($0)) }, retry: { [self] in
             redeemInvite(userId: userId, code: rawCode, completion: completion)
         }) else { return }
-        if relations.isActiveMember(userId, of: invite.groupId) {
-            return completion(.failure(GatewayError(.alreadyMember, "you are already a member of this group")))
-        }
-        let used = InviteRecord(code: invite.code, groupId: invite.groupId, inviterId: invite.inviterId, recipient: invite.recipient,
-                                role: invite.role, state: .used, createdAt: invite.createdAt, expiresAt: invite.expiresAt,
-                                usedBy: userId, usedAt: now)
-        invite = used
+        let input = InviteMachine.Input.redeem(by: userId, isMember: relations.isActiveMember(userId, of: invite.groupId))
+        let (used, actions) = InviteMachine.transition(invite, input, now: clock.now())
+        for case .refuse(let refusal) in actions { return completion(.failure(GatewayError(refusal))) }
         // Marked used now, so a second redeem in the same instant is refused; forgotten once the join is stored or
         // fails (the store answers from then on).
-        relations.invites[code] = invite
-        // The redemption is the store's decision: when another node redeemed the invite first, this one is refused.
-        join(groupId: invite.groupId, userId: userId, role: invite.role, reason: "invite",
-             extra: [.redeemInvite(code: code, usedBy: userId, usedAt: now)], onConflict: { [self] conflict in
-            relations.invites[code] = nil
-            guard case .inviteRedeemed = conflict else {
-                return completion(.failure(GatewayError(.storageFailed, "could not store the change: \(conflict)")))
+        relations.invites[code] = used
+        for case .join(let used) in actions {
+            // The redemption is the store's decision: when another node redeemed the invite first, this one is
+            // refused.
+            join(groupId: used.groupId, userId: userId, role: used.role, reason: "invite",
+                 extra: [.redeemInvite(code: code, usedBy: userId, usedAt: used.usedAt ?? clock.now())], onConflict: { [self] conflict in
+                relations.invites[code] = nil
+                guard case .inviteRedeemed = conflict else {
+                    return completion(.failure(GatewayError(.storageFailed, "could not store the change: \(conflict)")))
+                }
+                completion(.failure(GatewayError(InviteMachine.Refusal.used)))
+            }) { [self] result in
+                relations.invites[code] = nil   // stored (read by code from now on) or not stored
+                completion(result)
             }
-            completion(.failure(GatewayError(.inviteUsed, "this invite was already used")))
-        }) { [self] result in
-            relations.invites[code] = nil   // stored (read by code from now on) or not stored
-            completion(result)
         }
         }
     }

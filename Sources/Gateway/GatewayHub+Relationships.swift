@@ -25,14 +25,14 @@ extension GatewayHub {
         }
         for (from, to) in [(a, b), (b, a)] {
             guard let id = relations.pendingRequests[RelationshipState.pairKey(from, to)],
-                  var request = relations.friendRequests[id] else { continue }
-            request.state = .accepted
-            request.resolvedAt = now
-            relations.put(request)
-            writes.append(.upsertFriendRequest(request))
-            let typed = friendRequestData(request), data = encode(typed)
-            events += [PendingEvent(userId: from, type: "friend_request_accepted", data: data, pushable: .friendRequest(typed)),
-                       PendingEvent(userId: to, type: "friend_request_accepted", data: data, pushable: .friendRequest(typed))]
+                  let request = relations.friendRequests[id] else { continue }
+            for case .commitResolution(let accepted, let event) in FriendRequestMachine.transition(request, .becameContacts, now: now).1 {
+                relations.put(accepted)
+                writes.append(.upsertFriendRequest(accepted))
+                let typed = friendRequestData(accepted), data = encode(typed)
+                events += [PendingEvent(userId: from, type: event.rawValue, data: data, pushable: .friendRequest(typed)),
+                           PendingEvent(userId: to, type: event.rawValue, data: data, pushable: .friendRequest(typed))]
+            }
         }
         return (writes, events)
     }

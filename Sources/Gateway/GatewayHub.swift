@@ -36,7 +36,9 @@ public final class GatewayHub: @unchecked Sendable {
     /// Callers waiting for ids from the store, and whether a reservation is in flight (GatewayHub+Ids).
     var idRequests: [IdRequest] = []
     var idReservationInFlight = false
-    var pushTokens: [DeviceKey: [PushTokenRecord]] = [:]
+    /// The ids of each user's pending approvals (push badges, `approvals_pending`), kept by `remember`.
+    var pendingApprovalIds: [String: Set<String>] = [:]
+    var pushTokens = PushTokenIndex()
     var notificationSettings: [String: NotificationSettings] = [:]
     var presencePushPending: [String: Set<String>] = [:]
     var presencePushTimers: [String: GatewayTimer] = [:]
@@ -97,7 +99,7 @@ public final class GatewayHub: @unchecked Sendable {
         let snapshot = try store.loadStartState()
         for session in snapshot.openSessions { sessions[session.id] = session }
         for approval in snapshot.pendingApprovals {
-            approvals[approval.id] = approval
+            remember(approval)
             armTimeout(for: approval)
         }
         metrics.pendingApprovals.store(snapshot.pendingApprovals.count, ordering: .relaxed)

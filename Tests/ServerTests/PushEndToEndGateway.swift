@@ -72,7 +72,7 @@ final class PushEndToEndGateway {
 
     /// The push tokens the hub holds for `device` (of any user).
     func tokens(of device: String) -> [PushTokenRecord] {
-        onHub { hub in hub.pushTokens.filter { $0.key.deviceId == device }.flatMap(\.value) }
+        onHub { hub in hub.pushTokens.keys.filter { $0.deviceId == device }.flatMap { hub.pushTokens[$0] ?? [] } }
     }
 
     private func onHub<T>(_ body: @escaping @Sendable (GatewayHub) -> T) -> T {

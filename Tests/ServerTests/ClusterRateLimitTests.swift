@@ -74,7 +74,11 @@ import Testing
         #expect(try Self.decide(a, .count([discover], weight: 3), now: 1_150) == .allowed)
         #expect(try Self.decide(b, .count([discover], weight: 2), now: 1_200) == .refused(key: "discover:alice", retryAfterMs: 100))
         let connection = try RedisConnection(.unix(path: redis.socketPath))
-        #expect(try connection.command(["ZCARD", "sb:limit:discover:alice"]) == .integer(5))   // one member per entry
+        #expect(try connection.command(["ZCARD", "sb:limit:discover:alice"]) == .integer(2))   // one member per attempt, with its weight
+        // A member written before weights (no `*`) weighs 1.
+        _ = try connection.command(["ZADD", "sb:limit:node", "1200", "older-node:1"])
+        #expect(try Self.decide(a, .ask([AttemptLimiter.Counter(key: "node", limit: 1)]), now: 1_300)
+                == .refused(key: "node", retryAfterMs: 900))
     }
 
     @Test func withRedisGoneADecisionIsNilAtOnceAndARestartedRedisForgives() throws {

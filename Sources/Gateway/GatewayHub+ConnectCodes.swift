@@ -16,23 +16,27 @@ extension GatewayHub {
     /// decided by the counters of every node (off the hub thread, `then` runs when they answered) and counted here
     /// too, so this node's counters still hold when the shared ones cannot be reached (the decision is then this
     /// node's alone).
-    func limitAttempt(_ attempt: AttemptLimiter.Attempt, _ what: String, then: @escaping (GatewayError?) -> Void) {
-        guard let shared = sharedAttemptLimits else { return then(attemptRefusal(decideAttemptHere(attempt), what)) }
-        let local = decideAttemptHere(.ask(attempt.counters))
+    ///
+    /// `limiter` and `state` name the window and this node's counters: the guessing limits' hour by default, contact
+    /// discovery passes its own (a window of its own length needs counters of its own, or the sweep would drop them).
+    func limitAttempt(_ attempt: AttemptLimiter.Attempt, _ what: String, limiter: AttemptLimiter = GatewayHub.attemptLimiter,
+                      state: ReferenceWritableKeyPath<GatewayHub, AttemptLimiter.State> = \.attemptLimits,
+                      then: @escaping (GatewayError?) -> Void) {
+        let here = { [self] (attempt: AttemptLimiter.Attempt) -> AttemptLimiter.Decision in
+            let (next, decision) = limiter.decide(self[keyPath: state], attempt, now: clock.now())
+            self[keyPath: state] = next
+            return decision
+        }
+        guard let shared = sharedAttemptLimits else { return then(attemptRefusal(here(attempt), what)) }
+        let local = here(.ask(attempt.counters, weight: attempt.weight))
         if case .refused = local { return then(attemptRefusal(local, what)) }
-        let then = UncheckedBox(then)
-        shared.decide(attempt, windowMs: Self.attemptLimiter.windowMs, now: clock.now()) { [self] decision in
+        let then = UncheckedBox(then), countHere = UncheckedBox(here)
+        shared.decide(attempt, windowMs: limiter.windowMs, now: clock.now()) { [self] decision in
             scheduler.execute { [self] in
                 if let decision, case .refused = decision { return then.value(attemptRefusal(decision, what)) }
-                then.value(attemptRefusal(decideAttemptHere(attempt), what))
+                then.value(attemptRefusal(countHere.value(attempt), what))
             }
         }
-    }
-
-    private func decideAttemptHere(_ attempt: AttemptLimiter.Attempt) -> AttemptLimiter.Decision {
-        let (state, decision) = Self.attemptLimiter.decide(attemptLimits, attempt, now: clock.now())
-        attemptLimits = state
-        return decision
     }
 
     private func attemptRefusal(_ decision: AttemptLimiter.Decision, _ what: String) -> GatewayError? {

@@ -2,7 +2,7 @@ import GatewayProtocol
 
 /// Contact discovery: the app backend attaches a verified phone number to a user; a client asks which of its
 /// address-book entries (E.164 numbers, or SHA-256 hex of them) are users. Rate-limited per user over a sliding
-/// window so the endpoint cannot enumerate the user base. Hashes of phone numbers can be brute-forced (the space
+/// window, across all nodes when they share their limits, so the endpoint cannot enumerate the user base. Hashes of phone numbers can be brute-forced (the space
 /// is small): they keep numbers out of logs and transit, they are not anonymity.
 extension GatewayHub {
     /// Backend: attaches a verified phone (any format `PhoneNumber.normalise` accepts), or detaches it with nil.
@@ -44,11 +44,20 @@ extension GatewayHub {
         guard total <= limits.discoveryMaxEntriesPerRequest else {
             return completion(.failure(GatewayError(.invalidField, "at most \(limits.discoveryMaxEntriesPerRequest) entries per request (got \(total))")))
         }
-        let key = "discover:" + userId
-        guard takeRate(key, entries: total, limit: limits.discoveryMaxEntriesPerWindow, windowMs: limits.discoveryWindowMs) else {
-            return completion(.failure(GatewayError(.rateLimited, "discovery is limited to \(limits.discoveryMaxEntriesPerWindow) entries per "
-                               + "\(limits.discoveryWindowMs / 3_600_000) hours; retry after \(rateResetsAt(key, windowMs: limits.discoveryWindowMs))")))
+        // Counted with every node's entries when the nodes share their limits (docs/CLUSTER.md): else a user could
+        // look up as many numbers per window as there are nodes.
+        let counter = AttemptLimiter.Counter(key: "discover:" + userId, limit: limits.discoveryMaxEntriesPerWindow)
+        let what = "discovery is limited to \(limits.discoveryMaxEntriesPerWindow) entries per \(limits.discoveryWindowMs / 3_600_000) hours"
+        limitAttempt(.count([counter], weight: total), what, limiter: AttemptLimiter(windowMs: limits.discoveryWindowMs),
+                     state: \.discoveryLimits) { [self] refused in
+            if let refused { return completion(.failure(refused)) }
+            answerDiscovery(userId: userId, numbers: numbers, hashes: hashes, completion: completion)
         }
+    }
+
+    /// The discovery's answer, once the window allowed it.
+    private func answerDiscovery(userId: String, numbers: [String], hashes: [String],
+                                 completion: @escaping (Result<[DiscoveryEntry], GatewayError>) -> Void) {
         let e164s = numbers.map { PhoneNumber.normalise($0) }
         let lowered = hashes.map { hash -> String? in
             let lowered = hash.lowercased()

@@ -81,8 +81,11 @@ extension GatewayHub {
         }
     }
 
+    /// Codes drawn again after the store reported the drawn one as another invite's (another node drew it first).
+    static let inviteCodeAttempts = 3
+
     private func storeInvite(inviterId: String, group: GroupRecord, recipient: String?, role: String, hours: Int, channel: String,
-                             completion: @escaping (Result<InviteData, GatewayError>) -> Void) {
+                             attempt: Int = 1, completion: @escaping (Result<InviteData, GatewayError>) -> Void) {
         let groupId = group.id
         let now = clock.now()
         var code = randomCode(length: 8, alphabet: Self.inviteAlphabet)
@@ -91,7 +94,17 @@ extension GatewayHub {
                                   createdAt: now, expiresAt: now + Int64(hours) * 3_600_000)
         relations.invites[code] = invite
         let data = inviteData(invite)
-        commit([.upsertInvite(invite)], events: [PendingEvent(userId: inviterId, type: "invite_created", data: encode(data))]) { [self] outcome in
+        // The code is the store's decision (insert if absent): when another node stored it first for another invite,
+        // this attempt is taken back and a new code drawn.
+        commit([.upsertInvite(invite)], events: [PendingEvent(userId: inviterId, type: "invite_created", data: encode(data))],
+               onConflict: { [self] conflict in
+            relations.invites[code] = nil
+            guard case .inviteCodeTaken = conflict, attempt < Self.inviteCodeAttempts else {
+                return completion(.failure(GatewayError(.storageFailed, "could not store the invite: \(conflict)")))
+            }
+            storeInvite(inviterId: inviterId, group: group, recipient: recipient, role: role, hours: hours, channel: channel,
+                        attempt: attempt + 1, completion: completion)
+        }) { [self] outcome in
             relations.invites[code] = nil   // stored (read by code from now on) or not stored
             if case .success = outcome, let recipient, let deliverer = inviteDeliverer {
                 let inviter = userRef(inviterId)

@@ -46,26 +46,6 @@ extension GatewayHub {
         }
     }
 
-    /// Counts `entries` against `key`'s sliding window of `windowMs`; false (and nothing counted) when that would
-    /// pass `limit`. Time comes from the hub clock.
-    func takeRate(_ key: String, entries: Int, limit: Int, windowMs: Int64) -> Bool {
-        let now = clock.now()
-        var log = (relations.discoveryLog[key] ?? []).filter { $0.at > now - windowMs }
-        let used = log.reduce(0) { $0 + $1.count }
-        guard used + entries <= limit else {
-            relations.discoveryLog[key] = log
-            return false
-        }
-        log.append((now, entries))
-        relations.discoveryLog[key] = log
-        return true
-    }
-
-    /// When the oldest entry of `key`'s window leaves it (for "retry after" messages).
-    func rateResetsAt(_ key: String, windowMs: Int64) -> Int64 {
-        (relations.discoveryLog[key]?.first?.at ?? clock.now()) + windowMs
-    }
-
     func requireUser(_ id: String) throws {
         guard users[id] != nil else { throw GatewayError(.userNotFound, "no user \"\(id)\"") }
     }

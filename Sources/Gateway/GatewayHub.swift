@@ -49,6 +49,8 @@ public final class GatewayHub: @unchecked Sendable {
     var relations = RelationshipState()
     /// Failed connect codes and new registrations per user, source address and node (GatewayHub+ConnectCodes).
     var attemptLimits = AttemptLimiter.State()
+    /// Contact-discovery entries per user, over the discovery window (GatewayHub+Discovery).
+    var discoveryLimits = AttemptLimiter.State()
     /// The same limits counted for every node together (Redis), consulted after this node's own; nil on a single node.
     /// Set before `start`.
     public var sharedAttemptLimits: SharedAttemptLimits?

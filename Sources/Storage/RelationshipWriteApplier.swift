@@ -56,6 +56,11 @@ struct RelationshipWriteApplier {
                 ON CONFLICT (group_id, user_id) DO UPDATE SET role = excluded.role, active = excluded.active
                 """) { $0.bind(1, m.groupId); $0.bind(2, m.userId); $0.bind(3, m.role); $0.bind(4, m.active); $0.bind(5, m.createdAt) }
         case .upsertInvite(let i):
+            // Insert-if-absent: two nodes may draw the same random code for two invites; the second must not
+            // overwrite the first (only the same invite may rewrite its row).
+            if let current = try StoreReader(db: db).invite(code: i.code), !current.isSameInvite(as: i) {
+                throw StorageError(conflict: .inviteCodeTaken(current: current))
+            }
             try db.run("""
                 INSERT INTO invites (code, group_id, inviter_id, recipient, role, state, created_at, expires_at, used_by, used_at)
                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)

@@ -27,6 +27,20 @@ import Testing
                               .refused(key: "address:a", retryAfterMs: 700), .refused(key: "address:a", retryAfterMs: 1), .allowed])
     }
 
+    /// Contact discovery counts entries: an attempt of weight w needs room for w, and waits until enough of the oldest
+    /// entries have left; more than the limit at once is refused for a whole window.
+    @Test func aWeightedAttemptNeedsRoomForAllItsEntries() {
+        let discover = Counter(key: "discover:alice", limit: 6)
+        let (_, decisions) = run([(.count([discover], weight: 4), 100), (.count([discover], weight: 3), 200),
+                                  (.count([discover], weight: 2), 300), (.ask([discover]), 400),
+                                  (.count([discover], weight: 7), 500), (.count([discover], weight: 3), 1_150),
+                                  (.count([discover], weight: 2), 1_200)])
+        #expect(decisions == [.allowed, .refused(key: "discover:alice", retryAfterMs: 900),
+                              .allowed, .refused(key: "discover:alice", retryAfterMs: 700),
+                              .refused(key: "discover:alice", retryAfterMs: 1_000), .allowed,
+                              .refused(key: "discover:alice", retryAfterMs: 100)])
+    }
+
     @Test func askingCountsNothingButIsRefusedOnceACounterIsFull() {
         let (_, asks) = run(Array(repeating: (.ask([address]), 10), count: 10))
         #expect(asks.allSatisfy { $0 == .allowed })

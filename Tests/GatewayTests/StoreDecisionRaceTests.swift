@@ -71,6 +71,35 @@ import Testing
         #expect(again == code)
     }
 
+    @Test func anInviteCodeTheOtherNodeGaveAnotherInviteIsDrawnAgain() throws {
+        var group: GroupData?
+        hub.createGroup(ownerId: "ann", .init(name: "Family", maxMembers: 5, invitePolicy: "members")) { group = try? $0.get() }
+        store.flush()
+        let groupId = try #require(group?.groupId)
+        var created: Result<InviteData, GatewayError>?
+        hub.createInvite(inviterId: "ann", groupId: groupId, .init()) { created = $0 }
+        let drawn = try #require(store.pending.flatMap { $0 }.compactMap { write -> InviteRecord? in
+            if case .upsertInvite(let record) = write { return record } else { return nil }
+        }.first)
+        // The other node drew the same code a moment earlier, for its own group.
+        let theirs = InviteRecord(code: drawn.code, groupId: "g-elsewhere", inviterId: "carol", createdAt: 1, expiresAt: 9_999_999)
+        otherNode([.upsertInvite(theirs)])
+        store.flush()
+        let code = try #require(try created?.get().code)
+        #expect(code != drawn.code && code.count == 8)
+        let stored = try store.inner.loadSnapshot().invites
+        #expect(stored.first { $0.code == drawn.code } == theirs)   // never overwritten
+        #expect(stored.first { $0.code == code }?.groupId == groupId)
+        // One `invite_created` for ann: the lost attempt's event was taken back with its batch.
+        let events = try store.inner.events(userId: "ann", after: 0, limit: 10).filter { $0.type == "invite_created" }
+        #expect(events.count == 1)
+        // Redeeming the code ann got joins her group, not the other node's.
+        var redeemed: GroupData?
+        hub.redeemInvite(userId: "bob", code: code) { redeemed = try? $0.get() }
+        store.flush()
+        #expect(redeemed?.groupId == groupId)
+    }
+
     @Test func anInviteRedeemedElsewhereFirstIsRefusedAndTheMembershipTakenBack() throws {
         var group: GroupData?
         hub.createGroup(ownerId: "ann", .init(name: "Family", maxMembers: 5, invitePolicy: "members")) { group = try? $0.get() }

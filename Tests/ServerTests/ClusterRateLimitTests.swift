@@ -59,6 +59,28 @@ import Testing
         #expect(ttl > 0 && ttl <= 1_000)
     }
 
+    @Test func twoNodesCountAWeightedAttemptsEntriesInRedis() throws {
+        signal(SIGPIPE, SIG_IGN)
+        let redis = try RedisServer(ready: ClusterDeliveryTests.Cluster.redisReady)
+        let (a, b) = (Self.limits(redis), Self.limits(redis))
+        defer { a.stop(); b.stop() }
+        let discover = AttemptLimiter.Counter(key: "discover:alice", limit: 6)
+        // `AttemptLimiterTests.aWeightedAttemptNeedsRoomForAllItsEntries`, alternating between the nodes.
+        #expect(try Self.decide(a, .count([discover], weight: 4), now: 100) == .allowed)
+        #expect(try Self.decide(b, .count([discover], weight: 3), now: 200) == .refused(key: "discover:alice", retryAfterMs: 900))
+        #expect(try Self.decide(b, .count([discover], weight: 2), now: 300) == .allowed)
+        #expect(try Self.decide(a, .ask([discover]), now: 400) == .refused(key: "discover:alice", retryAfterMs: 700))
+        #expect(try Self.decide(b, .count([discover], weight: 7), now: 500) == .refused(key: "discover:alice", retryAfterMs: 1_000))
+        #expect(try Self.decide(a, .count([discover], weight: 3), now: 1_150) == .allowed)
+        #expect(try Self.decide(b, .count([discover], weight: 2), now: 1_200) == .refused(key: "discover:alice", retryAfterMs: 100))
+        let connection = try RedisConnection(.unix(path: redis.socketPath))
+        #expect(try connection.command(["ZCARD", "sb:limit:discover:alice"]) == .integer(2))   // one member per attempt, with its weight
+        // A member written before weights (no `*`) weighs 1.
+        _ = try connection.command(["ZADD", "sb:limit:node", "1200", "older-node:1"])
+        #expect(try Self.decide(a, .ask([AttemptLimiter.Counter(key: "node", limit: 1)]), now: 1_300)
+                == .refused(key: "node", retryAfterMs: 900))
+    }
+
     @Test func withRedisGoneADecisionIsNilAtOnceAndARestartedRedisForgives() throws {
         signal(SIGPIPE, SIG_IGN)
         var redis = try RedisServer(ready: ClusterDeliveryTests.Cluster.redisReady)
@@ -130,6 +152,31 @@ import Testing
         #expect(third.errorCode == "rate_limited")
         #expect(try register(b, "secret-d-0123456789").status == 429)
         #expect(try register(a, "secret-a-0123456789").status == 200)   // a known device still gets its token
+    }
+
+    /// Contact discovery's window (entries per user per day) is one window for the cluster: without it a user could
+    /// look up as many numbers as there are nodes times the limit.
+    @Test func discoverySpreadOverTwoNodesMeetsOneWindow() throws {
+        let cluster = try ClusterDeliveryTests.Cluster()
+        let (a, b) = try Self.nodes(cluster) {
+            $0.relationships.discoveryMaxEntriesPerWindow = 6
+            $0.relationships.discoveryMaxEntriesPerRequest = 5
+        }
+        let onA = try a.connect(user: "alice", device: "a1")
+        let onB = try b.connect(user: "alice", device: "a2")
+        func discover(_ client: GatewayTestClient, _ count: Int) throws -> [String: Any] {
+            try client.command("discover", ["numbers": (0..<count).map { "+4420794600\($0 + 10)" }])
+        }
+        #expect(GatewayJSON.array(try discover(onA, 4), "result", "entries")?.count == 4)
+        let refused = try discover(onB, 3)   // 4 + 3 > 6: B knows of A's four
+        #expect(GatewayJSON.string(refused, "error", "code") == "rate_limited")
+        let retry = try #require(GatewayJSON.int(refused, "error", "retryAfterMs"))
+        #expect(retry > 86_000_000 && retry <= 86_400_000)
+        #expect(GatewayJSON.array(try discover(onB, 2), "result", "entries")?.count == 2)
+        #expect(GatewayJSON.string(try discover(onA, 1), "error", "code") == "rate_limited")
+        // Another user has a window of its own.
+        let bob = try b.connect(user: "bob", device: "b1")
+        #expect(GatewayJSON.array(try discover(bob, 5), "result", "entries")?.count == 5)
     }
 
     @Test func withRedisDownEachNodeKeepsItsOwnLimit() throws {

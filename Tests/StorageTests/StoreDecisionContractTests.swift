@@ -304,6 +304,25 @@ extension ApprovalRecord {
     }
 
     @Test(arguments: StoreFactory.all)
+    func anInviteCodeIsInsertedOnceAndRewrittenOnlyByItsOwnInvite(factory: StoreFactory) throws {
+        let s = try factory.open()
+        let theirs = InviteRecord(code: "ABCD2345", groupId: "g1", inviterId: "u1", createdAt: 1, expiresAt: 1_000)
+        let marker = UserRecord(id: "loser-was-here", hexCode: "00000001", createdAt: 1)
+        // Another invite drawing the same code (another group, inviter or time) loses its whole batch.
+        let otherGroup = InviteRecord(code: "ABCD2345", groupId: "g2", inviterId: "u2", recipient: "+4915112345678", createdAt: 2, expiresAt: 9)
+        var otherTime = theirs
+        otherTime.createdAt = 3
+        #expect(s.write([.upsertInvite(theirs)], [.upsertUser(marker), .upsertInvite(otherGroup)], [.upsertInvite(otherTime)])
+                == [nil, .inviteCodeTaken(current: theirs), .inviteCodeTaken(current: theirs)])
+        #expect(try s.store.loadSnapshot().users.isEmpty)
+        // The same invite may still be rewritten (its state, its expiry).
+        var revoked = theirs
+        revoked.state = .revoked
+        #expect(s.write([.upsertInvite(revoked)]) == [nil])
+        #expect(try s.store.loadSnapshot().invites == [revoked])
+    }
+
+    @Test(arguments: StoreFactory.all)
     func aConnectCodeIsClaimedByOneUser(factory: StoreFactory) throws {
         let s = try factory.open()
         let mine = ConnectCodeRecord(code: "123456", userId: "u1", createdAt: 1)

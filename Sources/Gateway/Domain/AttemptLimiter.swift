@@ -1,4 +1,5 @@
-/// Sliding-window limits on attempts that could be guesses (failed connect codes, new registrations), counted under
+/// Sliding-window limits on attempts that could be guesses (failed connect codes, new registrations, the entries of a
+/// contact discovery), counted under
 /// several keys at once — the user, the source address, the whole node — as a pure state machine: no clock, no
 /// threads. The hub keeps the state and feeds it `now`.
 ///
@@ -13,18 +14,25 @@ public struct AttemptLimiter: Equatable, Sendable {
         public init(key: String, limit: Int) { (self.key, self.limit) = (key, limit) }
     }
 
-    /// What is asked of the limits.
+    /// What is asked of the limits. `weight` is how many entries the attempt is (a discovery of 50 numbers is 50;
+    /// a guess is 1): it goes ahead only when every counter has room for all of them.
     public enum Attempt: Equatable, Sendable {
         /// May an attempt go ahead? Nothing is counted (checked before looking at a code, so a full counter refuses
         /// even a right guess).
-        case ask([Counter])
-        /// An attempt that counts (a failure, a new registration): refused when a counter is full, else counted
-        /// under every counter.
-        case count([Counter])
+        case ask([Counter], weight: Int = 1)
+        /// An attempt that counts (a failure, a new registration, a discovery): refused when a counter has no room
+        /// for `weight` more entries, else counted `weight` times under every counter.
+        case count([Counter], weight: Int = 1)
 
         public var counters: [Counter] {
             switch self {
-            case .ask(let counters), .count(let counters): counters
+            case .ask(let counters, _), .count(let counters, _): counters
+            }
+        }
+
+        public var weight: Int {
+            switch self {
+            case .ask(_, let weight), .count(_, let weight): weight
             }
         }
     }
@@ -36,11 +44,18 @@ public struct AttemptLimiter: Equatable, Sendable {
         case refused(key: String, retryAfterMs: Int64)
     }
 
+    /// One counted attempt: when, and how many entries it is.
+    struct Entry: Equatable, Sendable {
+        var at: Int64
+        var weight: Int
+    }
+
     /// The attempts counted so far.
     public struct State: Equatable, Sendable {
         /// Attempt times per key, oldest first; entries older than the window are dropped when the key is looked at
-        /// and, for keys nobody looks at any more, by the sweep once per window.
-        var times: [String: [Int64]] = [:]
+        /// and, for keys nobody looks at any more, by the sweep once per window. One entry per counted attempt,
+        /// carrying its weight (a discovery of 500 numbers is one entry, not 500).
+        var times: [String: [Entry]] = [:]
         var sweptAt: Int64 = 0
         public init() {}
     }
@@ -52,24 +67,33 @@ public struct AttemptLimiter: Equatable, Sendable {
     public func decide(_ state: State, _ attempt: Attempt, now: Int64) -> (State, Decision) {
         var next = state
         if now - next.sweptAt >= windowMs {
-            next.times = next.times.compactMapValues { times in times.last.map { $0 > now - windowMs } == true ? times : nil }
+            next.times = next.times.compactMapValues { times in times.last.map { $0.at > now - windowMs } == true ? times : nil }
             next.sweptAt = now
         }
-        let counters = attempt.counters
+        let counters = attempt.counters, weight = max(1, attempt.weight)
         var refusal: (key: String, retryAfterMs: Int64)?
         for counter in counters {
             var times = next.times[counter.key] ?? []
-            if let firstLive = times.firstIndex(where: { $0 > now - windowMs }) { times.removeFirst(firstLive) } else { times = [] }
+            if let firstLive = times.firstIndex(where: { $0.at > now - windowMs }) { times.removeFirst(firstLive) } else { times = [] }
             next.times[counter.key] = times.isEmpty ? nil : times
-            guard times.count >= counter.limit else { continue }
-            // The counter has room again when enough of its oldest entries have left the window.
-            let freeAt = counter.limit > 0 ? times[times.count - counter.limit] + windowMs : now + windowMs
+            let used = times.reduce(0) { $0 + $1.weight }
+            guard used + weight > counter.limit else { continue }
+            // The counter has room again when enough of its oldest entries have left the window (never, for more
+            // entries than the limit: then one window is the answer).
+            var freeAt = now + windowMs
+            if weight <= counter.limit {
+                var freed = 0
+                for entry in times {
+                    freed += entry.weight
+                    if freed >= used + weight - counter.limit { freeAt = entry.at + windowMs; break }
+                }
+            }
             let wait = max(1, freeAt - now)
             if wait > refusal?.retryAfterMs ?? 0 { refusal = (counter.key, wait) }
         }
         if let refusal { return (next, .refused(key: refusal.key, retryAfterMs: refusal.retryAfterMs)) }
         if case .count = attempt {
-            for counter in counters { next.times[counter.key, default: []].append(now) }
+            for counter in counters { next.times[counter.key, default: []].append(Entry(at: now, weight: weight)) }
         }
         return (next, .allowed)
     }

@@ -20,8 +20,6 @@ struct RelationshipState {
     var phoneByUser: [String: String] = [:]
     /// Groups just read from the store by id for work about to run again (`GatewayHub.loadedGroup`).
     var groupsLookedUp: Set<String> = []
-    /// Discovery look-ups per user in the sliding window: (time, entries).
-    var discoveryLog: [String: [(at: Int64, count: Int)]] = [:]
 
     static func pairKey(_ from: String, _ to: String) -> String { from + "\u{0}" + to }
 

@@ -129,7 +129,8 @@ public enum IdSequence: Sendable, Hashable {
 /// as a whole; other batches of the same `write(batches:)` call are not affected.
 ///
 /// `upsertConnectCode` of a code that belongs to another user is a decision too (a connect-code claim: two nodes
-/// may draw the same random code) and fails with `connectCodeTaken`.
+/// may draw the same random code) and fails with `connectCodeTaken`; so is `upsertInvite` of a code another invite
+/// holds (`inviteCodeTaken`).
 public enum StoreConflict: Error, Sendable, Equatable {
     /// `decideApproval` found the approval already decided (or missing: nil).
     case approvalDecided(current: ApprovalRecord?)
@@ -144,6 +145,9 @@ public enum StoreConflict: Error, Sendable, Equatable {
     case inviteRedeemed(current: InviteRecord?)
     /// `upsertConnectCode` named a code another user owns.
     case connectCodeTaken(current: ConnectCodeRecord)
+    /// `upsertInvite` named a code another invite holds (another group, inviter or creation time): inserted only if
+    /// absent, rewritten only by the same invite.
+    case inviteCodeTaken(current: InviteRecord)
     /// `claimPresencePush` found a presence push to the user claimed at `at`, less than the interval before.
     case presencePushClaimed(userId: String, at: Int64)
 }

@@ -30,6 +30,9 @@ extension InMemoryGatewayStore.State {
             }
             replace(&snapshot.groupMembers, member) { $0.groupId == member.groupId && $0.userId == member.userId }
         case .upsertInvite(let invite):
+            if let current = snapshot.invites.first(where: { $0.code == invite.code }), !current.isSameInvite(as: invite) {
+                throw StoreConflict.inviteCodeTaken(current: current)
+            }
             replace(&snapshot.invites, invite) { $0.code == invite.code }
         case .upsertUserPhone(let phone):
             if snapshot.userPhones.contains(where: { $0.phone == phone.phone && $0.userId != phone.userId }) {

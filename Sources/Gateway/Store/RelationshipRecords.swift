@@ -94,7 +94,8 @@ public struct GroupMemberRecord: Sendable, Equatable {
     }
 }
 
-/// A one-time invite into a group. Store rule: `code` is unique.
+/// A one-time invite into a group. Store rule: `code` is unique — `upsertInvite` inserts a code only if absent and
+/// rewrites it only for the same invite (`isSameInvite`), else fails with `StoreConflict.inviteCodeTaken`.
 public struct InviteRecord: Sendable, Equatable {
     /// 8 characters of `ABCDEFGHJKMNPQRSTUVWXYZ23456789` (no look-alikes).
     public var code: String
@@ -114,6 +115,12 @@ public struct InviteRecord: Sendable, Equatable {
                 state: InviteState = .pending, createdAt: Int64, expiresAt: Int64, usedBy: String? = nil, usedAt: Int64? = nil) {
         self.code = code; self.groupId = groupId; self.inviterId = inviterId; self.recipient = recipient; self.role = role
         self.state = state; self.createdAt = createdAt; self.expiresAt = expiresAt; self.usedBy = usedBy; self.usedAt = usedAt
+    }
+
+    /// Whether `other` is this invite (in any state): same code, group, inviter and creation time. Two nodes drawing
+    /// one code for two invites differ in at least one of these.
+    public func isSameInvite(as other: InviteRecord) -> Bool {
+        code == other.code && groupId == other.groupId && inviterId == other.inviterId && createdAt == other.createdAt
     }
 }
 

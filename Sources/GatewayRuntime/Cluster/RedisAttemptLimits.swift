@@ -8,9 +8,9 @@ import Synchronization
 ///
 /// Each counter is a sorted set `sb:limit:<key>` of attempt times (score: Unix ms; member: a unique attempt id), and
 /// one Lua script decides an attempt exactly as `AttemptLimiter` does — drop entries that left the sliding window,
-/// refuse while any counter is full (with the longest wait), else count under every counter — atomically, so two
+/// refuse while any counter lacks room for the attempt's weight (with the longest wait), else count under every counter — atomically, so two
 /// nodes deciding at once cannot both take the last place. Each set expires one window after its last entry, so Redis
-/// holds at most `limit` entries per live key. A restarted Redis has forgotten its counters: that forgives attempts,
+/// holds at most `limit` members per live key (fewer for weighted attempts). A restarted Redis has forgotten its counters: that forgives attempts,
 /// never refuses one.
 ///
 /// One thread of its own with one blocking hiredis connection, so the hub never waits on Redis: requests queue, the
@@ -19,20 +19,30 @@ import Synchronization
 public final class RedisAttemptLimits: SharedAttemptLimits {
     static let keyPrefix = "sb:limit:"
 
-    /// KEYS: the counters; ARGV: now, window, 1 to count (0 to ask), the attempt's id, then each counter's limit.
+    /// KEYS: the counters; ARGV: now, window, 1 to count (0 to ask), the attempt's id, its weight, then each counter's
+    /// limit. An attempt is one member `<id>*<weight>` (a member without `*` weighs 1); a counter's use is the sum of
+    /// its members' weights, so the script reads the whole set (at most `limit` members).
     /// Returns {0, 0} when allowed, else {index of the counter with the longest wait (1-based), wait in ms}.
     static let script = """
         local now = tonumber(ARGV[1])
         local window = tonumber(ARGV[2])
+        local weight = tonumber(ARGV[5])
+        local function weightOf(member) return tonumber(string.match(member, '%*(%d+)$') or '1') end
         local full, wait = 0, 0
         for i, key in ipairs(KEYS) do
           redis.call('ZREMRANGEBYSCORE', key, '-inf', now - window)
-          local limit = tonumber(ARGV[4 + i])
-          local n = redis.call('ZCARD', key)
-          if n >= limit then
+          local limit = tonumber(ARGV[5 + i])
+          local entries = redis.call('ZRANGE', key, 0, -1, 'WITHSCORES')
+          local used = 0
+          for k = 1, #entries, 2 do used = used + weightOf(entries[k]) end
+          if used + weight > limit then
             local freeAt = now + window
-            if limit > 0 then
-              freeAt = tonumber(redis.call('ZRANGE', key, n - limit, n - limit, 'WITHSCORES')[2]) + window
+            if weight <= limit then
+              local freed = 0
+              for k = 1, #entries, 2 do
+                freed = freed + weightOf(entries[k])
+                if freed >= used + weight - limit then freeAt = tonumber(entries[k + 1]) + window; break end
+              end
             end
             local w = math.max(1, freeAt - now)
             if w > wait then full, wait = i, w end
@@ -41,7 +51,7 @@ public final class RedisAttemptLimits: SharedAttemptLimits {
         if full > 0 then return {full, wait} end
         if ARGV[3] == '1' then
           for _, key in ipairs(KEYS) do
-            redis.call('ZADD', key, now, ARGV[4])
+            redis.call('ZADD', key, now, ARGV[4] .. '*' .. weight)
             redis.call('PEXPIRE', key, window)
           end
         end
@@ -137,7 +147,8 @@ public final class RedisAttemptLimits: SharedAttemptLimits {
         var isCount = false
         if case .count = request.attempt { isCount = true }
         let arguments = ["EVAL", script, String(counters.count)] + counters.map { keyPrefix + $0.key }
-            + [String(request.now), String(request.windowMs), isCount ? "1" : "0", id] + counters.map { String($0.limit) }
+            + [String(request.now), String(request.windowMs), isCount ? "1" : "0", id, String(max(1, request.attempt.weight))]
+            + counters.map { String($0.limit) }
         return arguments.map { Array($0.utf8) }
     }
 

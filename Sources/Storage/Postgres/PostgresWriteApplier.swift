@@ -263,14 +263,19 @@ struct PostgresWriteApplier {
                 ON CONFLICT (group_id, user_id) DO UPDATE SET role = excluded.role, active = excluded.active
                 """, [m.groupId, m.userId, m.role, m.active, m.createdAt])
         case .upsertInvite(let i):
-            try db.query("""
+            // One statement decides the code: the update applies only to the same invite, so a code another node
+            // gave another invite a moment ago writes nothing.
+            let written = try db.query("""
                 INSERT INTO invites (code, group_id, inviter_id, recipient, role, state, created_at, expires_at, used_by, used_at)
                 VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)
-                ON CONFLICT (code) DO UPDATE SET group_id = excluded.group_id, inviter_id = excluded.inviter_id,
-                    recipient = excluded.recipient, role = excluded.role, state = excluded.state,
-                    created_at = excluded.created_at, expires_at = excluded.expires_at, used_by = excluded.used_by,
-                    used_at = excluded.used_at
-                """, [i.code, i.groupId, i.inviterId, i.recipient, i.role, i.state.rawValue, i.createdAt, i.expiresAt, i.usedBy, i.usedAt])
+                ON CONFLICT (code) DO UPDATE SET recipient = excluded.recipient, role = excluded.role, state = excluded.state,
+                    expires_at = excluded.expires_at, used_by = excluded.used_by, used_at = excluded.used_at
+                WHERE invites.group_id = excluded.group_id AND invites.inviter_id = excluded.inviter_id
+                    AND invites.created_at = excluded.created_at
+                """, [i.code, i.groupId, i.inviterId, i.recipient, i.role, i.state.rawValue, i.createdAt, i.expiresAt, i.usedBy, i.usedAt]).affected
+            if written == 0, let current = try reader.invite(code: i.code) {
+                throw StorageError(conflict: .inviteCodeTaken(current: current))
+            }
         case .upsertUserPhone(let p):
             try db.query("""
                 INSERT INTO user_phones (user_id, phone, verified_at, phone_hash) VALUES ($1, $2, $3, $4)

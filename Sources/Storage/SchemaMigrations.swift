@@ -22,8 +22,7 @@ enum SchemaMigrations {
         SchemaMigration(version: SchemaV8.version, sql: SchemaV8.sql),
         SchemaMigration(version: SchemaV9.version, sql: SchemaV9.sql),
         SchemaMigration(version: SchemaV10.version, sql: SchemaV10.sql, transform: SchemaV10.hashPhones),
-        SchemaMigration(version: 11, sql: SchemaReserved.sql),
-        SchemaMigration(version: SchemaV12.version, sql: SchemaV12.sql),
+        SchemaMigration(version: SchemaV11.version, sql: SchemaV11.sql),
     ]
 
     /// Applies every migration newer than the recorded version, in order; returns the resulting version.

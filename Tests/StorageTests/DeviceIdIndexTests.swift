@@ -3,7 +3,7 @@ import Testing
 import TestSupport
 @testable import Storage
 
-/// `deviceOwners(deviceId:)` (a device named without its user) reads through the `devices_by_id` index (schema 12) on
+/// `deviceOwners(deviceId:)` (a device named without its user) reads through the `devices_by_id` index (schema 11) on
 /// both engines, not through every device row.
 @Suite struct DeviceIdIndexTests {
     static let devices: [StoreWrite] = [

@@ -65,7 +65,7 @@ extension PostgresReader {
         try db.query(Self.deviceOwnersSQL, [deviceId]).map { $0.string(0) }
     }
 
-    /// Through `devices_by_id` (schema 12), not a scan of every device.
+    /// Through `devices_by_id` (schema 11), not a scan of every device.
     static let deviceOwnersSQL = "SELECT user_id FROM devices WHERE id = $1 ORDER BY row_order"
 
 }

@@ -1,6 +1,6 @@
 /// The PostgreSQL schema, versioned with the same numbers as SQLite's (`SchemaMigrations`): migration N here makes
 /// the same change as SQLite's migration N, so `schema_version` means the same thing on both engines. Mirrors SQLite
-/// version 12.
+/// version 11.
 ///
 /// Differences from the SQLite text, all of meaning-preserving kind: `BIGINT`/`BYTEA`/`BOOLEAN` column types; tables
 /// listed in first-insert order carry `row_order` (an identity column an upsert keeps) where SQLite uses `rowid`;
@@ -11,7 +11,7 @@
 enum PostgresSchema {
     static let migrations: [(version: Int, sql: String)] = [
         (1, v1), (2, v2), (3, v3), (4, v4), (5, v5), (6, v6), (7, v7), (8, v8), (9, v9), (10, v10),
-        (11, SchemaReserved.sql), (12, v12),
+        (11, v11),
     ]
 
     /// Any constant both nodes agree on: the key of the advisory lock that serialises migrations.
@@ -323,8 +323,8 @@ enum PostgresSchema {
     CREATE INDEX user_phones_by_hash ON user_phones (phone_hash);
     """
 
-    /// SQLite's version 12 (`SchemaV12`): presence push claims, and the devices indexed by device id alone.
-    static let v12 = """
+    /// SQLite's version 11 (`SchemaV11`): presence push claims, and the devices indexed by device id alone.
+    static let v11 = """
     CREATE TABLE presence_push_claims (
         user_id TEXT PRIMARY KEY,
         sent_at BIGINT NOT NULL

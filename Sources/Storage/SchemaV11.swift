@@ -2,8 +2,8 @@
 /// claimed, so that of the nodes holding a watcher exactly one sends each push (docs/CLUSTER.md). And an index on
 /// the device id alone: `deviceOwners(deviceId:)` (the server API naming a device without its user) read every
 /// device row, as the primary key starts with the user.
-enum SchemaV12 {
-    static let version = 12
+enum SchemaV11 {
+    static let version = 11
     static let sql = """
     CREATE TABLE presence_push_claims (
         user_id TEXT PRIMARY KEY NOT NULL,
@@ -11,10 +11,4 @@ enum SchemaV12 {
     );
     CREATE INDEX devices_by_id ON devices (id);
     """
-}
-
-/// Version 11 is reserved for a schema change made alongside versions 10 and 12; in this build it changes nothing
-/// (the versions stay contiguous).
-enum SchemaReserved {
-    static let sql = "SELECT 1;"
 }

@@ -28,44 +28,56 @@ extension GatewayHub {
     }
 
     /// Asks the store for every id requested so far (one call per sequence) and hands them out in request order;
-    /// requests made meanwhile wait for the next call.
+    /// requests made meanwhile wait for the next call. A store that can reserve without I/O (SQLite once its counter
+    /// began) answers here on the hub thread; otherwise the store-read queue asks it.
     private func reserveRequestedIds() {
         guard !idReservationInFlight, !idRequests.isEmpty else { return }
         let requests = UncheckedBox(idRequests)   // handed back to the hub thread only
         idRequests = []
-        idReservationInFlight = true
         var wanted: [IdSequence: (count: Int, above: Int64)] = [:]
         for request in requests.value {
             let now = wanted[request.sequence] ?? (0, 0)
             wanted[request.sequence] = (now.count + 1, max(now.above, request.above))
         }
         let store = self.store
-        let asks = wanted.map { ($0.key, $0.value.count, $0.value.above) }
+        var answers: [IdSequence: Result<[Int64], Error>] = [:]
+        for (sequence, ask) in wanted {
+            if let ids = store.reserveIdsWithoutBlocking(sequence, count: ask.count, above: ask.above) { answers[sequence] = .success(ids) }
+        }
+        let asks = wanted.filter { answers[$0.key] == nil }.map { ($0.key, $0.value.count, $0.value.above) }
+        guard !asks.isEmpty else { return handOutIds(requests.value, answers) }
+        idReservationInFlight = true
+        let known = UncheckedBox(answers)   // handed back to the hub thread only
         scheduler.runBlocking { [self] in
-            var reserved: [IdSequence: Result<[Int64], Error>] = [:]
+            var reserved = known.value
             for (sequence, count, above) in asks {
                 reserved[sequence] = Result { try store.reserveIds(sequence, count: count, above: above) }
             }
-            let answers = reserved
+            let answers = UncheckedBox(reserved)
             scheduler.execute { [self] in
                 idReservationInFlight = false
-                var next: [IdSequence: Int] = [:]
-                for request in requests.value {
-                    switch answers[request.sequence] {
-                    case .success(let ids)?:
-                        let index = next[request.sequence, default: 0]
-                        next[request.sequence] = index + 1
-                        request.then(.success(ids[index]))
-                    case .failure(let error)?:
-                        request.then(.failure(.storageFailed("could not reserve an id: \(error)", cause: error)))
-                    case nil:
-                        request.then(.failure(GatewayError(.internalError, "no id reserved")))
-                    }
-                }
-                reserveRequestedIds()
-                runSettledIfDone()
+                handOutIds(requests.value, answers.value)
             }
         }
+    }
+
+    /// Gives each request its id in request order, then asks for what was requested meanwhile.
+    private func handOutIds(_ requests: [IdRequest], _ answers: [IdSequence: Result<[Int64], Error>]) {
+        var next: [IdSequence: Int] = [:]
+        for request in requests {
+            switch answers[request.sequence] {
+            case .success(let ids)?:
+                let index = next[request.sequence, default: 0]
+                next[request.sequence] = index + 1
+                request.then(.success(ids[index]))
+            case .failure(let error)?:
+                request.then(.failure(.storageFailed("could not reserve an id: \(error)", cause: error)))
+            case nil:
+                request.then(.failure(GatewayError(.internalError, "no id reserved")))
+            }
+        }
+        reserveRequestedIds()
+        runSettledIfDone()
     }
 
     /// Runs `again` (the next attempt, `attempt`) at once or after the random pause for that attempt.

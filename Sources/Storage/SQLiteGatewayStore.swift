@@ -132,6 +132,16 @@ public final class SQLiteGatewayStore: DurableGatewayStore, @unchecked Sendable 
         }
     }
 
+    /// The counter in memory once the first reservation began it; nil before (that one reads the file).
+    public func reserveIdsWithoutBlocking(_ sequence: IdSequence, count: Int, above: Int64) -> [Int64]? {
+        idCounters.withLock { counters in
+            guard let current = counters[sequence] else { return nil }
+            let first = max(current, above) + 1
+            counters[sequence] = first + Int64(count) - 1
+            return Array(first..<first + Int64(count))
+        }
+    }
+
     public func loadStartState() throws -> GatewaySnapshot {
         try read { reader throws(StorageError) in try reader.loadStartState() }
     }

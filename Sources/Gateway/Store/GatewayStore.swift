@@ -233,6 +233,10 @@ public protocol GatewayStore: AnyObject, Sendable {
     /// one (PostgreSQL: a sequence, begun by migration 9; SQLite and in memory: the store's own counter, begun at the
     /// first reservation). Blocks (call it off the event loops).
     func reserveIds(_ sequence: IdSequence, count: Int, above: Int64) throws -> [Int64]
+    /// `reserveIds` when it needs no I/O (SQLite's counter, once begun, is a number in memory): called on the hub
+    /// thread, so a single node spares each message a trip through the store-read queue. Nil when it would block;
+    /// the default (PostgreSQL's sequences, the in-memory reference store) is always nil.
+    func reserveIdsWithoutBlocking(_ sequence: IdSequence, count: Int, above: Int64) -> [Int64]?
     /// Loads the whole snapshot (every user: tests, migrations and tools; the hub starts with `loadStartState`).
     func loadSnapshot() throws -> GatewaySnapshot
     /// What the hub loads at start: the snapshot without its per-user parts (`users`, `devices`, `contacts`,
@@ -320,4 +324,8 @@ extension GatewayStore {
 extension Result {
     /// The error of a failed result, nil for a success.
     public var storeError: Failure? { if case .failure(let error) = self { return error } else { return nil } }
+}
+
+extension GatewayStore {
+    public func reserveIdsWithoutBlocking(_ sequence: IdSequence, count: Int, above: Int64) -> [Int64]? { nil }
 }

@@ -51,6 +51,10 @@ import Testing
         #expect(policy.decide(.event(.approvalRequest(request)), for: recipient(connected: ["laptop"]), now: now)
                 == [.awaitAcknowledgement(at: 15_000)])
         #expect(PushPolicy(approvalPushDelayMs: 0).decide(.event(.approvalRequest(request)), for: recipient(connected: ["laptop"]), now: now).isEmpty)
+        // Connected only on another node: the same wait (this node cannot see that device's acknowledgement, so a
+        // request still pending after the delay is pushed; one answered meanwhile is not).
+        #expect(policy.decide(.event(.approvalRequest(request)), for: recipient(elsewhere: 1), now: now)
+                == [.awaitAcknowledgement(at: 15_000)])
         // Past the delay: pushed unless acknowledged or no longer pending; the connected device does not stop it.
         let due = { (pending: Bool, acked: Bool) in
             jobs(policy.decide(.acknowledgementDue(request, stillPending: pending, acknowledged: acked), for: recipient(connected: ["laptop"]), now: now))
@@ -134,6 +138,8 @@ import Testing
         #expect(!notice.showDetails)          // the text reaches the lock screen only with showDetails (and redacted)
         #expect(notice.ids == ["from": "bob", "messageId": "7"] && notice.deepLinkPath == "chat/bob")
         #expect(policy.decide(.event(.message(message, senderName: "Bob")), for: recipient(connected: ["tablet"]), now: now).isEmpty)
+        // A device connected to another node got it over its socket there: no push either.
+        #expect(policy.decide(.event(.message(message, senderName: "Bob")), for: recipient(elsewhere: 1), now: now).isEmpty)
         // The sender's own copy is never pushed.
         let own = MessageData(messageId: 8, from: "u1", to: "bob", text: "hi", sentAt: 9_000, fromDisplayName: nil)
         #expect(policy.decide(.event(.message(own, senderName: "u1")), for: recipient(), now: now).isEmpty)
@@ -145,6 +151,7 @@ import Testing
         let notice = try #require(jobs(policy.decide(.event(.groupMessage(message, senderName: "B0B")), for: recipient(), now: now)).first?.notice)
         #expect(notice.title == "B0B" && notice.deepLinkPath == "group/g1" && notice.ids == ["groupId": "g1", "from": "bob"])
         #expect(policy.decide(.event(.groupMessage(message, senderName: "B0B")), for: recipient(connected: ["phone"]), now: now).isEmpty)
+        #expect(policy.decide(.event(.groupMessage(message, senderName: "B0B")), for: recipient(elsewhere: 2), now: now).isEmpty)
     }
 
     // MARK: contacts
@@ -157,6 +164,7 @@ import Testing
         #expect(out.map(\.target.kind) == ["background", "background"])
         #expect(out.allSatisfy { $0.notice.collapseID == "contacts" && $0.notice.type == "friend_request" })
         #expect(policy.decide(event, for: recipient(connected: ["phone"], settings: optedIn), now: now).isEmpty)
+        #expect(policy.decide(event, for: recipient(elsewhere: 1, settings: optedIn), now: now).isEmpty)
         #expect(policy.decide(event, for: recipient(settings: settings { $0.contactUpdates = true; $0.backgroundNotifications = false }),
                               now: now).isEmpty)
     }

@@ -65,4 +65,34 @@ import TestSupport
         #expect(jobs.first?.notice.collapseID == "presence")
         _ = alice
     }
+
+    /// A message to a user whose only device is connected to the other node reaches it over that socket and is not
+    /// pushed; once the device is gone everywhere, the next message is.
+    @Test func aMessageToAUserConnectedOnTheOtherNodeIsNotPushed() throws {
+        let cluster = try ClusterDeliveryTests.Cluster()
+        let a = try cluster.addNode()
+        try GatewayMessagingTests.makeUsers(a)              // alice and bob are contacts
+        let b = try cluster.addNode()
+        try cluster.waitForBus(up: true)
+        let phone = try b.connect(user: "bob", device: "bob-phone")
+        #expect(try phone.command("push_register", ["kind": "webhook", "token": "https://receiver.test/bob"])["ok"] as? Bool == true)
+        try ClusterDeliveryTests.waitUntil(timeout: 10, "A counts bob's phone on B") { Self.bobsDevices(as: a) == 1 }
+
+        let alice = try a.connect(user: "alice", device: "alice-phone")
+        #expect(try alice.command("send_message", ["to": "bob", "text": "one"])["ok"] as? Bool == true)
+        #expect(GatewayJSON.string(try phone.next("message", timeout: 10), "data", "text") == "one")
+        let reader = try PostgresGatewayStore(options: PostgresStoreOptions(url: cluster.url))
+        defer { reader.close() }
+        func messageJobs() throws -> [PushJobRecord] {
+            try (1...20).compactMap { try reader.pushJob(id: Int64($0)) }.filter { $0.notice.type == "message" }
+        }
+        // The first message's batch (and any job in it) is committed before its event reached bob.
+        #expect(try messageJobs().isEmpty)
+
+        phone.disconnect()
+        try ClusterDeliveryTests.waitUntil(timeout: 10, "A counts no device of bob's") { Self.bobsDevices(as: a) == 0 }
+        #expect(try alice.command("send_message", ["to": "bob", "text": "two"])["ok"] as? Bool == true)
+        let jobs = try messageJobs()                          // committed with the event, before the reply
+        #expect(jobs.count == 1 && jobs.first?.userId == "bob", "\(jobs)")
+    }
 }

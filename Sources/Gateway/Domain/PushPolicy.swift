@@ -134,7 +134,9 @@ struct PushPolicy {
         case .event(let event):
             switch event {
             case .approvalRequest(let data):
-                guard recipient.connectedHere.isEmpty else {
+                // A device connected on another node got it there too: this node cannot see its acknowledgement,
+                // so the check after the delay pushes only a request still pending (answered ones never are).
+                guard !recipient.connectedAnywhere else {
                     return approvalPushDelayMs > 0 ? [.awaitAcknowledgement(at: now + approvalPushDelayMs)] : []
                 }
                 return approvalRequestJobs(data, for: recipient, now: now)
@@ -163,20 +165,20 @@ struct PushPolicy {
                                     deepLinkPath: "session/\(data.sessionId)", collapseID: "handoff-\(data.sessionId)",
                                     contentState: data.jsonValue) }
             case .message(let data, let senderName):
-                guard recipient.connectedHere.isEmpty, data.from != recipient.userId else { return [] }
+                guard !recipient.connectedAnywhere, data.from != recipient.userId else { return [] }
                 notice = { PushNotice(type: event.type, title: senderName, body: data.text, genericTitle: "New message",
                                     showDetails: settings.showDetails, ids: ["from": data.from, "messageId": String(data.messageId)],
                                     deepLinkPath: "chat/\(data.from)") }
                 for device in recipient.devices { targets += Self.alertTargets(device).map { (device.deviceId, $0, nil) } }
             case .groupMessage(let data, let senderName):
                 let sender = data.from.userId
-                guard recipient.connectedHere.isEmpty, sender != recipient.userId else { return [] }
+                guard !recipient.connectedAnywhere, sender != recipient.userId else { return [] }
                 notice = { PushNotice(type: event.type, title: senderName, body: data.text, genericTitle: "New message",
                                     showDetails: settings.showDetails, ids: ["groupId": data.groupId, "from": sender],
                                     deepLinkPath: "group/\(data.groupId)") }
                 for device in recipient.devices { targets += Self.alertTargets(device).map { (device.deviceId, $0, nil) } }
             case .contactsChanged(_, let contentState):
-                guard recipient.connectedHere.isEmpty, settings.contactUpdates, settings.backgroundNotifications else { return [] }
+                guard !recipient.connectedAnywhere, settings.contactUpdates, settings.backgroundNotifications else { return [] }
                 notice = { PushNotice(type: event.type, genericTitle: "Contacts changed", collapseID: "contacts", contentState: contentState) }
                 for device in recipient.devices { targets += Self.backgroundTargets(device).map { (device.deviceId, $0, nil) } }
             }

@@ -58,7 +58,7 @@ public final class GatewayRuntime: @unchecked Sendable {
     let api: ServerAPI
     private let web: WebRoutes
     private let webhook: ApprovalWebhook?
-    private let pushOutbox: PushOutbox?
+    let pushOutbox: PushOutbox?
 
     /// `pushTransport`: where outbox jobs are sent (the push adapters); nil keeps jobs queued in the outbox unsent.
     /// `pushLeaseMs`: how long a claimed job stays with this node before another may take it (default 60 s).

@@ -48,6 +48,16 @@ final class PushOutbox: @unchecked Sendable {
     private var pollTimer: GatewayTimer?
     private let outcomes = Mutex<[String: Int]>([:])
     private let latency = PushLatencyMetrics()
+    private let readsDone = Atomic<Int>(0)
+    private let attemptsStarted = Atomic<Int>(0)
+
+    /// Reads of due jobs finished so far, counted once the jobs a read returned have been handed to the transport.
+    /// Reads never overlap, so two more than an earlier value means a whole read began after it: what lets a caller
+    /// know the outbox has looked again (and would have sent anything still due) without waiting on the clock.
+    var completedReads: Int { readsDone.load(ordering: .acquiring) }
+
+    /// Sends handed to the transport so far, fallbacks included (one per provider request).
+    var startedAttempts: Int { attemptsStarted.load(ordering: .acquiring) }
 
     init(hub: GatewayHub, store: GatewayStore, scheduler: any GatewayScheduler & GatewayClock, transport: PushTransport, maxInFlight: Int = 64,
          retryDelay: @escaping @Sendable (_ attempt: Int, _ retryAfterMs: Int64?) -> Int64? = PushOutbox.defaultRetryDelay,
@@ -104,6 +114,7 @@ final class PushOutbox: @unchecked Sendable {
                     inFlight.insert(job.id)
                     attempt(job, target: job.target, usingFallback: false)
                 }
+                readsDone.add(1, ordering: .releasing)
             }
         }
     }
@@ -111,6 +122,7 @@ final class PushOutbox: @unchecked Sendable {
     private func attempt(_ job: PushJobRecord, target: PushTarget, usingFallback: Bool) {
         // Job ids are the store's and never reused (the outbox keeps its rows), so this is stable across retries,
         // restarts and nodes.
+        attemptsStarted.add(1, ordering: .releasing)
         transport.send(job.notice, to: target, deliveryID: "psh_\(job.id)") { [self] outcome in
             scheduler.execute { [self] in finish(job, target: target, usingFallback: usingFallback, outcome: outcome) }
         }

@@ -19,6 +19,9 @@ final class LoopMetrics: Sendable {
     let tlsHandshakeFailures = Atomic<Int>(0)
     let compressions = Atomic<Int>(0)
     let sharedCompressions = Atomic<Int>(0)
+    /// Deadline sweeps this loop has finished (not exported): shows that deadlines have been checked since some
+    /// moment, so a caller can wait for that rather than for time.
+    let deadlineSweeps = Atomic<Int>(0)
     /// Rare events with a label: handshake failures by reason, closes by code, HTTP errors by status.
     private let labeled = Mutex<[String: [String: Int]]>([:])
 

@@ -53,6 +53,7 @@ final class LoopState {
             let now = self.loop.now
             // Iterate over a copy: a sweep may close (and so remove) connections.
             for connection in self.connections { connection.checkDeadlines(now: now) }
+            self.metrics.add(self.metrics.deadlineSweeps)
             if !self.connections.isEmpty { self.scheduleSweep() }
         }
     }

@@ -29,6 +29,9 @@ public final class Server: @unchecked Sendable {
     /// fully set up, e.g. its signal handlers installed).
     public func markReady() { shared.ready.store(true, ordering: .relaxed) }
 
+    /// Each loop's counters (empty before `start()`).
+    var loopMetrics: [LoopMetrics] { states.map(\.metrics) }
+
     private static func loadTLSContext(_ settings: ServerSettings) throws -> TLSContext {
         guard let cert = settings.tlsCertificateFile, let key = settings.tlsPrivateKeyFile else {
             throw ServerError.configuration("TLS listener needs a certificate and a private key")

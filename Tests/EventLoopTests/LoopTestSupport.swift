@@ -19,6 +19,16 @@ func onLoop<T: Sendable>(_ loop: EventLoop, seconds: Double = 5, _ body: @escapi
     return result.withLock { $0 }
 }
 
+/// Polls `condition` on the loop's thread, where the state it reads lives, every 5 ms until it holds or `seconds` pass.
+func eventually(on loop: EventLoop, seconds: Double = 5, _ condition: @escaping @Sendable () -> Bool) -> Bool {
+    let deadline = DispatchTime.now() + seconds
+    while true {
+        if onLoop(loop, { (done: @escaping @Sendable (Bool) -> Void) in done(condition()) }) == true { return true }
+        if DispatchTime.now() >= deadline { return false }
+        usleep(5_000)
+    }
+}
+
 /// A delegate that records what it reads and, optionally, echoes it back.
 final class RecordingDelegate: SocketConnectionDelegate, @unchecked Sendable {
     var received: [UInt8] = []

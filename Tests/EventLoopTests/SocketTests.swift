@@ -83,9 +83,10 @@ final class AcceptSink: @unchecked Sendable {
         defer { server.shutdown() }
         let client = try BlockingClient(port: server.port)
         defer { client.close() }
-        client.send([1])
-        Thread_sleep(ms: 100)
         let loop = server.group.loops[0]
+        client.send([1])
+        // The server has accepted the connection and read the byte: its side exists to write from.
+        #expect(eventually(on: loop) { server.delegates.first?.received == [1] })
         let payload = (0..<(8 << 20)).map { UInt8(truncatingIfNeeded: $0 &* 31) }
         // 8 MiB is more than loopback socket buffers hold: some must stay queued until the client reads.
         let queued: Int? = onLoop(loop) { done in
@@ -108,9 +109,7 @@ final class AcceptSink: @unchecked Sendable {
         client.send([9])
         #expect(client.receive(1) == [9])
         client.close()
-        Thread_sleep(ms: 100)
-        let closed: Bool? = onLoop(server.group.loops[0]) { done in done(server.delegates[0].closed && server.connections[0].isClosed) }
-        #expect(closed == true)
+        #expect(eventually(on: server.group.loops[0]) { server.delegates[0].closed && server.connections[0].isClosed })
 
         let second = try BlockingClient(port: server.port)
         defer { second.close() }
@@ -173,4 +172,3 @@ final class AcceptSink: @unchecked Sendable {
     }
 }
 
-func Thread_sleep(ms: Int) { usleep(useconds_t(ms * 1000)) }

@@ -82,7 +82,11 @@ import WebSocketCodec
         let blob = [UInt8](repeating: 0x5A, count: 8 << 20)
         ws.sendFrame(.binary, blob)                       // echoed back: far more than the socket buffers hold
         ws.sendFrame(.close, WebSocketFrameEncoder.closePayload(code: 1000, reason: ""))
-        usleep(1_500_000)                                  // several sweeps pass while we do not read
+        // Several sweeps pass while we do not read, all after the server read our close and queued its answer.
+        let metrics = try #require(server.server.loopMetrics.first)
+        #expect(ServeProcess.eventually(5) { metrics.controlFramesIn.load(ordering: .relaxed) == 1 })
+        let sweeps = metrics.deadlineSweeps.load(ordering: .relaxed)
+        #expect(ServeProcess.eventually(5) { metrics.deadlineSweeps.load(ordering: .relaxed) >= sweeps + 2 })
         #expect(try ws.receive() == .binary(blob))
         #expect(try ws.receive() == .close(1000, ""))
     }

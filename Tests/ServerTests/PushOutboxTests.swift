@@ -62,34 +62,42 @@ final class OutboxFixture {
 
     /// An offline iOS device of u1 with the given tokens, and a session s1.
     func offlineDeviceWithTokens(_ tokens: [(kind: String, token: String)]) {
-        let client = SilentClient()
+        let client = ReplyRecordingClient()
+        let created = DispatchSemaphore(value: 0)
         onHub { hub in
             hub.connect(client, resumeAfter: nil)
             for (i, t) in tokens.enumerated() {
                 let json = #"{"id":"\#(i)","type":"push_register","kind":"\#(t.kind)","token":"\#(t.token)","sessionId":"s1"}"#
                 hub.handle(Array(json.utf8), from: client)
             }
-            hub.createSession(id: "s1", userId: "u1", title: nil) { _ in }
+            hub.createSession(id: "s1", userId: "u1", title: nil) { _ in created.signal() }
         }
-        Thread.sleep(forTimeInterval: 0.1)   // the writes above commit
+        // The hub answers each registration, and completes the session, once its write has committed.
+        #expect(created.wait(timeout: .now() + 5) == .success)
+        #expect(eventually { client.replies.count == tokens.count })
+        #expect(client.replies.allSatisfy { $0.contains(#""ok":true"#) })
         onHub { hub in hub.disconnect(client) }
     }
 
-    func requestApproval() {
+    /// Requests an approval in s1 and waits until it is stored (its push jobs with it).
+    func requestApproval(timeoutMs: Int64? = nil) {
+        let failure = Mutex<String?>("no answer")
+        let done = DispatchSemaphore(value: 0)
         onHub { hub in
-            hub.requestApproval(sessionId: "s1", toolName: "shell", summary: "ls", details: nil, timeoutMs: nil, idempotencyKey: nil) { _ in }
+            hub.requestApproval(sessionId: "s1", toolName: "shell", summary: "ls", details: nil, timeoutMs: timeoutMs, idempotencyKey: nil) { result in
+                if case .failure(let error) = result { failure.withLock { $0 = "\(error)" } } else { failure.withLock { $0 = nil } }
+                done.signal()
+            }
         }
+        #expect(done.wait(timeout: .now() + 5) == .success)
+        #expect(failure.withLock { $0 } == nil)
     }
 
     func job(_ id: Int64) -> PushJobRecord? { try? runtime.store.pushJob(id: id) }
 
-    /// Polls until `condition` holds (3 s at most).
-    func eventually(_ condition: () -> Bool) -> Bool {
-        for _ in 0..<300 {
-            if condition() { return true }
-            Thread.sleep(forTimeInterval: 0.01)
-        }
-        return condition()
+    /// Polls until `condition` holds (`seconds` at most).
+    func eventually(seconds: Double = 3, _ condition: () -> Bool) -> Bool {
+        ServeProcess.eventually(seconds, condition)
     }
 
     deinit {
@@ -98,10 +106,32 @@ final class OutboxFixture {
     }
 }
 
-final class SilentClient: GatewayClient, @unchecked Sendable {
+/// u1's phone, keeping only the replies to its commands.
+final class ReplyRecordingClient: GatewayClient, @unchecked Sendable {
+    // @unchecked: `frames` behind the mutex.
     let userId = "u1", deviceId = "phone", clientType = "ios"
-    func send(_ frame: [UInt8]) {}
+    private let frames = Mutex<[String]>([])
+    var replies: [String] { frames.withLock { $0 } }
+    func send(_ frame: [UInt8]) {
+        let text = String(decoding: frame, as: UTF8.self)
+        if text.hasPrefix(#"{"type":"reply""#) { frames.withLock { $0.append(text) } }
+    }
     func close(code: UInt16, reason: String) {}
+}
+
+extension GatewayRuntime {
+    /// Has the push outbox read due jobs `times` more times, waiting for each read (5 s at most): reads never overlap,
+    /// so with two or more a whole read began after this call, and whatever it found due has been handed to the
+    /// transport when this returns true. What "nothing more is sent" is asserted after, instead of a sleep.
+    func outboxReadsAgain(times: Int = 2) -> Bool {
+        guard let outbox = pushOutbox else { return false }
+        for _ in 0..<times {
+            let before = outbox.completedReads
+            hubLoop.execute { outbox.drain() }   // a no-op while a read is under way: that read's end counts
+            guard ServeProcess.eventually(5, { outbox.completedReads > before }) else { return false }
+        }
+        return true
+    }
 }
 
 @Suite(.serialized) struct PushOutboxTests {
@@ -139,10 +169,10 @@ final class SilentClient: GatewayClient, @unchecked Sendable {
         let f = try OutboxFixture()
         try f.start(transport)
         f.offlineDeviceWithTokens([("apns", "alert")])
-        f.onHub { hub in
-            hub.requestApproval(sessionId: "s1", toolName: "shell", summary: "ls", details: nil, timeoutMs: 1_000, idempotencyKey: nil) { _ in }
-        }
-        #expect(f.eventually { f.job(1)?.state == "sent" && f.job(2)?.state == "sent" })
+        // The retries are due 20 ms after each failure and go out on the outbox's next poll (every second), so the
+        // request needs a deadline a few polls away: a retry that would land after it gives up instead.
+        f.requestApproval(timeoutMs: 4_000)
+        #expect(f.eventually(seconds: 8) { f.job(1)?.state == "sent" && f.job(2)?.state == "sent" })
         let attempts = transport.attempts
         let request = attempts.filter { $0.type == "approval_request" }.map(\.deliveryID)
         let timeout = attempts.filter { $0.type == "approval_timeout" }.map(\.deliveryID)
@@ -159,8 +189,9 @@ final class SilentClient: GatewayClient, @unchecked Sendable {
         f.requestApproval()
         #expect(f.eventually { f.job(1)?.state == "dead" })
         #expect(f.job(1)?.lastError == "rejected: 400 PayloadTooLarge")
-        Thread.sleep(forTimeInterval: 0.2)
+        #expect(f.runtime.outboxReadsAgain())
         #expect(transport.attempts.count == 1)
+        #expect(f.runtime.pushOutbox?.startedAttempts == 1)
     }
 
     @Test func pendingJobsAreSentAfterARestart() throws {

@@ -58,24 +58,27 @@ extension GatewayHub {
         cache.toRead = []
         guard !ids.isEmpty else { return }
         let writeCounts = ids.map { cache.writeCount[$0] ?? 0 }
+        // A write in flight when the read starts may commit after the read's snapshot: its result cannot replace
+        // memory (it would drop that write's rows), only be merged under it or read again.
+        let busy = ids.map { cache.writesInFlight[$0] != nil }
         let store = self.store
         metrics.userReads.add(ids.count, ordering: .relaxed)
         load(read: { try store.userEntries(ids: ids) }) { [self] result in
-            finishUserReads(ids, writeCounts: writeCounts, result)
+            finishUserReads(ids, writeCounts: writeCounts, busy: busy, result)
         }
     }
 
-    private func finishUserReads(_ ids: [String], writeCounts: [Int], _ result: Result<[UserEntry], GatewayError>) {
+    private func finishUserReads(_ ids: [String], writeCounts: [Int], busy: [Bool], _ result: Result<[UserEntry], GatewayError>) {
         var failed: Set<String> = []
         switch result {
         case .success(let entries):
-            for (entry, writeCount) in zip(entries, writeCounts) {
+            for ((entry, writeCount), busyAtStart) in zip(zip(entries, writeCounts), busy) {
                 let again = cache.reading.removeValue(forKey: entry.id) ?? false
                 if cache.stale.contains(entry.id) {
                     // Another node changed the user: replaced, unless this node's own writes to it are on their way.
                     if cache.writesInFlight[entry.id] != nil {
                         cache.rereadWhenIdle.insert(entry.id)
-                    } else if (cache.writeCount[entry.id] ?? 0) != writeCount {
+                    } else if busyAtStart || (cache.writeCount[entry.id] ?? 0) != writeCount {
                         readUser(entry.id)
                     } else {
                         cache.stale.remove(entry.id)
@@ -87,7 +90,7 @@ extension GatewayHub {
                     cache.touch(entry.id)
                 } else if cache.writesInFlight[entry.id] != nil {
                     cache.rereadWhenIdle.insert(entry.id)   // this node's own change is on its way: read after it
-                } else if (cache.writeCount[entry.id] ?? 0) != writeCount {
+                } else if busyAtStart || (cache.writeCount[entry.id] ?? 0) != writeCount {
                     readUser(entry.id)                       // this node changed the user during the read
                 } else {
                     replace(entry)

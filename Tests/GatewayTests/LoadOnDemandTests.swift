@@ -1,4 +1,4 @@
-import Gateway
+@testable import Gateway
 import GatewayProtocol
 import GatewayTestSupport
 import Testing
@@ -161,6 +161,19 @@ final class HeldReadScheduler: GatewayScheduler, GatewayClock, @unchecked Sendab
         let hub = GatewayHub(store: store, scheduler: scheduler, clock: scheduler)
         try hub.start()
         return (store, scheduler, hub)
+    }
+
+    /// Another node's presence counts for a user this hub does not hold are applied in order: a 0 arriving while the
+    /// earlier count waits for the user's read queues behind it instead of being dropped (the count would otherwise be
+    /// believed for a whole TTL, and push policy would take the user for connected there).
+    @Test func anotherNodesZeroCountWaitingBehindItsEarlierCountIsNotDropped() throws {
+        let (_, scheduler, hub) = try Self.heldReadHub()
+        hub.clusterSignal(.presence(userId: "ann", node: "node-b", connected: 1, away: 0))   // reads ann (held)
+        hub.clusterSignal(.presence(userId: "ann", node: "node-b", connected: 0, away: 0))   // while the read waits
+        #expect(scheduler.heldReads == 1)
+        scheduler.releaseOne()
+        #expect(hub.clusterDevices(of: "ann").connected == 0)
+        #expect(hub.remotePresence["ann"] == nil)
     }
 
     /// What shutdown relies on: `whenUserReadsSettled` runs once every read and the work waiting on it are done —

@@ -1,6 +1,6 @@
 import Dispatch
 import Foundation
-import Gateway
+@testable import Gateway
 @testable import GatewayRuntime
 @testable import Server
 import Storage
@@ -94,6 +94,16 @@ import Testing
         let registered = try a.api("POST", "/v1/users/bob/devices/bob-phone/push-tokens", ["kind": "webhook", "token": "https://receiver.test/bob"])
         #expect(registered.status == 200, "\(registered.json)")
         try Self.waitForNotices(b, moreThan: notices, "B hears that bob's tokens changed")
+        // The count may have moved for an earlier notice of bob's (his phone's disconnect), so the change itself is
+        // waited for: B holds bob with the token, or holds nothing of him and reads him (token included) when asked.
+        try ClusterDeliveryTests.waitUntil(timeout: 10, "B has bob's token or will read it") {
+            Self.onHub(b) { hub in
+                if hub.isLoaded("bob") {
+                    return !(hub.pushTokens[DeviceKey(userId: "bob", deviceId: "bob-phone")] ?? []).isEmpty
+                }
+                return hub.cache.reading["bob"] == nil && !hub.cache.stale.contains("bob")
+            }
+        }
 
         // An approval created through B pushes to the phone's token, which B's copy of bob did not have.
         #expect(try b.api("POST", "/v1/sessions/s1/approvals", ["toolName": "shell", "summary": "ls", "timeoutSeconds": 600]).status == 201)

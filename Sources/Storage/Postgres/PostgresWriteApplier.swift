@@ -350,7 +350,8 @@ struct PostgresWriteBackend: GroupCommitBackend {
     /// server committed and before its answer arrived, and reporting such a batch as failed invites a client to apply
     /// it twice. So the transaction's id is read first (one more round trip per transaction), and when `COMMIT`
     /// fails without an answer from the server (no SQLSTATE: the connection broke) the writer reconnects and asks
-    /// `pg_xact_status`: `committed` is a success, anything else (or no answer) the error as before.
+    /// `pg_xact_status` (again while it gets no answer, for up to a second): `committed` is a success, `aborted` or no
+    /// answer within that time the error as before.
     func commit() throws(StorageError) {
         let xid = try db.query("SELECT pg_current_xact_id()::text").first?.optionalString(0)
         do {
@@ -359,7 +360,9 @@ struct PostgresWriteBackend: GroupCommitBackend {
             for _ in 0..<Self.commitStatusPolls {
                 switch try? db.query("SELECT pg_xact_status($1::xid8)", [xid]).first?.optionalString(0) {
                 case "committed": return
-                case "in progress": usleep(25_000)   // the old session's COMMIT is still running on the server
+                // The old session's COMMIT is still running on the server, or the question got no answer yet (the
+                // writer is reconnecting): ask again within the budget.
+                case "in progress", nil: usleep(25_000)
                 default: throw error
                 }
             }

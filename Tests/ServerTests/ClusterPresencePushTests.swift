@@ -32,16 +32,28 @@ import TestSupport
         nodes.map { $0.runtime.hub.metrics.presencePushesClaimedElsewhere.value }.reduce(0, +)
     }
 
-    @Test func aPresencePushToAWatcherBothNodesHoldIsSentByExactlyOne() throws {
+    /// Two nodes on one database and Redis; alice and bob are contacts (made through A); bob's phone is connected to
+    /// B with a webhook token, and A counts it there.
+    static func bobsPhoneOnB() throws -> (cluster: ClusterDeliveryTests.Cluster, a: GatewayTestServer, b: GatewayTestServer,
+                                          phone: GatewayTestClient) {
         let cluster = try ClusterDeliveryTests.Cluster()
         let a = try cluster.addNode()
-        try GatewayMessagingTests.makeUsers(a)              // alice and bob are contacts
+        try GatewayMessagingTests.makeUsers(a)
         let b = try cluster.addNode()
         try cluster.waitForBus(up: true)
-
-        // bob opts in to presence pushes through B, with a token, and leaves; A has counted his device there.
         let phone = try b.connect(user: "bob", device: "bob-phone")
         #expect(try phone.command("push_register", ["kind": "webhook", "token": "https://receiver.test/bob"])["ok"] as? Bool == true)
+        return (cluster, a, b, phone)
+    }
+
+    /// The stored push jobs of `type` (the first 20 job ids: these tests make fewer).
+    static func jobs(_ type: String, in store: PostgresGatewayStore) throws -> [PushJobRecord] {
+        try (1...20).compactMap { try store.pushJob(id: Int64($0)) }.filter { $0.notice.type == type }
+    }
+
+    @Test func aPresencePushToAWatcherBothNodesHoldIsSentByExactlyOne() throws {
+        // bob opts in to presence pushes through B, with a token, and leaves; A has counted his device there.
+        let (cluster, a, b, phone) = try Self.bobsPhoneOnB()
         #expect(try phone.command("set_notification_settings", ["presenceUpdates": true])["ok"] as? Bool == true)
         try ClusterDeliveryTests.waitUntil(timeout: 10, "A counts bob's phone on B") { Self.bobsDevices(as: a) == 1 }
         phone.disconnect()
@@ -53,9 +65,7 @@ import TestSupport
         let alice = try a.connect(user: "alice", device: "alice-phone")
         let reader = try PostgresGatewayStore(options: PostgresStoreOptions(url: cluster.url))
         defer { reader.close() }
-        func presenceJobs() throws -> [PushJobRecord] {
-            try (1...20).compactMap { try reader.pushJob(id: Int64($0)) }.filter { $0.notice.type == "presence" }
-        }
+        func presenceJobs() throws -> [PushJobRecord] { try Self.jobs("presence", in: reader) }
         try ClusterDeliveryTests.waitUntil(timeout: 10, "one node's push stored and the other's claim lost") {
             Self.claimedElsewhere([a, b]) == 1 && ((try? presenceJobs().count) ?? 0) >= 1
         }
@@ -69,13 +79,7 @@ import TestSupport
     /// A message to a user whose only device is connected to the other node reaches it over that socket and is not
     /// pushed; once the device is gone everywhere, the next message is.
     @Test func aMessageToAUserConnectedOnTheOtherNodeIsNotPushed() throws {
-        let cluster = try ClusterDeliveryTests.Cluster()
-        let a = try cluster.addNode()
-        try GatewayMessagingTests.makeUsers(a)              // alice and bob are contacts
-        let b = try cluster.addNode()
-        try cluster.waitForBus(up: true)
-        let phone = try b.connect(user: "bob", device: "bob-phone")
-        #expect(try phone.command("push_register", ["kind": "webhook", "token": "https://receiver.test/bob"])["ok"] as? Bool == true)
+        let (cluster, a, _, phone) = try Self.bobsPhoneOnB()
         try ClusterDeliveryTests.waitUntil(timeout: 10, "A counts bob's phone on B") { Self.bobsDevices(as: a) == 1 }
 
         let alice = try a.connect(user: "alice", device: "alice-phone")
@@ -83,9 +87,7 @@ import TestSupport
         #expect(GatewayJSON.string(try phone.next("message", timeout: 10), "data", "text") == "one")
         let reader = try PostgresGatewayStore(options: PostgresStoreOptions(url: cluster.url))
         defer { reader.close() }
-        func messageJobs() throws -> [PushJobRecord] {
-            try (1...20).compactMap { try reader.pushJob(id: Int64($0)) }.filter { $0.notice.type == "message" }
-        }
+        func messageJobs() throws -> [PushJobRecord] { try Self.jobs("message", in: reader) }
         // The first message's batch (and any job in it) is committed before its event reached bob.
         #expect(try messageJobs().isEmpty)
 

@@ -264,7 +264,7 @@ extension GatewayHub {
     }
 
     private func wakeWaiters(of approval: ApprovalRecord) {
-        for waiter in approvalWaiters.removeValue(forKey: approval.id) ?? [] { waiter(approval) }
+        for waiter in approvalWaiters.removeValue(forKey: approval.id) ?? [] { waiter.wake(approval) }
     }
 
     /// The state of an approval request held in memory (pending ones, and decided ones seen since start).
@@ -286,17 +286,22 @@ extension GatewayHub {
         let id = approval.id
         guard approval.state == .pending, waitMs > 0 else { return completion(Self.approvalData(approval)) }
         var done = false
+        approvalWaiterSerial &+= 1
+        let serial = approvalWaiterSerial
         let timer = scheduler.schedule(at: clock.now() + waitMs) { [self] in
             guard !done else { return }
             done = true
+            // A poll that timed out leaves nothing behind: waiters are bounded by the polls in flight.
+            approvalWaiters[id]?.removeAll { $0.serial == serial }
+            if approvalWaiters[id]?.isEmpty == true { approvalWaiters[id] = nil }
             completion(approvals[id].map(Self.approvalData))
         }
-        approvalWaiters[id, default: []].append { final in
+        approvalWaiters[id, default: []].append(ApprovalWaiter(serial: serial) { final in
             guard !done else { return }
             done = true
             timer.cancel()
             completion(Self.approvalData(final))
-        }
+        })
     }
 
     /// Pending approvals of a user (the badge count is their number).
@@ -311,4 +316,10 @@ struct ApprovalRequestFingerprint: Encodable {
     var summary: String
     var details: JSONValue?
     var timeoutMs: Int64
+}
+
+/// A long-poll waiting for an approval's decision; `serial` finds it again when its wait ends first.
+struct ApprovalWaiter {
+    var serial: UInt64
+    var wake: (ApprovalRecord) -> Void
 }

@@ -327,8 +327,8 @@ extension GatewayHub {
     /// Relationship rows in memory now (for tests): friend requests, pauses, connect codes, groups, memberships,
     /// phones and invites being written.
     public var relationshipRowCount: Int {
-        relations.friendRequests.count + relations.pauses.values.reduce(0) { $0 + $1.count } + relations.connectCodes.count
-            + relations.groups.count + relations.members.values.reduce(0) { $0 + $1.count } + relations.phoneByUser.count
+        relations.friendRequests.count + relations.pauses.count + relations.connectCodes.count
+            + relations.groups.count + relations.members.count + relations.phoneByUser.count
             + relations.invites.count
     }
 }

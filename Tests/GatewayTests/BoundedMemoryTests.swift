@@ -12,9 +12,7 @@ import Testing
         let clock = ManualScheduler()
         var settings = GatewaySettings()
         settings.userCacheCapacity = 1
-        let hub = GatewayHub(store: store, scheduler: clock, clock: clock, settings: settings)
-        hub.clusterBus = bus.member()
-        try hub.start()
+        let hub = try startedHub(store, clock, settings: settings, bus: bus)
         func run<T>(_ body: (@escaping (Result<T, GatewayError>) -> Void) -> Void) {
             var done = false
             body { result in done = (try? result.get()) != nil }
@@ -82,9 +80,7 @@ import Testing
         let bus = InMemoryClusterBus()
         let clock = ManualScheduler()
         let settings = GatewaySettings()
-        let hub = GatewayHub(store: InMemoryGatewayStore(), scheduler: clock, clock: clock, settings: settings)
-        hub.clusterBus = bus.member()
-        try hub.start()
+        let hub = try startedHub(InMemoryGatewayStore(), clock, settings: settings, bus: bus)
         bus.member().announcePresence(userId: "zoe", connected: 1, away: 0)
         #expect(!hub.isLoaded("zoe") && hub.remotePresence.has("zoe") && hub.presenceData(of: "zoe").status == "online")
         clock.advance(by: settings.clusterPresenceTtlMs + settings.clusterPresenceRefreshMs + settings.presenceGraceMs)
@@ -122,9 +118,9 @@ extension GatewayHub {
             ("cache", cache.isLoaded(u) || cache.writeCount[u] != nil || cache.writesInFlight[u] != nil || cache.reading[u] != nil
                 || cache.waitingCount[u] != nil || cache.stale.contains(u) || cache.rereadWhenIdle.contains(u)),
             ("relations.friendRequests", r.requestsByUser[u] != nil || r.friendRequests.values.contains { $0.fromUserId == u || $0.toUserId == u }),
-            ("relations.pauses", r.pauses[u] != nil || r.pausedBy[u] != nil),
+            ("relations.pauses", r.pauses[u] != nil || r.pauses.reverse[u] != nil),
             ("relations.codes", r.codesByUser[u] != nil || r.currentCode[u] != nil),
-            ("relations.groups", r.groupsByUser[u] != nil || r.members.values.contains { $0[u] != nil }),
+            ("relations.groups", r.members.reverse[u] != nil || r.members.rows.values.contains { $0[u] != nil }),
             ("relations.phone", r.phoneByUser[u] != nil),
         ]
         return checks.filter(\.1).map(\.0)

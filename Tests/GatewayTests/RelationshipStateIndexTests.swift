@@ -43,21 +43,21 @@ import Testing
             requests[r.toUserId, default: []].insert(r.id)
         }
         var pausedBy: [String: Set<String>] = [:]
-        for (user, theirs) in s.pauses {
+        for (user, theirs) in s.pauses.rows {
             #expect(!theirs.isEmpty, "empty pause map left for \(user)", sourceLocation: sourceLocation)
             for contact in theirs.keys { pausedBy[contact, default: []].insert(user) }
         }
         var codes: [String: Set<String>] = [:]
         for c in s.connectCodes.values { codes[c.userId, default: []].insert(c.code) }
         var groups: [String: Set<String>] = [:]
-        for (groupId, rows) in s.members {
+        for (groupId, rows) in s.members.rows {
             #expect(!rows.isEmpty, "empty member map left for \(groupId)", sourceLocation: sourceLocation)
             for user in rows.keys { groups[user, default: []].insert(groupId) }
         }
         #expect(s.requestsByUser == requests, sourceLocation: sourceLocation)
-        #expect(s.pausedBy == pausedBy, sourceLocation: sourceLocation)
+        #expect(s.pauses.reverse == pausedBy, sourceLocation: sourceLocation)
         #expect(s.codesByUser == codes, sourceLocation: sourceLocation)
-        #expect(s.groupsByUser == groups, sourceLocation: sourceLocation)
+        #expect(s.members.reverse == groups, sourceLocation: sourceLocation)
         for (key, id) in s.pendingRequests {
             #expect(s.friendRequests[id].map { RelationshipState.pairKey($0.fromUserId, $0.toUserId) } == key, sourceLocation: sourceLocation)
         }
@@ -76,7 +76,7 @@ import Testing
         #expect(s.friendRequests(of: "cat").map(\.id) == ["fr2"])     // cat is not loaded, the row is ann's
         #expect(s.activeGroups(of: "ann").map(\.id) == ["g1"])        // ann left g2
         #expect(Set(s.activeGroups(of: "ben").map(\.id)) == ["g1", "g2"])
-        #expect(s.pausedBy["ben"] == ["ann"] && s.pausedBy["ann"] == ["ben"])
+        #expect(s.pauses.reverse["ben"] == ["ann"] && s.pauses.reverse["ann"] == ["ben"])
     }
 
     /// Forgetting ann while ben stays loaded keeps what ben holds (their request, both pauses, both groups) and
@@ -98,7 +98,7 @@ import Testing
         s.drop(["ben"], shared: false) { loaded.contains($0) }
         expectConsistent(s)
         #expect(s.friendRequests.isEmpty && s.pauses.isEmpty && s.groups.isEmpty && s.members.isEmpty)
-        #expect(s.requestsByUser.isEmpty && s.pausedBy.isEmpty && s.codesByUser.isEmpty && s.groupsByUser.isEmpty)
+        #expect(s.requestsByUser.isEmpty && s.pauses.reverse.isEmpty && s.codesByUser.isEmpty && s.members.reverse.isEmpty)
     }
 
     /// A re-read (`shared`) drops the user's rows shared with loaded users too, and the re-read brings them back.
@@ -135,11 +135,11 @@ import Testing
 
         s.setPause(ContactPauseRecord(userId: "ann", contactId: "ben", pausedAt: 1), by: "ann", on: "ben")
         s.setPause(ContactPauseRecord(userId: "cat", contactId: "ben", pausedAt: 1), by: "cat", on: "ben")
-        #expect(s.pausedBy["ben"] == ["ann", "cat"])
+        #expect(s.pauses.reverse["ben"] == ["ann", "cat"])
         s.setPause(nil, by: "ann", on: "ben")
         s.setPause(nil, by: "ann", on: "ben")                  // twice: nothing to remove
         expectConsistent(s)
-        #expect(s.pausedBy["ben"] == ["cat"] && s.pauses["ann"] == nil)
+        #expect(s.pauses.reverse["ben"] == ["cat"] && s.pauses["ann"] == nil)
 
         s.put(ConnectCodeRecord(code: "111111", userId: "ann", createdAt: 1))
         s.put(ConnectCodeRecord(code: "111111", userId: "ann", createdAt: 1, revokedAt: 2))
@@ -154,11 +154,11 @@ import Testing
         s.setMember(GroupMemberRecord(groupId: "g", userId: "ben", role: "member", createdAt: 1), of: "g", user: "ben")
         s.setMember(nil, of: "g", user: "ben")                 // a join taken back
         expectConsistent(s)
-        #expect(s.groupsByUser["ben"] == nil && s.activeGroups(of: "ann").map(\.id) == ["g"])
+        #expect(s.members.reverse["ben"] == nil && s.activeGroups(of: "ann").map(\.id) == ["g"])
 
         s.drop(["ann", "ben", "cat", "dan"], shared: false) { _ in false }
         expectConsistent(s)
-        #expect(s.requestsByUser.isEmpty && s.pausedBy.isEmpty && s.codesByUser.isEmpty && s.groupsByUser.isEmpty)
+        #expect(s.requestsByUser.isEmpty && s.pauses.reverse.isEmpty && s.codesByUser.isEmpty && s.members.reverse.isEmpty)
         #expect(s.friendRequests.isEmpty && s.pauses.isEmpty && s.connectCodes.isEmpty && s.groups.isEmpty && s.members.isEmpty)
     }
 }

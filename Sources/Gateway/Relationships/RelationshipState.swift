@@ -7,15 +7,16 @@ struct RelationshipState {
     private(set) var friendRequests: [String: FriendRequestRecord] = [:]
     /// Pending request id by "from\0to".
     private(set) var pendingRequests: [String: String] = [:]
-    /// pauses[userId][contactId]: userId paused contactId.
-    private(set) var pauses: [String: [String: ContactPauseRecord]] = [:]
+    /// pauses[userId][contactId]: userId paused contactId; `pauses.outers(of: contactId)`: who paused contactId.
+    private(set) var pauses = IndexedPairs<ContactPauseRecord>()
     /// The current codes of the users held, and codes this node replaced (they answer "expired" at once).
     private(set) var connectCodes: [String: ConnectCodeRecord] = [:]
     /// The code each user currently hands out.
     private(set) var currentCode: [String: String] = [:]
     /// Groups with at least one active member held here, each with all its membership rows.
     private(set) var groups: [String: GroupRecord] = [:]
-    private(set) var members: [String: [String: GroupMemberRecord]] = [:]
+    /// members[groupId][userId]; `members.outers(of: userId)`: the groups in which the user has a row (active or not).
+    private(set) var members = IndexedPairs<GroupMemberRecord>()
     /// Invites this node is writing (created or being redeemed) until their write is stored; others are read by code.
     var invites: [String: InviteRecord] = [:]
     var phoneByUser: [String: String] = [:]
@@ -26,12 +27,8 @@ struct RelationshipState {
     // not a pass over every row held.
     /// The friend requests each user sent or received, by id.
     private(set) var requestsByUser: [String: Set<String>] = [:]
-    /// pausedBy[contactId]: the users that paused contactId (the other direction of `pauses`).
-    private(set) var pausedBy: [String: Set<String>] = [:]
     /// The codes in `connectCodes` each user owns.
     private(set) var codesByUser: [String: Set<String>] = [:]
-    /// The groups in which each user has a membership row (active or not).
-    private(set) var groupsByUser: [String: Set<String>] = [:]
 
     static func pairKey(_ from: String, _ to: String) -> String { from + "\u{0}" + to }
 
@@ -65,14 +62,7 @@ struct RelationshipState {
 
     /// `userId`'s pause on `contactId`: set, or removed (nil).
     mutating func setPause(_ pause: ContactPauseRecord?, by userId: String, on contactId: String) {
-        if let pause {
-            pauses[userId, default: [:]][contactId] = pause
-            pausedBy[contactId, default: []].insert(userId)
-        } else {
-            guard pauses[userId]?.removeValue(forKey: contactId) != nil else { return }
-            if pauses[userId]?.isEmpty == true { pauses[userId] = nil }
-            Self.remove(userId, from: contactId, in: &pausedBy)
-        }
+        pauses.set(pause, userId, contactId)
     }
 
     mutating func put(_ code: ConnectCodeRecord) {
@@ -97,23 +87,16 @@ struct RelationshipState {
 
     /// `userId`'s membership row in `groupId`: set, or removed (nil).
     mutating func setMember(_ member: GroupMemberRecord?, of groupId: String, user userId: String) {
-        if let member {
-            members[groupId, default: [:]][userId] = member
-            groupsByUser[userId, default: []].insert(groupId)
-        } else {
-            guard members[groupId]?.removeValue(forKey: userId) != nil else { return }
-            if members[groupId]?.isEmpty == true { members[groupId] = nil }
-            Self.remove(groupId, from: userId, in: &groupsByUser)
-        }
+        members.set(member, groupId, userId)
     }
 
     /// Forgets a group with all its membership rows.
     private mutating func removeGroup(_ groupId: String) {
         groups[groupId] = nil
-        for userId in (members.removeValue(forKey: groupId) ?? [:]).keys { Self.remove(groupId, from: userId, in: &groupsByUser) }
+        members.removeAll(groupId)
     }
 
-    private static func remove(_ value: String, from key: String, in index: inout [String: Set<String>]) {
+    static func remove(_ value: String, from key: String, in index: inout [String: Set<String>]) {
         guard index[key]?.remove(value) != nil, index[key]?.isEmpty == true else { return }
         index[key] = nil
     }
@@ -135,7 +118,7 @@ struct RelationshipState {
 
     /// The groups `userId` is an active member of: O(its memberships).
     func activeGroups(of userId: String) -> [GroupRecord] {
-        (groupsByUser[userId] ?? []).compactMap { isActiveMember(userId, of: $0) ? groups[$0] : nil }
+        members.outers(of: userId).compactMap { isActiveMember(userId, of: $0) ? groups[$0] : nil }
     }
 
     // MARK: Users read and forgotten
@@ -171,12 +154,12 @@ struct RelationshipState {
                 if !keep(r.fromUserId == id ? r.toUserId : r.fromUserId) { removeFriendRequest(requestId) }
             }
             for other in (pauses[id] ?? [:]).keys where !keep(other) { setPause(nil, by: id, on: other) }
-            for pauser in pausedBy[id] ?? [] where !keep(pauser) { setPause(nil, by: pauser, on: id) }
+            for pauser in pauses.outers(of: id) where !keep(pauser) { setPause(nil, by: pauser, on: id) }
             phoneByUser[id] = nil
             currentCode[id] = nil
             for code in codesByUser.removeValue(forKey: id) ?? [] { connectCodes[code] = nil }
         }
-        for groupId in Set(ids.flatMap { groupsByUser[$0] ?? [] }) {
+        for groupId in Set(ids.flatMap { members.outers(of: $0) }) {
             let rows = members[groupId] ?? [:]
             // A re-read brings back every group the user is still active in; a group it left stays while another
             // held user is active in it (that user's re-read follows any change to the group).
@@ -201,5 +184,39 @@ struct RelationshipState {
         case .deleteUserPhone(let userId): return [userId]
         default: return []
         }
+    }
+}
+
+/// Rows keyed by two ids, `rows[outer][inner]`, with the reverse index (inner → the outers having a row for it), both
+/// kept by `set`: a pause by user and contact, a membership by group and user. Empty maps and sets are never left.
+struct IndexedPairs<Row> {
+    private(set) var rows: [String: [String: Row]] = [:]
+    /// inner → the outers with a row for it.
+    private(set) var reverse: [String: Set<String>] = [:]
+
+    subscript(outer: String) -> [String: Row]? { rows[outer] }
+
+    var isEmpty: Bool { rows.isEmpty }
+    /// Rows held.
+    var count: Int { rows.values.reduce(0) { $0 + $1.count } }
+
+    /// The outers with a row for `inner`.
+    func outers(of inner: String) -> Set<String> { reverse[inner] ?? [] }
+
+    /// Sets or (nil) removes the row of (`outer`, `inner`).
+    mutating func set(_ row: Row?, _ outer: String, _ inner: String) {
+        if let row {
+            rows[outer, default: [:]][inner] = row
+            reverse[inner, default: []].insert(outer)
+        } else {
+            guard rows[outer]?.removeValue(forKey: inner) != nil else { return }
+            if rows[outer]?.isEmpty == true { rows[outer] = nil }
+            RelationshipState.remove(outer, from: inner, in: &reverse)
+        }
+    }
+
+    /// Removes every row of `outer`.
+    mutating func removeAll(_ outer: String) {
+        for inner in (rows.removeValue(forKey: outer) ?? [:]).keys { RelationshipState.remove(outer, from: inner, in: &reverse) }
     }
 }

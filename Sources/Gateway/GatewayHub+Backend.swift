@@ -87,7 +87,7 @@ extension GatewayHub {
                 writes.append(.claimIdempotentOffset(scope: "publish:" + userId, key: idempotencyKey, requestHash: requestHash,
                                                      createdAt: clock.now()))
             }
-            commit([], events: [PendingEvent(userId: userId, type: "custom", data: data)], after: writes) { outcome in
+            commit([], events: [PendingEvent(userId: userId, type: .custom, data: data)], after: writes) { outcome in
                 done(outcome.map { PublishResult(offset: $0.first?.offset ?? 0) })
             }
         }

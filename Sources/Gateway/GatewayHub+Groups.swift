@@ -39,7 +39,7 @@ extension GatewayHub {
                 relations.setMember(owner, of: group.id, user: ownerId)
                 let data = groupData(group.id)!
                 commit([.upsertGroup(group), .upsertGroupMember(owner)],
-                       events: [PendingEvent(userId: ownerId, type: event.rawValue, data: encode(data))], completion: Self.finish(completion) { data })
+                       events: [PendingEvent(userId: ownerId, type: event.logType, data: encode(data))], completion: Self.finish(completion) { data })
             }
         }
     }
@@ -82,7 +82,7 @@ extension GatewayHub {
             case .commitMember(let member, let event, let notify):
                 let data = encode(GroupMembershipEventData(groupId: group.id, groupName: group.name, member: memberData(member), reason: reason))
                 relations.setMember(member, of: group.id, user: member.userId)
-                return .success((member, notify.map { PendingEvent(userId: $0, type: event.rawValue, data: data) }))
+                return .success((member, notify.map { PendingEvent(userId: $0, type: event.logType, data: data) }))
             }
         }
         return .failure(GatewayError(.internalError, "no membership decision"))
@@ -171,11 +171,11 @@ extension GatewayHub {
                 return completion(.failure(GatewayError(refusal)))
             case .commitMessage(let data, let logs):
                 let bytes = encode(data)
-                events = logs.map { PendingEvent(userId: $0, type: GroupPost.Event.message.rawValue, data: bytes, pushable: .groupMessage(data)) }
+                events = logs.map { PendingEvent(userId: $0, type: GroupPost.Event.message.logType, data: bytes, pushable: .groupMessage(data)) }
                 message = data
             case .commitEvent(let data, let logs):
                 let bytes = encode(data)
-                events = logs.map { PendingEvent(userId: $0, type: GroupPost.Event.event.rawValue, data: bytes) }
+                events = logs.map { PendingEvent(userId: $0, type: GroupPost.Event.event.logType, data: bytes) }
             case .reply(let sent):
                 let send = { [self] (claim: [StoreWrite], done: @escaping (Result<SentAt, GatewayError>) -> Void) in
                     commit(claim, events: events) { [self] outcome in

@@ -59,7 +59,7 @@ extension GatewayHub {
                 relations.invites[invite.code] = invite
                 // The code is the store's decision (insert if absent): when another node stored it first for another
                 // invite, this attempt is taken back and the machine decides whether to draw again.
-                commit([.upsertInvite(invite)], events: [PendingEvent(userId: invite.inviterId, type: event.rawValue, data: encode(inviteData(invite, groupName: group?.name)))],
+                commit([.upsertInvite(invite)], events: [PendingEvent(userId: invite.inviterId, type: event.logType, data: encode(inviteData(invite, groupName: group?.name)))],
                        onConflict: { [self] conflict in
                     relations.invites[invite.code] = nil
                     advance(.conflict(conflict))

@@ -37,9 +37,9 @@ extension GatewayHub {
                     switch event {
                     case .added:
                         let data = contactData(y)
-                        events.append(PendingEvent(userId: x, type: event.rawValue, data: encode(data), pushable: .contactAdded(data)))
+                        events.append(PendingEvent(userId: x, type: event.logType, data: encode(data), pushable: .contactAdded(data)))
                     case .removed:
-                        events.append(PendingEvent(userId: x, type: event.rawValue, data: encode(["userId": y]), pushable: .contactRemoved(userId: y)))
+                        events.append(PendingEvent(userId: x, type: event.logType, data: encode(["userId": y]), pushable: .contactRemoved(userId: y)))
                     }
                 }
             }
@@ -59,8 +59,8 @@ extension GatewayHub {
                 relations.put(accepted)
                 writes.append(.upsertFriendRequest(accepted))
                 let typed = friendRequestData(accepted), data = encode(typed)
-                events += [PendingEvent(userId: from, type: event.rawValue, data: data, pushable: .friendRequest(typed)),
-                           PendingEvent(userId: to, type: event.rawValue, data: data, pushable: .friendRequest(typed))]
+                events += [PendingEvent(userId: from, type: event.logType, data: data, pushable: .friendRequest(typed)),
+                           PendingEvent(userId: to, type: event.logType, data: data, pushable: .friendRequest(typed))]
             }
         }
         return (writes, events)

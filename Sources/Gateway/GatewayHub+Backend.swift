@@ -49,6 +49,7 @@ extension GatewayHub {
     /// Makes two users contacts (both directions; a removed contact is reactivated keeping its creation time), and
     /// accepts any pending friend request between them. Errors: `invalid_field` (one user twice), `user_not_found`.
     public func addContact(_ a: String, _ b: String, completion: @escaping (Result<Void, GatewayError>) -> Void) {
+        let before = pairMemory(a, b)
         let (writes, events): ([StoreWrite], [PendingEvent])
         switch contactChange(a, b, .add(missingUser: [a, b].first { users[$0] == nil })) {
         case .failure(let error): return completion(.failure(error))
@@ -56,7 +57,9 @@ extension GatewayHub {
         }
         guard !writes.isEmpty else { return completion(.success(())) }   // contacts already
         let (accepted, acceptedEvents) = acceptPendingRequests(a, b)
-        commit(writes + accepted, events: events + acceptedEvents) { [self] outcome in
+        commitPairChange(writes + accepted, events: events + acceptedEvents, before: before, retry: { [self] in
+            addContact(a, b, completion: completion)
+        }) { [self] outcome in
             if case .success = outcome { exchangePresence(a, b) }
             completion(outcome.map { _ in () })
         }

@@ -137,13 +137,20 @@ extension GatewayHub {
                 connect(userId: userId, code: rawCode, source: source, completion: completion)
             }) else { return }
             guard !areContacts(userId, other) else { return completion(.failure(GatewayError(ConnectCodeMachine.Refusal.alreadyFriends))) }
-            let (writes, events) = contactCreation(userId, other)
-            let ref = userRef(other)
-            commit(writes, events: events) { [self] outcome in
-                if case .success = outcome { exchangePresence(userId, other) }
-                completion(outcome.map { _ in ref })
+            connectUsers(userId, other, completion: completion)
             }
-            }
+        }
+    }
+
+    /// Makes the two contacts, accepting a pending request between them; when another node answered that request
+    /// first, decides again on the store's row (the contact is still made).
+    private func connectUsers(_ userId: String, _ other: String, completion: @escaping (Result<UserRef, GatewayError>) -> Void) {
+        let before = pairMemory(userId, other)
+        let (writes, events) = contactCreation(userId, other)
+        let ref = userRef(other)
+        commitPairChange(writes, events: events, before: before, retry: { [self] in connectUsers(userId, other, completion: completion) }) { [self] outcome in
+            if case .success = outcome { exchangePresence(userId, other) }
+            completion(outcome.map { _ in ref })
         }
     }
 }

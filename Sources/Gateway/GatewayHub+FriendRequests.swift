@@ -21,7 +21,8 @@ extension GatewayHub {
 
     /// Sends a friend request to the user with `hexCode` (8 hex characters, any case).
     /// Errors: `user_not_found` (no such code, or no such sender), `self_request`, `already_friends`,
-    /// `request_already_sent`. When the other user already asked the sender, that request is accepted instead.
+    /// `request_already_sent`. When the other user already asked the sender, that request is accepted instead — also
+    /// when another node stored it a moment before this one's.
     public func sendFriendRequest(from userId: String, toHexCode hexCode: String,
                                   completion: @escaping (Result<FriendRequestData, GatewayError>) -> Void) {
         sendFriendRequest(from: userId, toHexCode: hexCode, lookedUp: false, completion: completion)
@@ -61,9 +62,20 @@ extension GatewayHub {
             relations.put(request)
             let data = friendRequestData(request)
             let payload = encode(data)
-            commit([.upsertFriendRequest(request)],
+            // One pending request per pair is the store's decision: when another node stored this request or the
+            // reverse one first, the store's row is taken and the send decided again on it (`request_already_sent`,
+            // or the reverse request accepted).
+            commit([.createFriendRequest(request)],
                    events: [PendingEvent(userId: target, type: .friendRequest, data: payload, pushable: .friendRequest(data)),
-                            PendingEvent(userId: userId, type: .friendRequest, data: payload, pushable: .friendRequest(data))]) { [self] outcome in
+                            PendingEvent(userId: userId, type: .friendRequest, data: payload, pushable: .friendRequest(data))],
+                   onConflict: { [self] conflict in
+                relations.removeFriendRequest(request.id)
+                guard case .friendRequestPending(let current) = conflict else {
+                    return completion(.failure(.storageFailed("could not store the change: \(conflict)", cause: conflict)))
+                }
+                relations.put(FriendRequestMachine.transition(request, .storeDecided(current), now: clock.now()).0)
+                sendFriendRequest(from: userId, toHexCode: code, lookedUp: true, completion: completion)
+            }) { [self] outcome in
                 if case .failure = outcome {
                     // Not stored: forget it, or the pair would stay blocked by a request nobody can see.
                     relations.removeFriendRequest(request.id)
@@ -97,6 +109,7 @@ extension GatewayHub {
         guard loaded([a, b], failed: { completion(.failure($0)) }, retry: { [self] in
             answerFriendRequest(userId: userId, requestId: requestId, action: action, completion: completion)
         }) else { return }
+        let before = pairMemory(a, b)
         var writes: [StoreWrite] = []
         var events: [PendingEvent] = []
         var answered = request
@@ -109,14 +122,18 @@ extension GatewayHub {
             case .commitResolution(let resolved, let event):
                 relations.put(resolved)
                 answered = resolved
-                writes = [.upsertFriendRequest(resolved)]
+                writes = [.resolveFriendRequest(resolved)]
                 let payload = encode(friendRequestData(resolved))
                 events = [PendingEvent(userId: a, type: event.logType, data: payload), PendingEvent(userId: b, type: event.logType, data: payload)]
             case .refuse(let refusal): return completion(.failure(GatewayError(refusal)))
             }
         }
         let data = friendRequestData(answered)
-        commit(writes, events: events) { [self] outcome in
+        // Answering only a pending request is the store's decision: when another node answered it first, the
+        // store's row is taken and the answer decided again on it (`request_already_resolved`).
+        commitPairChange(writes, events: events, before: before, retry: { [self] in
+            answerFriendRequest(userId: userId, requestId: requestId, action: action, completion: completion)
+        }) { [self] outcome in
             if case .success = outcome, action == .accept { exchangePresence(a, b) }
             completion(outcome.map { _ in data })
         }

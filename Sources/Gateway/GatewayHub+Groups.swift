@@ -91,12 +91,17 @@ extension GatewayHub {
     /// Adds (or reactivates, keeping its original join time) a member; `extra` writes (a used invite) go in the
     /// same commit. Errors: `group_not_found`, `user_not_found`, `already_member`, `group_full`, `invalid_field`.
     /// `onConflict`: a decision in `extra` lost (the membership is taken back first; see `commit`).
-    func join(groupId: String, userId: String, role: String, reason: String, extra: [StoreWrite] = [],
+    /// The join itself is the store's decision (`joinGroup`: the limits counted in the commit's transaction): when
+    /// another node changed the membership first, the store's rows are taken and the join decided again on them
+    /// (`group_full`, `already_member`), `attempt` of 3.
+    func join(groupId: String, userId: String, role: String, reason: String, extra: [StoreWrite] = [], attempt: Int = 1,
               onConflict: ((StoreConflict) -> Void)? = nil, completion: @escaping (Result<GroupData, GatewayError>) -> Void) {
+        let again = { [self] (attempt: Int) in
+            join(groupId: groupId, userId: userId, role: role, reason: reason, extra: extra, attempt: attempt, onConflict: onConflict,
+                 completion: completion)
+        }
         // The group's data names every member (GatewayHub+Loading).
-        guard loadedGroup(groupId, plus: [userId], failed: { completion(.failure($0)) }, retry: { [self] in
-            join(groupId: groupId, userId: userId, role: role, reason: reason, extra: extra, onConflict: onConflict, completion: completion)
-        }) else { return }
+        guard loadedGroup(groupId, plus: [userId], failed: { completion(.failure($0)) }, retry: { again(attempt) }) else { return }
         guard let group = relations.groups[groupId] else { return completion(.failure(GatewayError(.groupNotFound, "no group \"\(groupId)\""))) }
         guard users[userId] != nil else { return completion(.failure(GatewayError(.userNotFound, "no user \"\(userId)\""))) }
         let previous = relations.members[groupId]?[userId]
@@ -106,10 +111,18 @@ extension GatewayHub {
         case .success(let change): (member, events) = change
         }
         let data = groupData(groupId)!
-        commit(extra + [.upsertGroupMember(member)], events: events, onConflict: onConflict.map { handler in { [self] conflict in
+        commit(extra + [.joinGroup(member)], events: events, onConflict: { [self] conflict in
             relations.setMember(previous, of: groupId, user: userId)
-            handler(conflict)
-        } }, completion: Self.finish(completion) { data })
+            guard case .groupJoinRefused(let stored, let rows) = conflict, attempt < 3 else {
+                if let onConflict { return onConflict(conflict) }
+                return completion(.failure(.storageFailed("could not store the change: \(conflict)", cause: conflict)))
+            }
+            guard let stored else { return completion(.failure(GatewayError(.groupNotFound, "no group \"\(groupId)\""))) }
+            let (state, _) = GroupMembership.transition(membership(group), .storeDecided(group: stored, members: rows), now: clock.now())
+            relations.put(state.group)
+            for (user, row) in state.members { relations.setMember(row, of: groupId, user: user) }
+            again(attempt + 1)
+        }, completion: Self.finish(completion) { data })
     }
 
     /// Backend: adds a user to a group directly (no invite), with the same limits.

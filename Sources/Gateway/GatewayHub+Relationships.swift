@@ -57,13 +57,46 @@ extension GatewayHub {
                   let request = relations.friendRequests[id] else { continue }
             for case .commitResolution(let accepted, let event) in FriendRequestMachine.transition(request, .becameContacts, now: now).1 {
                 relations.put(accepted)
-                writes.append(.upsertFriendRequest(accepted))
+                writes.append(.resolveFriendRequest(accepted))
                 let typed = friendRequestData(accepted), data = encode(typed)
                 events += [PendingEvent(userId: from, type: event.logType, data: data, pushable: .friendRequest(typed)),
                            PendingEvent(userId: to, type: event.logType, data: data, pushable: .friendRequest(typed))]
             }
         }
         return (writes, events)
+    }
+
+    /// What memory holds of a pair — its contact rows both ways and the friend requests between them — to put back
+    /// when the store refuses a change to it.
+    struct PairMemory {
+        var a: String, b: String
+        var aToB: ContactRecord?, bToA: ContactRecord?
+        var requests: [FriendRequestRecord]
+    }
+
+    func pairMemory(_ a: String, _ b: String) -> PairMemory {
+        PairMemory(a: a, b: b, aToB: contacts[a]?[b], bToA: contacts[b]?[a],
+                   requests: relations.friendRequests(of: a).filter { $0.isBetween(a, b) })
+    }
+
+    /// Commits a change to a pair that answers friend requests between them (`resolveFriendRequest`, a store
+    /// decision). When another node answered one first, memory goes back to `before`, takes the store's row
+    /// (`FriendRequestMachine`'s `storeDecided`) and `retry` decides again on it: the request is no longer pending.
+    func commitPairChange(_ writes: [StoreWrite], events: [PendingEvent], before: PairMemory, retry: @escaping () -> Void,
+                          completion: @escaping (Result<[StoredEvent], GatewayError>) -> Void) {
+        commit(writes, events: events, onConflict: { [self] conflict in
+            for (x, y, row) in [(before.a, before.b, before.aToB), (before.b, before.a, before.bToA)] {
+                if let row { contacts[x, default: [:]][y] = row } else { contacts[x]?[y] = nil }
+            }
+            for request in before.requests { relations.put(request) }
+            // A request the store does not have at all is no race this could decide again on.
+            guard case .friendRequestResolved(let current?) = conflict else {
+                return completion(.failure(.storageFailed("could not store the change: \(conflict)", cause: conflict)))
+            }
+            relations.put(FriendRequestMachine.transition(relations.friendRequests[current.id] ?? current, .storeDecided(current),
+                                                          now: clock.now()).0)
+            retry()
+        }, completion: completion)
     }
 
     /// After two users became (or again are) connected: each sees the other's presence at once.

@@ -17,6 +17,35 @@ struct RelationshipWriteApplier {
                 $0.bind(1, r.id); $0.bind(2, r.fromUserId); $0.bind(3, r.toUserId); $0.bind(4, r.state.rawValue)
                 $0.bind(5, r.createdAt); $0.bind(6, r.resolvedAt)
             }
+        case .createFriendRequest(let r):
+            // The single writer serialises: no other transaction can insert between this check and the insert.
+            if let current = try pendingFriendRequest(between: r.fromUserId, and: r.toUserId) {
+                throw StorageError(conflict: .friendRequestPending(current: current))
+            }
+            try run(.upsertFriendRequest(r))
+        case .resolveFriendRequest(let r):
+            try db.run("UPDATE friend_requests SET state = ?2, resolved_at = ?3 WHERE id = ?1 AND state = 'pending'") {
+                $0.bind(1, r.id); $0.bind(2, r.state.rawValue); $0.bind(3, r.resolvedAt)
+            }
+            if db.changes == 0 {
+                let current = try db.queryFirst("SELECT \(StoreReader.friendRequestColumns) FROM friend_requests WHERE id = ?1") {
+                    $0.bind(1, r.id)
+                } row: { row throws(StorageError) in try StoreReader.friendRequest(row) }
+                throw StorageError(conflict: .friendRequestResolved(current: current))
+            }
+        case .joinGroup(let m):
+            // The count is read in the writer's transaction: no other join can commit between it and the insert.
+            let group = try db.queryFirst("SELECT \(StoreReader.groupColumns) FROM user_groups WHERE id = ?1") {
+                $0.bind(1, m.groupId)
+            } row: { StoreReader.group($0) }
+            let members = try db.query("SELECT \(StoreReader.memberColumns) FROM group_members WHERE group_id = ?1 ORDER BY created_at, user_id") {
+                $0.bind(1, m.groupId)
+            } row: { StoreReader.member($0) }
+            guard let group, !members.contains(where: { $0.userId == m.userId && $0.active }),
+                  group.capacityRefusal(joining: m.role, members: members) == nil else {
+                throw StorageError(conflict: .groupJoinRefused(group: group, members: members))
+            }
+            try run(.upsertGroupMember(m))
         case .upsertContactPause(let p):
             try db.run("""
                 INSERT INTO contact_pauses (user_id, contact_id, paused_at) VALUES (?1, ?2, ?3)
@@ -85,6 +114,14 @@ struct RelationshipWriteApplier {
         }
     }
 
+    /// The request between `a` and `b` (either direction) that is pending, if any (two probes of the partial unique index).
+    private func pendingFriendRequest(between a: String, and b: String) throws(StorageError) -> FriendRequestRecord? {
+        try db.queryFirst("""
+            SELECT \(StoreReader.friendRequestColumns) FROM friend_requests
+            WHERE state = 'pending' AND ((from_user = ?1 AND to_user = ?2) OR (from_user = ?2 AND to_user = ?1))
+            """) { $0.bind(1, a); $0.bind(2, b) } row: { row throws(StorageError) in try StoreReader.friendRequest(row) }
+    }
+
     /// `role=n` lines sorted by role (roles are `[a-z0-9_-]`, so no separator can appear inside one).
     static func encodeRoleLimits(_ limits: [String: Int]) -> String {
         limits.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }.joined(separator: "\n")
@@ -102,6 +139,9 @@ struct RelationshipWriteApplier {
     static func describe(_ write: StoreWrite) -> String {
         switch write {
         case .upsertFriendRequest(let r): return "upsertFriendRequest \(r.id)"
+        case .createFriendRequest(let r): return "createFriendRequest \(r.id)"
+        case .resolveFriendRequest(let r): return "resolveFriendRequest \(r.id)"
+        case .joinGroup(let m): return "joinGroup \(m.groupId)/\(m.userId)"
         case .upsertContactPause(let p): return "upsertContactPause \(p.userId)->\(p.contactId)"
         case .deleteContactPause(let userId, let contactId): return "deleteContactPause \(userId)->\(contactId)"
         case .upsertConnectCode(let c): return "upsertConnectCode for \(c.userId)"

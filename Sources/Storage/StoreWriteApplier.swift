@@ -162,7 +162,8 @@ struct StoreWriteApplier {
         case .enqueuePush, .updatePushJob, .upsertPushToken, .deletePushToken, .setNotificationSettings:
             try applyPush(write)
         case .upsertFriendRequest, .upsertContactPause, .deleteContactPause, .upsertConnectCode, .upsertGroup,
-             .upsertGroupMember, .upsertInvite, .upsertUserPhone, .deleteUserPhone:
+             .upsertGroupMember, .upsertInvite, .upsertUserPhone, .deleteUserPhone, .createFriendRequest,
+             .resolveFriendRequest, .joinGroup:
             try RelationshipWriteApplier(db: db).run(write)
         }
     }
@@ -253,7 +254,8 @@ struct StoreWriteApplier {
         case .deletePushToken(let userId, let deviceId, let kind, _): return "deletePushToken \(userId)/\(deviceId)/\(kind)"
         case .setNotificationSettings(let userId, _): return "setNotificationSettings \(userId)"
         case .upsertFriendRequest, .upsertContactPause, .deleteContactPause, .upsertConnectCode, .upsertGroup,
-             .upsertGroupMember, .upsertInvite, .upsertUserPhone, .deleteUserPhone:
+             .upsertGroupMember, .upsertInvite, .upsertUserPhone, .deleteUserPhone, .createFriendRequest,
+             .resolveFriendRequest, .joinGroup:
             return RelationshipWriteApplier.describe(write)
         }
     }

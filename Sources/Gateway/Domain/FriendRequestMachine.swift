@@ -3,7 +3,9 @@ import GatewayProtocol
 /// One friend request as a pure state machine: `pending --accept--> accepted` (by making the two users contacts),
 /// `pending --reject--> rejected` (the recipient), `pending --cancel--> cancelled` (the sender), and nothing after that.
 /// A pending request also ends `accepted` when the pair becomes contacts another way (a connect code, the backend, the
-/// reverse request). Sending is a decision on what the hub knows of the pair. No threads, clock or store.
+/// reverse request). Sending is a decision on what the hub knows of the pair; the store makes it again in the commit
+/// (one pending request per pair, an answer only to a pending request), and its row comes back as `storeDecided`.
+/// No threads, clock or store.
 struct FriendRequestMachine {
     typealias Answer = GatewayHub.FriendRequestAction
 
@@ -50,6 +52,10 @@ struct FriendRequestMachine {
         case answer(Answer, by: String)
         /// The two users became contacts (this request accepted, or another way).
         case becameContacts
+        /// The store refused this node's decision on the pair (`StoreConflict.friendRequestPending` /
+        /// `friendRequestResolved`: another node sent or answered first): its row replaces what was known, and the
+        /// hub decides again on it — a send then finds the request pending, an answer finds it resolved.
+        case storeDecided(FriendRequestRecord)
     }
 
     /// The event a resolution appends to both users' logs.
@@ -82,6 +88,8 @@ struct FriendRequestMachine {
         case .becameContacts:
             guard request.state == .pending else { return (request, []) }
             return resolve(request, .accepted, .accepted, now: now)
+        case .storeDecided(let stored):
+            return (stored, [])
         }
     }
 

@@ -20,6 +20,9 @@ struct GroupMembership {
         case join(user: String, role: String)
         /// `by`: the user itself (leaving), another member (the owner removing), nil for the backend.
         case remove(user: String, by: String?)
+        /// The store refused a join (`StoreConflict.groupJoinRefused`: another node changed the membership first):
+        /// its group and membership rows replace what was known; the join is then decided again on them.
+        case storeDecided(group: GroupRecord, members: [GroupMemberRecord])
     }
 
     enum Refusal: Error, Equatable {
@@ -65,15 +68,18 @@ struct GroupMembership {
             member.active = false
             next.members[user] = member
             return (next, [.commitMember(member, .left, notify: notify)])
+        case .storeDecided(let group, let members):
+            return (State(group: group, members: Dictionary(members.map { ($0.userId, $0) }, uniquingKeysWith: { $1 })), [])
         }
     }
 
     /// Whether one more active member with `role` fits (also asked before an invite is made).
     static func capacityRefusal(_ state: State, role: String) -> Refusal? {
-        let active = state.members.values.filter(\.active)
-        if active.count >= state.group.maxMembers { return .full }
-        if let limit = state.group.roleLimits[role], active.filter({ $0.role == role }).count >= limit { return .roleFull(role: role, limit: limit) }
-        return nil
+        switch state.group.capacityRefusal(joining: role, members: state.members.values) {
+        case nil: return nil
+        case .full: return .full
+        case .roleFull(let role, let limit): return .roleFull(role: role, limit: limit)
+        }
     }
 }
 

@@ -174,12 +174,12 @@ struct RelationshipState {
     /// that are not relationship rows of users (invites are read by code).
     func usersHolding(_ write: StoreWrite) -> [String] {
         switch write {
-        case .upsertFriendRequest(let r): return [r.fromUserId, r.toUserId]
+        case .upsertFriendRequest(let r), .createFriendRequest(let r), .resolveFriendRequest(let r): return [r.fromUserId, r.toUserId]
         case .upsertContactPause(let p): return [p.userId, p.contactId]
         case .deleteContactPause(let userId, let contactId): return [userId, contactId]
         case .upsertConnectCode(let c): return [c.userId]
         case .upsertGroup(let g): return [g.ownerId] + activeMembers(of: g.id).map(\.userId)
-        case .upsertGroupMember(let m): return [m.userId] + activeMembers(of: m.groupId).map(\.userId)
+        case .upsertGroupMember(let m), .joinGroup(let m): return [m.userId] + activeMembers(of: m.groupId).map(\.userId)
         case .upsertUserPhone(let p): return [p.userId]
         case .deleteUserPhone(let userId): return [userId]
         default: return []

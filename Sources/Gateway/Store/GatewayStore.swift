@@ -94,6 +94,20 @@ public enum StoreWrite: Sendable, Equatable {
     /// response `{"offset":N}`, N the offset the batch's latest `appendEvent` before it was given (an idempotent
     /// publish answers with its event's offset). Stores apply it as `resolved(by:)` says.
     case claimIdempotentOffset(scope: String, key: String, requestHash: String, createdAt: Int64)
+    /// **Decision** (a new friend request): inserts the `pending` request only if no request between the two users is
+    /// pending, in either direction. Otherwise `StoreConflict.friendRequestPending` with the pending one: another node
+    /// stored the same request, or the reverse one, first. (`upsertFriendRequest` overwrites and is not a decision.)
+    case createFriendRequest(FriendRequestRecord)
+    /// **Decision** (answering a friend request once: accepted, rejected or cancelled): replaces the request with
+    /// `request` only if the stored one is still `pending` — `UPDATE friend_requests SET state, resolved_at WHERE id = $1
+    /// AND state = 'pending'`. Otherwise `StoreConflict.friendRequestResolved` with the stored row (nil when there is none).
+    case resolveFriendRequest(FriendRequestRecord)
+    /// **Decision** (a member joining a group within its limits): makes the membership active (reactivating a former
+    /// member keeps its `createdAt`) only if the group exists, the user is not an active member and one more active
+    /// member with the role fits the group's `maxMembers` and role limit — checked in the transaction with the group's
+    /// row locked (`GroupRecord.capacityRefusal`). Otherwise `StoreConflict.groupJoinRefused` with the stored group and
+    /// its membership rows. (`upsertGroupMember` overwrites and is not a decision.)
+    case joinGroup(GroupMemberRecord)
 }
 
 extension StoreWrite {
@@ -150,6 +164,13 @@ public enum StoreConflict: Error, Sendable, Equatable {
     case inviteCodeTaken(current: InviteRecord)
     /// `claimPresencePush` found a presence push to the user claimed at `at`, less than the interval before.
     case presencePushClaimed(userId: String, at: Int64)
+    /// `createFriendRequest` found a request between the two users pending (either direction).
+    case friendRequestPending(current: FriendRequestRecord)
+    /// `resolveFriendRequest` found the request no longer pending (or missing: nil).
+    case friendRequestResolved(current: FriendRequestRecord?)
+    /// `joinGroup` found the group missing (nil), the user already an active member, or no room for the role; carries
+    /// the group's stored membership rows (active and former).
+    case groupJoinRefused(group: GroupRecord?, members: [GroupMemberRecord])
 }
 
 /// An idempotency key and the scope it belongs to.

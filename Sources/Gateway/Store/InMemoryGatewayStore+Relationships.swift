@@ -10,6 +10,25 @@ extension InMemoryGatewayStore.State {
                 throw InMemoryConstraintError("a pending friend request \(request.fromUserId)->\(request.toUserId) already exists")
             }
             replace(&snapshot.friendRequests, request) { $0.id == request.id }
+        case .createFriendRequest(let request):
+            if let current = snapshot.friendRequests.first(where: { $0.state == .pending && $0.isBetween(request.fromUserId, request.toUserId) }) {
+                throw StoreConflict.friendRequestPending(current: current)
+            }
+            try applyRelationship(.upsertFriendRequest(request))
+        case .resolveFriendRequest(let request):
+            guard let i = snapshot.friendRequests.firstIndex(where: { $0.id == request.id }), snapshot.friendRequests[i].state == .pending else {
+                throw StoreConflict.friendRequestResolved(current: snapshot.friendRequests.first { $0.id == request.id })
+            }
+            snapshot.friendRequests[i].state = request.state
+            snapshot.friendRequests[i].resolvedAt = request.resolvedAt
+        case .joinGroup(let member):
+            let rows = snapshot.groupMembers.filter { $0.groupId == member.groupId }.sorted { ($0.createdAt, $0.userId) < ($1.createdAt, $1.userId) }
+            guard let group = snapshot.groups.first(where: { $0.id == member.groupId }),
+                  !rows.contains(where: { $0.userId == member.userId && $0.active }),
+                  group.capacityRefusal(joining: member.role, members: rows) == nil else {
+                throw StoreConflict.groupJoinRefused(group: snapshot.groups.first { $0.id == member.groupId }, members: rows)
+            }
+            try applyRelationship(.upsertGroupMember(member))
         case .upsertContactPause(let pause):
             replace(&snapshot.contactPauses, pause) { $0.userId == pause.userId && $0.contactId == pause.contactId }
         case .deleteContactPause(let userId, let contactId):

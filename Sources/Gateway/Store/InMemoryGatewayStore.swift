@@ -139,7 +139,8 @@ public final class InMemoryGatewayStore: GatewayStore {
             case .setNotificationSettings(let userId, let settings):
                 snapshot.notificationSettings[userId] = settings
             case .upsertFriendRequest, .upsertContactPause, .deleteContactPause, .upsertConnectCode, .upsertGroup,
-                 .upsertGroupMember, .upsertInvite, .upsertUserPhone, .deleteUserPhone:
+                 .upsertGroupMember, .upsertInvite, .upsertUserPhone, .deleteUserPhone, .createFriendRequest, .resolveFriendRequest,
+                 .joinGroup:
                 try applyRelationship(write)
             }
         }

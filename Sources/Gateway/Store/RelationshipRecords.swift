@@ -28,6 +28,13 @@ public struct FriendRequestRecord: Sendable, Equatable {
     }
 }
 
+extension FriendRequestRecord {
+    /// Whether the request is between `a` and `b`, in either direction.
+    public func isBetween(_ a: String, _ b: String) -> Bool {
+        (fromUserId == a && toUserId == b) || (fromUserId == b && toUserId == a)
+    }
+}
+
 /// `userId` paused the contact with `contactId`. While either side has a pause, nothing flows over the contact
 /// (presence, messages, contact events). One row per pausing side; resuming deletes it.
 public struct ContactPauseRecord: Sendable, Equatable {
@@ -76,6 +83,25 @@ public struct GroupRecord: Sendable, Equatable {
                 roleLimits: [String: Int] = [:], createdAt: Int64) {
         self.id = id; self.ownerId = ownerId; self.name = name; self.kind = kind; self.maxMembers = maxMembers
         self.invitePolicy = invitePolicy; self.roleLimits = roleLimits; self.createdAt = createdAt
+    }
+}
+
+/// Why one more active member does not fit a group.
+public enum GroupCapacityRefusal: Error, Sendable, Equatable {
+    /// `maxMembers` active members already.
+    case full
+    /// `limit` active members with `role` already.
+    case roleFull(role: String, limit: Int)
+}
+
+extension GroupRecord {
+    /// Whether one more active member with `role` fits among `members` (this group's rows; inactive ones do not
+    /// count). The one rule the hub's `GroupMembership` and every store's `joinGroup` decide with.
+    public func capacityRefusal(joining role: String, members: some Sequence<GroupMemberRecord>) -> GroupCapacityRefusal? {
+        let active = members.filter(\.active)
+        if active.count >= maxMembers { return .full }
+        if let limit = roleLimits[role], active.filter({ $0.role == role }).count >= limit { return .roleFull(role: role, limit: limit) }
+        return nil
     }
 }
 

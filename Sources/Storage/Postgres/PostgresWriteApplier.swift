@@ -162,7 +162,8 @@ struct PostgresWriteApplier {
         case .enqueuePush, .updatePushJob, .upsertPushToken, .deletePushToken, .setNotificationSettings:
             try applyPush(write)
         case .upsertFriendRequest, .upsertContactPause, .deleteContactPause, .upsertConnectCode, .upsertGroup,
-             .upsertGroupMember, .upsertInvite, .upsertUserPhone, .deleteUserPhone:
+             .upsertGroupMember, .upsertInvite, .upsertUserPhone, .deleteUserPhone, .createFriendRequest,
+             .resolveFriendRequest, .joinGroup:
             try applyRelationship(write)
         }
     }
@@ -229,6 +230,40 @@ struct PostgresWriteApplier {
                 ON CONFLICT (id) DO UPDATE SET from_user = excluded.from_user, to_user = excluded.to_user,
                     state = excluded.state, created_at = excluded.created_at, resolved_at = excluded.resolved_at
                 """, [r.id, r.fromUserId, r.toUserId, r.state.rawValue, r.createdAt, r.resolvedAt])
+        case .createFriendRequest(let r):
+            // The pair's transaction-scoped advisory lock orders two nodes sending between the same two users (either
+            // direction, which no unique index covers): the second waits for the first's commit, and its look-up — a
+            // statement of its own, so a fresh snapshot under READ COMMITTED — then sees the first's request.
+            let pair = [r.fromUserId, r.toUserId].sorted().joined(separator: "\u{1F}")
+            try db.query("SELECT pg_advisory_xact_lock(hashtextextended($1, 0))", ["friend_request:" + pair])
+            if let current = try db.query("""
+                SELECT \(StoreReader.friendRequestColumns) FROM friend_requests
+                WHERE state = 'pending' AND ((from_user = $1 AND to_user = $2) OR (from_user = $2 AND to_user = $1))
+                """, [r.fromUserId, r.toUserId]).first.map(reader.friendRequest) {
+                throw StorageError(conflict: .friendRequestPending(current: current))
+            }
+            try applyRelationship(.upsertFriendRequest(r))
+        case .resolveFriendRequest(let r):
+            let updated = try db.query("UPDATE friend_requests SET state = $2, resolved_at = $3 WHERE id = $1 AND state = 'pending'",
+                                       [r.id, r.state.rawValue, r.resolvedAt]).affected
+            if updated == 0 {
+                let current = try db.query("SELECT \(StoreReader.friendRequestColumns) FROM friend_requests WHERE id = $1", [r.id])
+                    .first.map(reader.friendRequest)
+                throw StorageError(conflict: .friendRequestResolved(current: current))
+            }
+        case .joinGroup(let m):
+            // The group's row lock (to COMMIT) orders two nodes' joins to one group: the second waits, then counts —
+            // in a statement of its own, so it sees the first's membership.
+            let group = try db.query("SELECT \(StoreReader.groupColumns) FROM user_groups WHERE id = $1 FOR UPDATE", [m.groupId])
+                .first.map(PostgresReader.group)
+            let members = try db.query("""
+                SELECT \(StoreReader.memberColumns) FROM group_members WHERE group_id = $1 ORDER BY created_at, user_id
+                """, [m.groupId]).map(PostgresReader.member)
+            guard let group, !members.contains(where: { $0.userId == m.userId && $0.active }),
+                  group.capacityRefusal(joining: m.role, members: members) == nil else {
+                throw StorageError(conflict: .groupJoinRefused(group: group, members: members))
+            }
+            try applyRelationship(.upsertGroupMember(m))
         case .upsertContactPause(let p):
             try db.query("""
                 INSERT INTO contact_pauses (user_id, contact_id, paused_at) VALUES ($1, $2, $3)

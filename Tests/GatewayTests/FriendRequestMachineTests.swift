@@ -59,4 +59,28 @@ import Testing
         #expect(GatewayError(FriendRequestMachine.Refusal.notFound(requestId: "frq_1", .cancel)).code == .requestNotFound)
         #expect(GatewayError(FriendRequestMachine.Refusal.selfRequest).code == .selfRequest)
     }
+
+    /// Another node answered first: the store's row replaces this one, and the answer decided again on it is refused.
+    @Test func theStoresRowAfterALostAnswerRefusesTheAnswerAsResolved() {
+        var cancelled = request
+        cancelled.state = .cancelled
+        cancelled.resolvedAt = 2_000
+        let (taken, actions) = FriendRequestMachine.transition(request, .storeDecided(cancelled), now: 3_000)
+        #expect(taken == cancelled && actions.isEmpty)
+        #expect(FriendRequestMachine.transition(taken, .answer(.accept, by: "bob"), now: 3_000).1
+                == [.refuse(.alreadyResolved(requestId: "frq_1", .cancelled))])
+        #expect(FriendRequestMachine.transition(taken, .becameContacts, now: 3_000).1.isEmpty)
+    }
+
+    /// Another node stored a pending request between the pair first: the send decided again on it is refused when it
+    /// is the sender's own, or accepts it when it is the target's.
+    @Test func aSendDecidedAgainOnTheStoresPendingRequest() {
+        let mine = FriendRequestRecord(id: "frq_2", fromUserId: "ann", toUserId: "bob", createdAt: 5_000)
+        let (same, _) = FriendRequestMachine.transition(mine, .storeDecided(request), now: 5_000)
+        #expect(same == request)
+        #expect(send(.init(target: "bob", outgoingPending: same.fromUserId == "ann")) == .failure(.requestAlreadySent))
+        let reverse = FriendRequestRecord(id: "frq_3", fromUserId: "bob", toUserId: "ann", createdAt: 4_000)
+        let (theirs, _) = FriendRequestMachine.transition(mine, .storeDecided(reverse), now: 5_000)
+        #expect(send(.init(target: "bob", incomingPending: theirs.id)) == .success(.acceptIncoming(requestId: "frq_3")))
+    }
 }

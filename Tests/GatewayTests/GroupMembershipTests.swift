@@ -54,4 +54,27 @@ import Testing
         #expect(GroupMembership.transition(state([owner, bob]), .remove(user: "ann", by: "ann"), now: 3_000).1 == [.refuse(.ownerCannotLeave)])
         #expect(GroupMembership.transition(next, .remove(user: "bob", by: nil), now: 3_000).1 == [.refuse(.notAMember(user: "bob"))])
     }
+
+    /// Another node's join won: the store's rows replace the known ones, and the join decided again on them is
+    /// refused by the limit it reached (or as already a member), with nothing to commit.
+    @Test func aJoinDecidedAgainOnTheStoresRowsIsRefusedByTheLimitTheyReach() {
+        let carol = GroupMemberRecord(groupId: "g1", userId: "carol", role: "child", createdAt: 1_500)
+        let (stored, actions) = GroupMembership.transition(state([owner]), .storeDecided(group: group, members: [owner, carol]), now: 2_000)
+        #expect(actions.isEmpty && stored == state([owner, carol]))
+        #expect(GroupMembership.transition(stored, .join(user: "bob", role: "child"), now: 2_000).1 == [.refuse(.roleFull(role: "child", limit: 1))])
+        #expect(GroupMembership.transition(stored, .join(user: "carol", role: "member"), now: 2_000).1 == [.refuse(.alreadyMember)])
+        let dave = GroupMemberRecord(groupId: "g1", userId: "dave", role: "member", createdAt: 1_600)
+        let (full, _) = GroupMembership.transition(stored, .storeDecided(group: group, members: [owner, carol, dave]), now: 2_000)
+        #expect(GroupMembership.transition(full, .join(user: "bob", role: "member"), now: 2_000).1 == [.refuse(.full)])
+    }
+
+    /// The one capacity rule the stores decide with: inactive rows do not count.
+    @Test func capacityCountsActiveMembersOnly() {
+        var left = GroupMemberRecord(groupId: "g1", userId: "carol", role: "child", createdAt: 1_500)
+        left.active = false
+        #expect(group.capacityRefusal(joining: "child", members: [owner, left]) == nil)
+        left.active = true
+        #expect(group.capacityRefusal(joining: "child", members: [owner, left]) == .roleFull(role: "child", limit: 1))
+        #expect(group.capacityRefusal(joining: "member", members: [owner, left]) == nil)
+    }
 }

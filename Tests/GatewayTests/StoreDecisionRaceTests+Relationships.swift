@@ -92,6 +92,14 @@ extension StoreDecisionRaceTests {
         return try #require(group?.groupId)
     }
 
+    /// A stored invite of ann's into the group.
+    func invite(into groupId: String) throws -> String {
+        var invite: InviteData?
+        hub.createInvite(inviterId: "ann", groupId: groupId, .init()) { invite = try? $0.get() }
+        store.flush()
+        return try #require(invite?.code)
+    }
+
     func activeMembers(_ groupId: String) throws -> [String] {
         try store.inner.loadSnapshot().groupMembers.filter { $0.groupId == groupId && $0.active }.map(\.userId).sorted()
     }
@@ -124,10 +132,7 @@ extension StoreDecisionRaceTests {
 
     @Test func anInviteRedeemedIntoAGroupTheOtherNodeFilledIsGroupFullAndStaysUnused() throws {
         let groupId = try group(maxMembers: 2)
-        var invite: InviteData?
-        hub.createInvite(inviterId: "ann", groupId: groupId, .init()) { invite = try? $0.get() }
-        store.flush()
-        let code = try #require(invite?.code)
+        let code = try invite(into: groupId)
         var redeemed: Result<GroupData, GatewayError>?
         hub.redeemInvite(userId: "bob", code: code) { redeemed = $0 }
         otherNode([.joinGroup(GroupMemberRecord(groupId: groupId, userId: "carol", role: "member", createdAt: 1))])

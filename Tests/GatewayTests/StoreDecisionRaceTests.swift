@@ -101,14 +101,8 @@ import Testing
     }
 
     @Test func anInviteRedeemedElsewhereFirstIsRefusedAndTheMembershipTakenBack() throws {
-        var group: GroupData?
-        hub.createGroup(ownerId: "ann", .init(name: "Family", maxMembers: 5, invitePolicy: "members")) { group = try? $0.get() }
-        store.flush()
-        let groupId = try #require(group?.groupId)
-        var invite: InviteData?
-        hub.createInvite(inviterId: "ann", groupId: groupId, .init()) { invite = try? $0.get() }
-        store.flush()
-        let code = try #require(invite?.code)
+        let groupId = try group(maxMembers: 5)
+        let code = try invite(into: groupId)
 
         var redeemed: Result<GroupData, GatewayError>?
         hub.redeemInvite(userId: "bob", code: code) { redeemed = $0 }

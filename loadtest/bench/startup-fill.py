@@ -2,7 +2,7 @@
 """Fills a migrated Switchboard SQLite database for the start-up benchmark (loadtest/bench/startup.sh): USERS users,
 each with one device and a contact (the next user), and EVENTS events spread evenly over them, inserted in primary-key
 order in one transaction. SESSIONS: the first SESSIONS users have an open session and an ended one each; APPROVALS
-of those sessions have an approval pending (deadline in 10 minutes) and every session's user one denied approval.
+of those sessions have an approval pending (deadline in a day, so none expires during the runs) and every session's user one denied approval.
 Usage: startup-fill.py DATABASE USERS EVENTS [SESSIONS [APPROVALS]]"""
 import sqlite3
 import sys
@@ -45,7 +45,7 @@ with db:
                "VALUES (?, ?, ?, 'shell', 'ls', ?, ?, ?, ?, ?)"
     db.executemany(approval, (("apr_%d" % (n + 1), uid(n), "ended-%d" % n, "denied", now - 1000, now + 59000, now, n + 1)
                               for n in range(sessions)))
-    db.executemany(approval, (("apr_%d" % (sessions + n + 1), uid(n), "open-%d" % n, "pending", now, now + 600000, None,
+    db.executemany(approval, (("apr_%d" % (sessions + n + 1), uid(n), "open-%d" % n, "pending", now, now + 86400000, None,
                                sessions + n + 1) for n in range(approvals)))
 db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
 db.close()

@@ -116,7 +116,7 @@ let package = Package(
         .testTarget(name: "WebSocketDeflateTests", dependencies: ["WebSocketDeflate", "WebSocketCodec", "TestSupport"]),
         .testTarget(name: "EventLoopTests", dependencies: ["EventLoop"]),
         .testTarget(name: "TLSTests", dependencies: ["TLS", "TestSupport"]),
-        .testTarget(name: "GatewayTests", dependencies: ["Gateway", "GatewayTestSupport", "GatewayProtocol", "JSON", "Auth"]),
+        .testTarget(name: "GatewayTests", dependencies: ["Gateway", "GatewayTestSupport", "GatewayProtocol", "JSON", "Auth", "TestSupport"]),
         .testTarget(name: "StorageTests", dependencies: ["Storage", "Gateway", "TestSupport"]),
         .testTarget(name: "AuthTests", dependencies: ["Auth", "JSON"]),
         .testTarget(name: "MetricsTests", dependencies: ["Metrics"]),

@@ -56,13 +56,6 @@ final class ClientState: @unchecked Sendable {
     }
 }
 
-/// Another node's devices of one user, as its last presence notice said, believed until `expiresAt`.
-struct RemoteDevices {
-    var connected: Int
-    var away: Int
-    var expiresAt: Int64
-}
-
 /// Presence of one user across devices: the machine's state and the hub's grace timer for it.
 struct PresenceState {
     var machine = PresenceMachine.State()

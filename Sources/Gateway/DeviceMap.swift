@@ -1,10 +1,12 @@
 /// The devices the hub holds, keyed by (user, device), with an index from a device id to the users having a device
 /// with that id (device ids are the client's choice, unique only per user). Every insert and removal goes through
 /// here, so the index follows the cache as users are read, re-read and forgotten; looking up a device id's owners
-/// costs O(owners), not a scan of every device held.
+/// costs O(owners), not a scan of every device held, and a user's devices O(devices of that user).
 struct DeviceMap {
     private var records: [DeviceKey: DeviceRecord] = [:]
     private var owners: [String: Set<String>] = [:]
+    /// The device ids of each user held.
+    private var byUser: [String: Set<String>] = [:]
 
     subscript(key: DeviceKey) -> DeviceRecord? {
         get { records[key] }
@@ -12,6 +14,7 @@ struct DeviceMap {
             guard let newValue else { removeValue(forKey: key); return }
             records[key] = newValue
             owners[key.deviceId, default: []].insert(key.userId)
+            byUser[key.userId, default: []].insert(key.deviceId)
         }
     }
 
@@ -20,11 +23,18 @@ struct DeviceMap {
         guard let removed = records.removeValue(forKey: key) else { return nil }
         owners[key.deviceId]?.remove(key.userId)
         if owners[key.deviceId]?.isEmpty == true { owners[key.deviceId] = nil }
+        byUser[key.userId]?.remove(key.deviceId)
+        if byUser[key.userId]?.isEmpty == true { byUser[key.userId] = nil }
         return removed
     }
 
     var keys: Dictionary<DeviceKey, DeviceRecord>.Keys { records.keys }
     var count: Int { records.count }
+
+    /// The keys of `userId`'s devices held.
+    func keys(of userId: String) -> [DeviceKey] {
+        (byUser[userId] ?? []).map { DeviceKey(userId: userId, deviceId: $0) }
+    }
 
     /// The users holding a device with this id, sorted.
     func owners(ofDevice deviceId: String) -> [String] { (owners[deviceId] ?? []).sorted() }

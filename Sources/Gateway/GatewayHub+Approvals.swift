@@ -88,7 +88,7 @@ extension GatewayHub {
             approvalTimers.removeValue(forKey: approval.id)?.cancel()
             if approvals[approval.id]?.state == .pending { metrics.pendingApprovals.subtract(1, ordering: .relaxed) }
             approvals[approval.id] = nil
-            indexPending(approval, false)
+            index(approval, held: false)
         }
         commit(writes, events: [PendingEvent(userId: approval.userId, type: "approval_request", data: encode(data), pushable: .approval(data))], onConflict: { [self] conflict in
             forget()
@@ -205,7 +205,7 @@ extension GatewayHub {
     func remember(_ approval: ApprovalRecord) {
         let wasPending = approvals[approval.id]?.state == .pending
         approvals[approval.id] = approval
-        indexPending(approval, approval.state == .pending)
+        index(approval)
         switch (wasPending, approval.state == .pending) {
         case (false, true): metrics.pendingApprovals.add(1, ordering: .relaxed)
         case (true, false): metrics.pendingApprovals.subtract(1, ordering: .relaxed)
@@ -213,11 +213,25 @@ extension GatewayHub {
         }
     }
 
-    private func indexPending(_ approval: ApprovalRecord, _ pending: Bool) {
-        if pending {
-            pendingApprovalIds[approval.userId, default: []].insert(approval.id)
-        } else if pendingApprovalIds[approval.userId]?.remove(approval.id) != nil, pendingApprovalIds[approval.userId]?.isEmpty == true {
-            pendingApprovalIds[approval.userId] = nil
+    /// Files `approval` under its user as pending or decided (`pendingApprovalIds`, `decidedApprovalIds`), or under
+    /// neither when it is no longer held (`held` false).
+    private func index(_ approval: ApprovalRecord, held: Bool = true) {
+        let (id, user) = (approval.id, approval.userId)
+        for pending in [true, false] {
+            let ids = pending ? \GatewayHub.pendingApprovalIds : \GatewayHub.decidedApprovalIds
+            if held && (approval.state == .pending) == pending {
+                self[keyPath: ids][user, default: []].insert(id)
+            } else if self[keyPath: ids][user]?.remove(id) != nil, self[keyPath: ids][user]?.isEmpty == true {
+                self[keyPath: ids][user] = nil
+            }
+        }
+    }
+
+    /// Forgets `userId`'s decided approvals (the user is forgotten; they are read again when asked for). Its pending
+    /// ones stay, with their deadlines.
+    func forgetDecidedApprovals(of userId: String) {
+        for id in decidedApprovalIds.removeValue(forKey: userId) ?? [] where approvals[id]?.state != .pending {
+            approvals[id] = nil
         }
     }
 
@@ -264,7 +278,7 @@ extension GatewayHub {
     }
 
     private func wakeWaiters(of approval: ApprovalRecord) {
-        for waiter in approvalWaiters.removeValue(forKey: approval.id) ?? [] { waiter(approval) }
+        for waiter in approvalWaiters.removeValue(forKey: approval.id) ?? [] { waiter.wake(approval) }
     }
 
     /// The state of an approval request held in memory (pending ones, and decided ones seen since start).
@@ -286,17 +300,22 @@ extension GatewayHub {
         let id = approval.id
         guard approval.state == .pending, waitMs > 0 else { return completion(Self.approvalData(approval)) }
         var done = false
+        approvalWaiterSerial &+= 1
+        let serial = approvalWaiterSerial
         let timer = scheduler.schedule(at: clock.now() + waitMs) { [self] in
             guard !done else { return }
             done = true
+            // A poll that timed out leaves nothing behind: waiters are bounded by the polls in flight.
+            approvalWaiters[id]?.removeAll { $0.serial == serial }
+            if approvalWaiters[id]?.isEmpty == true { approvalWaiters[id] = nil }
             completion(approvals[id].map(Self.approvalData))
         }
-        approvalWaiters[id, default: []].append { final in
+        approvalWaiters[id, default: []].append(ApprovalWaiter(serial: serial) { final in
             guard !done else { return }
             done = true
             timer.cancel()
             completion(Self.approvalData(final))
-        }
+        })
     }
 
     /// Pending approvals of a user (the badge count is their number).
@@ -311,4 +330,10 @@ struct ApprovalRequestFingerprint: Encodable {
     var summary: String
     var details: JSONValue?
     var timeoutMs: Int64
+}
+
+/// A long-poll waiting for an approval's decision; `serial` finds it again when its wait ends first.
+struct ApprovalWaiter {
+    var serial: UInt64
+    var wake: (ApprovalRecord) -> Void
 }

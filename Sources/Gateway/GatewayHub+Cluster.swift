@@ -35,7 +35,7 @@ extension GatewayHub {
             // loaded here has nobody here to tell that this node knows of, and is not read for it — unless work for
             // the user waits for its read (an earlier notice's count, say): the 0 then queues behind it, in order,
             // rather than being dropped while that count lands after it and is believed for a TTL.
-            guard connected > 0 || cache.isLoaded(userId) || remotePresence[userId] != nil
+            guard connected > 0 || cache.isLoaded(userId) || remotePresence.has(userId)
                     || cache.reading[userId] != nil || cache.waitingCount[userId] != nil else { return }
             withUsers([userId], failed: { _ in }) { [self] in
                 clusterPresence(userId: userId, node: node, connected: connected, away: away)

@@ -7,13 +7,8 @@
 extension GatewayHub {
     /// The user's devices on every node: this node's plus the other nodes' unexpired counts.
     func clusterDevices(of userId: String) -> (connected: Int, away: Int) {
-        let local = localDevices(of: userId)
-        var total = local
-        for remote in (remotePresence[userId] ?? [:]).values {
-            total.connected += remote.connected
-            total.away += remote.away
-        }
-        return total
+        let (local, remote) = (localDevices(of: userId), remotePresence.devices(of: userId))
+        return (local.connected + remote.connected, local.away + remote.away)
     }
 
     func localDevices(of userId: String) -> (connected: Int, away: Int) {
@@ -25,13 +20,8 @@ extension GatewayHub {
 
     /// Another node's notice: its counts replace what it said before (0 removes it), then the aggregate is stepped.
     func clusterPresence(userId: String, node: String, connected: Int, away: Int) {
-        if connected > 0 {
-            remotePresence[userId, default: [:]][node] = RemoteDevices(connected: connected, away: away,
-                                                                       expiresAt: clock.now() + settings.clusterPresenceTtlMs)
-        } else {
-            remotePresence[userId]?[node] = nil
-            if remotePresence[userId]?.isEmpty == true { remotePresence[userId] = nil }
-        }
+        remotePresence.update(userId: userId, node: node, connected: connected, away: away,
+                              expiresAt: clock.now() + settings.clusterPresenceTtlMs)
         stepAggregatePresence(of: userId)
     }
 
@@ -52,18 +42,10 @@ extension GatewayHub {
 
     /// The bus works again: other nodes' counts get a fresh TTL (their repeats were lost with it, not their devices).
     func renewRemotePresence() {
-        let expiresAt = clock.now() + settings.clusterPresenceTtlMs
-        for userId in remotePresence.keys {
-            for node in remotePresence[userId]!.keys { remotePresence[userId]![node]!.expiresAt = expiresAt }
-        }
+        remotePresence.renew(expiresAt: clock.now() + settings.clusterPresenceTtlMs)
     }
 
     private func expireRemotePresence() {
-        let now = clock.now()
-        for (userId, nodes) in remotePresence where nodes.values.contains(where: { $0.expiresAt <= now }) {
-            remotePresence[userId] = nodes.filter { $0.value.expiresAt > now }
-            if remotePresence[userId]?.isEmpty == true { remotePresence[userId] = nil }
-            stepAggregatePresence(of: userId)
-        }
+        for userId in remotePresence.expire(now: clock.now()) { stepAggregatePresence(of: userId) }
     }
 }

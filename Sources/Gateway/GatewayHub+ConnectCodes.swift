@@ -86,7 +86,7 @@ extension GatewayHub {
             guard case .connectCodeTaken(let taken) = conflict, attempt < Self.connectCodeAttempts else {
                 return completion(.failure(GatewayError(.storageFailed, "could not store the connect code: \(conflict)")))
             }
-            if relations.currentCode[userId] == record.code { relations.currentCode[userId] = nil }
+            relations.dropCurrentCode(record.code, of: userId)
             relations.put(taken)
             if let previous { relations.put(previous) }
             connectCode(for: userId, regenerate: regenerate, attempt: attempt + 1, completion: completion)

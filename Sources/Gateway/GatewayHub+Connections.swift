@@ -202,6 +202,8 @@ extension GatewayHub {
                 broadcastPresence(of: userId)
             }
         }
+        // Another node's count can step a user this node read as absent: its presence goes once it is idle.
+        if !cache.isLoaded(userId) { forgetIfUnloadedAndIdle(userId) }
     }
 
     func presenceData(of userId: String) -> PresenceData {

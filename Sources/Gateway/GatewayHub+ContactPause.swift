@@ -55,7 +55,7 @@ extension GatewayHub {
             }
         }
         guard !writes.isEmpty else { return completion(.success(contactState(userId, contactId))) }   // nothing changed
-        if let pause = next.byMe { relations.pauses[userId, default: [:]][contactId] = pause } else { relations.pauses[userId]?[contactId] = nil }
+        relations.setPause(next.byMe, by: userId, on: contactId)
         commit(writes, events: events) { [self] outcome in
             if case .success = outcome, presenceAgain { exchangePresence(userId, contactId) }
             completion(outcome.map { _ in contactState(userId, contactId) })
@@ -66,7 +66,7 @@ extension GatewayHub {
     func clearPauses(_ a: String, _ b: String) -> [StoreWrite] {
         var writes: [StoreWrite] = []
         for (x, y) in [(a, b), (b, a)] where relations.pauses[x]?[y] != nil {
-            relations.pauses[x]?[y] = nil
+            relations.setPause(nil, by: x, on: y)
             writes.append(.deleteContactPause(userId: x, contactId: y))
         }
         return writes

@@ -66,8 +66,7 @@ extension GatewayHub {
                             PendingEvent(userId: userId, type: "friend_request", data: payload, pushable: .friendRequest(data))]) { [self] outcome in
                 if case .failure = outcome {
                     // Not stored: forget it, or the pair would stay blocked by a request nobody can see.
-                    relations.friendRequests[request.id] = nil
-                    relations.pendingRequests[RelationshipState.pairKey(userId, target)] = nil
+                    relations.removeFriendRequest(request.id)
                 }
                 completion(outcome.map { _ in data })
             }
@@ -78,7 +77,7 @@ extension GatewayHub {
 
     /// Pending requests to and from `userId`.
     public func friendRequests(of userId: String) -> FriendRequestLists {
-        let pending = relations.friendRequests.values.filter { $0.state == .pending }.sorted { ($0.createdAt, $0.id) < ($1.createdAt, $1.id) }
+        let pending = relations.friendRequests(of: userId).filter { $0.state == .pending }.sorted { ($0.createdAt, $0.id) < ($1.createdAt, $1.id) }
         return FriendRequestLists(incoming: pending.filter { $0.toUserId == userId }.map(friendRequestData),
                                   outgoing: pending.filter { $0.fromUserId == userId }.map(friendRequestData))
     }

@@ -52,8 +52,8 @@ extension GatewayHub {
         let group = GroupRecord(id: spec.id ?? "grp_" + randomToken(), ownerId: ownerId, name: name, kind: kind, maxMembers: maxMembers,
                                 invitePolicy: policy, roleLimits: roleLimits, createdAt: now)
         let owner = GroupMemberRecord(groupId: group.id, userId: ownerId, role: "owner", createdAt: now)
-        relations.groups[group.id] = group
-        relations.members[group.id, default: [:]][ownerId] = owner
+        relations.put(group)
+        relations.setMember(owner, of: group.id, user: ownerId)
         let data = groupData(group.id)!
         commit([.upsertGroup(group), .upsertGroupMember(owner)],
                events: [PendingEvent(userId: ownerId, type: "group_created", data: encode(data))], completion: Self.finish(completion) { data })
@@ -69,7 +69,7 @@ extension GatewayHub {
 
     /// Groups `userId` is an active member of, oldest first.
     public func groups(of userId: String) -> [GroupData] {
-        relations.groups.values.filter { relations.isActiveMember(userId, of: $0.id) }
+        relations.activeGroups(of: userId)
             .sorted { ($0.createdAt, $0.id) < ($1.createdAt, $1.id) }.compactMap { groupData($0.id) }
     }
 
@@ -96,7 +96,7 @@ extension GatewayHub {
             case .refuse(let refusal): return .failure(GatewayError(refusal, group: group))
             case .commitMember(let member, let event, let notify):
                 let data = encode(GroupMembershipEventData(groupId: group.id, groupName: group.name, member: memberData(member), reason: reason))
-                relations.members[group.id, default: [:]][member.userId] = member
+                relations.setMember(member, of: group.id, user: member.userId)
                 return .success((member, notify.map { PendingEvent(userId: $0, type: event.rawValue, data: data) }))
             }
         }
@@ -122,7 +122,7 @@ extension GatewayHub {
         }
         let data = groupData(groupId)!
         commit(extra + [.upsertGroupMember(member)], events: events, onConflict: onConflict.map { handler in { [self] conflict in
-            relations.members[groupId]?[userId] = previous
+            relations.setMember(previous, of: groupId, user: userId)
             handler(conflict)
         } }, completion: Self.finish(completion) { data })
     }

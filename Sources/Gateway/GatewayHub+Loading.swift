@@ -221,6 +221,7 @@ extension GatewayHub {
             let left = (cache.writesInFlight[user] ?? 1) - 1
             cache.writesInFlight[user] = left > 0 ? left : nil
             if left <= 0, cache.rereadWhenIdle.remove(user) != nil { readUser(user) }
+            if left <= 0 { forgetIfUnloadedAndIdle(user) }
         }
         if stored, let bus = clusterBus { for user in changed { bus.announceChange(userId: user) } }
     }
@@ -259,7 +260,7 @@ extension GatewayHub {
     func isIdle(_ userId: String) -> Bool {
         clients[userId] == nil && cache.writesInFlight[userId] == nil && cache.waitingCount[userId] == nil
             && cache.reading[userId] == nil && catchUpsInFlight[userId] == nil && presencePushTimers[userId] == nil
-            && presencePushPending[userId] == nil && remotePresence[userId] == nil
+            && presencePushPending[userId] == nil && !remotePresence.has(userId)
             && (presence[userId].map { $0.graceTimer == nil && $0.machine.status == .offline } ?? true)
     }
 
@@ -293,6 +294,14 @@ extension GatewayHub {
         }
     }
 
+    /// A user not loaded (read as absent, or written to without being held: a group's other members, say) may keep
+    /// what work in flight made for it (its presence, an offset, a write count); once nothing refers to it, that goes
+    /// too, so such leftovers are bounded by the work in flight rather than kept for good.
+    func forgetIfUnloadedAndIdle(_ userId: String) {
+        guard !cache.isLoaded(userId), !cache.stale.contains(userId), isIdle(userId) else { return }
+        forgetUsers([userId])
+    }
+
     private func forgetUsers(_ ids: [String]) {
         guard !ids.isEmpty else { return }
         for id in ids {
@@ -304,8 +313,8 @@ extension GatewayHub {
         dropRecords(of: Set(ids))
     }
 
-    /// Removes the users' records from memory (one pass over the device, token, session and approval maps for all of
-    /// them). `shared`: the relationship rows the users share with other loaded users go too (a re-read replaces them).
+    /// Removes the users' records from memory: O(records of those users), through the per-user indexes.
+    /// `shared`: the relationship rows the users share with other loaded users go too (a re-read replaces them).
     /// Pending approvals stay: they are held for every user, with their deadlines.
     private func dropRecords(of ids: Set<String>, shared: Bool = false) {
         relations.drop(ids, shared: shared) { [cache] in cache.isLoaded($0) }
@@ -315,12 +324,14 @@ extension GatewayHub {
             notificationSettings[id] = nil
             latestOffsets[id] = nil
         }
-        for key in devices.keys.filter({ ids.contains($0.userId) }) {
-            if let token = devices.removeValue(forKey: key)?.deviceToken, devicesByToken[token] == key { devicesByToken[token] = nil }
+        for id in ids {
+            for key in devices.keys(of: id) {
+                if let token = devices.removeValue(forKey: key)?.deviceToken, devicesByToken[token] == key { devicesByToken[token] = nil }
+            }
+            pushTokens.removeAll(of: id)
+            sessions.removeAll(of: id)
+            forgetDecidedApprovals(of: id)
         }
-        for key in pushTokens.keys.filter({ ids.contains($0.userId) }) { pushTokens[key] = nil }
-        sessions = sessions.filter { !ids.contains($0.value.userId) }
-        approvals = approvals.filter { $0.value.state == .pending || !ids.contains($0.value.userId) }
     }
 
     /// Users loaded in memory now (for tests and `/metrics`).
@@ -332,8 +343,8 @@ extension GatewayHub {
     /// Relationship rows in memory now (for tests): friend requests, pauses, connect codes, groups, memberships,
     /// phones and invites being written.
     public var relationshipRowCount: Int {
-        relations.friendRequests.count + relations.pauses.values.reduce(0) { $0 + $1.count } + relations.connectCodes.count
-            + relations.groups.count + relations.members.values.reduce(0) { $0 + $1.count } + relations.phoneByUser.count
+        relations.friendRequests.count + relations.pauses.count + relations.connectCodes.count
+            + relations.groups.count + relations.members.count + relations.phoneByUser.count
             + relations.invites.count
     }
 }
@@ -397,7 +408,7 @@ extension GatewayHub {
 
     /// The other side of each of `userId`'s pending friend requests.
     public func friendRequestUsers(of userId: String) -> [String] {
-        relations.friendRequests.values.compactMap { r in
+        relations.friendRequests(of: userId).compactMap { r in
             guard r.state == .pending else { return nil }
             return r.toUserId == userId ? r.fromUserId : r.fromUserId == userId ? r.toUserId : nil
         }
@@ -410,7 +421,7 @@ extension GatewayHub {
 
     /// Everyone `groups(of: userId)` shows.
     public func groupUsers(of userId: String) -> [String] {
-        relations.groups.keys.filter { relations.isActiveMember(userId, of: $0) }.flatMap { groupUsers($0) }
+        relations.activeGroups(of: userId).flatMap { groupUsers($0.id) }
     }
 
     /// Users a client command shows by name beyond those its fields name (`namedUsers`).

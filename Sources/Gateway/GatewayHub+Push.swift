@@ -91,11 +91,11 @@ extension GatewayHub {
 
     private func stepPresencePush(_ watcher: String, _ input: PushPolicy.PresenceInput) {
         let state = PushPolicy.PresencePushes(changed: presencePushPending[watcher] ?? [], timerArmed: presencePushTimers[watcher] != nil,
-                                              sentAt: presencePushSentAt[watcher])
+                                              sentAt: presencePushSentAt.value(watcher, now: clock.now()))
         let (next, actions) = PushPolicy.presence(state, input, watcher: pushRecipient(watcher, withDevices: input == .timerFired),
                                                   intervalMs: settings.presencePushIntervalMs, now: clock.now())
         presencePushPending[watcher] = next.changed.isEmpty ? nil : next.changed
-        presencePushSentAt[watcher] = next.sentAt
+        if let sentAt = next.sentAt, sentAt != state.sentAt { notePresencePushSent(watcher, at: sentAt) }
         if !next.timerArmed { presencePushTimers[watcher] = nil }
         var jobs: [PushJobRecord] = []
         for action in actions {

@@ -24,12 +24,18 @@ extension GatewayHub {
     /// not read again by the retry (it answers "no such group").
     func loadedGroup(_ groupId: String, plus users: [String], failed: @escaping (GatewayError) -> Void,
                      retry: @escaping () -> Void) -> Bool {
-        if relations.groups[groupId] != nil || relations.groupsLookedUp.remove(groupId) != nil {
+        // Taken out whether or not the group is in memory now (the look-up usually brought it): a mark is held only
+        // between a look-up and its retry.
+        let lookedUp = relations.groupsLookedUp.remove(groupId) != nil
+        if relations.groups[groupId] != nil || lookedUp {
             return loaded(groupUsers(groupId) + users, failed: failed, retry: retry)
         }
         withGroup(groupId, failed: failed) { [self] in
             relations.groupsLookedUp.insert(groupId)
-            withUsers(users, failed: failed, retry)
+            withUsers(users, failed: { [self] error in
+                relations.groupsLookedUp.remove(groupId)
+                failed(error)
+            }, retry)
         }
         return false
     }

@@ -32,7 +32,7 @@ public final class GatewayHub: @unchecked Sendable {
     /// notices); acks above it are refused.
     var latestOffsets: [String: Int64] = [:]
     /// Sessions of loaded users: their open ones (read with the user) and others read since (forgotten with the user).
-    var sessions: [String: SessionRecord] = [:]
+    var sessions = SessionMap()
     /// Every pending approval, and decided ones of loaded users read or decided since (forgotten with the user).
     var approvals: [String: ApprovalRecord] = [:]
     /// Callers waiting for ids from the store, and whether a reservation is in flight (GatewayHub+Ids).
@@ -40,11 +40,15 @@ public final class GatewayHub: @unchecked Sendable {
     var idReservationInFlight = false
     /// The ids of each user's pending approvals (push badges, `approvals_pending`), kept by `remember`.
     var pendingApprovalIds: [String: Set<String>] = [:]
+    /// The ids of each user's decided approvals held, kept by `remember` (they go with the user).
+    var decidedApprovalIds: [String: Set<String>] = [:]
     var pushTokens = PushTokenIndex()
     var notificationSettings: [String: NotificationSettings] = [:]
     var presencePushPending: [String: Set<String>] = [:]
     var presencePushTimers: [String: GatewayTimer] = [:]
-    var presencePushSentAt: [String: Int64] = [:]
+    /// When each watcher's last presence push went out, until one interval after it (GatewayHub+PresencePushClaim).
+    var presencePushSentAt = ExpiringMap<String, Int64>()
+    var presencePushSweep: GatewayTimer?
     /// Called on the hub thread after a commit that put jobs in the push outbox (the sender wakes up).
     public var onPushJobsEnqueued: (() -> Void)?
     /// Friend requests, pauses, connect codes, groups, invites, phones (GatewayHub+FriendRequests etc.).
@@ -63,7 +67,9 @@ public final class GatewayHub: @unchecked Sendable {
     var clients: [String: [ObjectIdentifier: ClientState]] = [:]
     var presence: [String: PresenceState] = [:]
     var approvalTimers: [String: GatewayTimer] = [:]
-    var approvalWaiters: [String: [(ApprovalRecord) -> Void]] = [:]
+    /// Long-polls waiting for each approval's decision; each leaves when answered or when its wait ends.
+    var approvalWaiters: [String: [ApprovalWaiter]] = [:]
+    var approvalWaiterSerial: UInt64 = 0
     /// Idempotency keys being looked up or committed, with the callers waiting for their result.
     var idempotencyWaiters: [String: [(Result<IdempotencyRecord, GatewayError>) -> Void]] = [:]
     /// Keys answered recently, with their answers (a retry is answered from here).
@@ -82,7 +88,7 @@ public final class GatewayHub: @unchecked Sendable {
     var catchUpsInFlight: [String: Bool] = [:]
     /// Other nodes' devices per user and node, as their presence notices last said, each until it expires
     /// (GatewayHub+ClusterPresence).
-    var remotePresence: [String: [String: RemoteDevices]] = [:]
+    var remotePresence = RemotePresence()
     var clusterPresenceTimer: GatewayTimer?
 
     /// The project's strict JSON path (duplicate keys and trailing commas are `invalid_json`).

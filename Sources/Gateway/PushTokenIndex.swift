@@ -26,6 +26,9 @@ struct PushTokenIndex {
         byUser.flatMap { user, devices in devices.keys.map { DeviceKey(userId: user, deviceId: $0) } }
     }
 
+    /// Forgets every token of `userId`.
+    mutating func removeAll(of userId: String) { byUser[userId] = nil }
+
     /// The user's devices with tokens, in device-id order.
     func devices(of userId: String) -> [(deviceId: String, tokens: [PushTokenRecord])] {
         (byUser[userId] ?? [:]).sorted { $0.key < $1.key }.map { ($0.key, $0.value) }

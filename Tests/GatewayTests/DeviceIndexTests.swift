@@ -15,6 +15,10 @@ import Testing
         for id in ["phone", "desk", "tablet", "none"] {
             #expect(hub.users(withDevice: id) == scanned(hub, id), "device \(id)", sourceLocation: sourceLocation)
         }
+        for user in Set(hub.devices.keys.map(\.userId)).union(["nobody"]) {
+            #expect(Set(hub.devices.keys(of: user)) == Set(hub.devices.keys.filter { $0.userId == user }), "user \(user)",
+                    sourceLocation: sourceLocation)
+        }
     }
 
     @Test func aDeviceMapKeepsItsOwnersIndexThroughPutsReplacementsAndRemovals() {
@@ -45,16 +49,11 @@ import Testing
             creator.connect(phone, resumeAfter: nil)
             creator.disconnect(phone)
         }
-        let clockA = ManualScheduler()
-        let a = GatewayHub(store: store, scheduler: clockA, clock: clockA)
-        a.clusterBus = bus.member()
-        try a.start()
+        let a = try startedHub(store, ManualScheduler(), bus: bus)
         let clock = ManualScheduler()
         var settings = GatewaySettings()
         settings.userCacheCapacity = 2
-        let b = GatewayHub(store: store, scheduler: clock, clock: clock, settings: settings)
-        b.clusterBus = bus.member()
-        try b.start()
+        let b = try startedHub(store, clock, settings: settings, bus: bus)
 
         // Read on demand: each user's devices join the index.
         b.withUsers(["u0", "u1"], failed: { _ in }) {}

@@ -4,6 +4,15 @@ import GatewayProtocol
 import GatewayTestSupport
 import Synchronization
 
+/// A started hub on `store` and `clock`, a member of `bus` when one is given.
+func startedHub(_ store: GatewayStore, _ clock: ManualScheduler, settings: GatewaySettings = .init(),
+                bus: InMemoryClusterBus? = nil) throws -> GatewayHub {
+    let hub = GatewayHub(store: store, scheduler: clock, clock: clock, settings: settings)
+    hub.clusterBus = bus?.member()
+    try hub.start()
+    return hub
+}
+
 /// A connected device that records every frame the hub sends it.
 final class FakeClient: GatewayClient, @unchecked Sendable {
     // @unchecked: tests drive the hub on one thread.

@@ -150,49 +150,60 @@ extension GatewayHub {
     }
 
     /// A text message to every active member (the sender's devices included), with the direct-message rules:
-    /// trimmed, 1…`maxMessageCharacters`, idempotent by `clientMessageId`. Errors: `group_not_found`, `not_a_member`,
-    /// `text_empty`, `text_too_long`.
+    /// trimmed, 1…`maxMessageCharacters`, idempotent by `clientMessageId`. Errors: `text_empty`, `text_too_long`,
+    /// `group_not_found`, `not_a_member`.
     public func sendGroupMessage(from userId: String, groupId: String, text raw: String, clientMessageId: String?,
                                  completion: @escaping (Result<SentAt, GatewayError>) -> Void) {
-        let text: String
-        do { text = try validatedText(raw) } catch { return completion(.failure(error as! GatewayError)) }
-        guard loadedGroup(groupId, plus: [], failed: { completion(.failure($0)) }, retry: { [self] in
-            sendGroupMessage(from: userId, groupId: groupId, text: raw, clientMessageId: clientMessageId, completion: completion)
-        }) else { return }
-        guard relations.groups[groupId] != nil else { return completion(.failure(GatewayError(.groupNotFound, "no group \"\(groupId)\""))) }
-        guard relations.isActiveMember(userId, of: groupId) else { return completion(.failure(GatewayError(.notAMember, "you are not a member of this group"))) }
-        let scope = "group_message:" + userId
-        let send = { [self] (requestHash: String, done: @escaping (Result<SentAt, GatewayError>) -> Void) in
-            let sent = SentAt(sentAt: clock.now())
-            let event = GroupMessageData(groupId: groupId, from: userRef(userId), text: text, sentAt: sent.sentAt, clientMessageId: clientMessageId)
-            let data = encode(event)
-            var writes: [StoreWrite] = []
-            if let clientMessageId { writes.append(.claimIdempotency(scope: scope, key: clientMessageId, response: encode(sent), requestHash: requestHash, createdAt: sent.sentAt)) }
-            let events = relations.activeMembers(of: groupId).map { PendingEvent(userId: $0.userId, type: "group_message", data: data, pushable: .groupMessage(event)) }
-            commit(writes, events: events) { [self] outcome in
-                if case .success = outcome { metrics.messagesSent.add(1, ordering: .relaxed) }
-                done(outcome.map { _ in sent })
-            }
-        }
-        guard let clientMessageId else { return send("", completion) }
-        idempotent(scope: scope, key: clientMessageId, request: ["groupId": groupId, "text": text], perform: send, completion: completion)
+        post(.message(from: userId, text: raw, clientMessageId: clientMessageId), to: groupId, completion: completion)
     }
 
     /// An app-defined event to every active member: from a member (`from`), or from the backend (`from == nil`).
-    /// Errors: `group_not_found`, `not_a_member`, `invalid_field` (name).
+    /// Errors: `invalid_field` (name), `group_not_found`, `not_a_member`.
     public func sendGroupEvent(from: String?, groupId: String, name: String, payload: JSONValue?,
                                completion: @escaping (Result<SentAt, GatewayError>) -> Void) {
-        guard Self.validEventName(name) else { return completion(.failure(GatewayError(.invalidField, "name must have 1 to 64 characters"))) }
-        guard loadedGroup(groupId, plus: [], failed: { completion(.failure($0)) }, retry: { [self] in
-            sendGroupEvent(from: from, groupId: groupId, name: name, payload: payload, completion: completion)
-        }) else { return }
-        guard relations.groups[groupId] != nil else { return completion(.failure(GatewayError(.groupNotFound, "no group \"\(groupId)\""))) }
-        if let from, !relations.isActiveMember(from, of: groupId) {
-            return completion(.failure(GatewayError(.notAMember, "you are not a member of this group")))
+        post(.event(from: from, name: name, payload: payload), to: groupId, completion: completion)
+    }
+
+    /// Feeds `GroupPost` the post and commits what it decides. The content is checked before the group is loaded
+    /// (a refused text costs no read); a message with a `clientMessageId` is decided before its key is looked up (a
+    /// retry from someone no longer a member is refused) and committed with the key's claim.
+    private func post(_ input: GroupPost.Input, to groupId: String, completion: @escaping (Result<SentAt, GatewayError>) -> Void) {
+        let maxCharacters = settings.maxMessageCharacters
+        if case .failure(let refusal) = GroupPost.checkContent(input, maxCharacters: maxCharacters) {
+            return completion(.failure(GatewayError(refusal)))
         }
-        let sent = SentAt(sentAt: clock.now())
-        let data = encode(GroupEventData(groupId: groupId, from: from.map(userRef), name: name, payload: payload, sentAt: sent.sentAt))
-        let events = relations.activeMembers(of: groupId).map { PendingEvent(userId: $0.userId, type: "group_event", data: data) }
-        commit([], events: events, completion: Self.finish(completion) { sent })
+        guard loadedGroup(groupId, plus: [], failed: { completion(.failure($0)) }, retry: { [self] in
+            post(input, to: groupId, completion: completion)
+        }) else { return }
+        let state = GroupPost.State(groupId: groupId,
+                                    activeMembers: relations.groups[groupId] == nil ? nil : relations.activeMembers(of: groupId).map(\.userId),
+                                    sender: input.sender.map(userRef))
+        var events: [PendingEvent] = []
+        var message: GroupMessageData?
+        for action in GroupPost.transition(state, input, maxCharacters: maxCharacters, now: clock.now()) {
+            switch action {
+            case .refuse(let refusal):
+                return completion(.failure(GatewayError(refusal)))
+            case .commitMessage(let data, let logs):
+                let bytes = encode(data)
+                events = logs.map { PendingEvent(userId: $0, type: GroupPost.Event.message.rawValue, data: bytes, pushable: .groupMessage(data)) }
+                message = data
+            case .commitEvent(let data, let logs):
+                let bytes = encode(data)
+                events = logs.map { PendingEvent(userId: $0, type: GroupPost.Event.event.rawValue, data: bytes) }
+            case .reply(let sent):
+                let send = { [self] (claim: [StoreWrite], done: @escaping (Result<SentAt, GatewayError>) -> Void) in
+                    commit(claim, events: events) { [self] outcome in
+                        if message != nil, case .success = outcome { metrics.messagesSent.add(1, ordering: .relaxed) }
+                        done(outcome.map { _ in sent })
+                    }
+                }
+                guard let message, let key = message.clientMessageId else { return send([], completion) }
+                let scope = "group_message:" + message.from.userId
+                idempotent(scope: scope, key: key, request: ["groupId": groupId, "text": message.text], perform: { requestHash, done in
+                    send([.claimIdempotency(scope: scope, key: key, response: self.encode(sent), requestHash: requestHash, createdAt: sent.sentAt)], done)
+                }, completion: completion)
+            }
+        }
     }
 }

@@ -2,7 +2,8 @@ import FoundationEssentials
 import GatewayProtocol
 import JSON
 
-/// Direct messages between contacts: validation, idempotent send, history, unread counts, read marks.
+/// Direct messages between contacts: validation, idempotent send, history, unread counts, read marks. The rules are
+/// `DirectMessage`'s, `HistoryPaging`'s and `ReadMarks`'; this reads and commits what they decide.
 extension GatewayHub {
     func sendMessage(_ command: SendMessageCommand, from client: GatewayClient, reply: Reply) {
         let relation = DirectMessage.Relation(areContacts: areContacts(client.userId, command.to),
@@ -55,30 +56,39 @@ extension GatewayHub {
                    completion: answer)
     }
 
+    /// Feeds `HistoryPaging` the command, reads the page it names off the hub thread and answers with the page.
     func history(_ command: HistoryCommand, for client: GatewayClient, reply: Reply) {
-        let limit = command.limit ?? min(50, settings.historyPageLimit)
-        guard (1...settings.historyPageLimit).contains(limit) else {
-            return reply.fail(GatewayError(.invalidField, "limit must be between 1 and \(settings.historyPageLimit)"))
-        }
-        let (me, peer, store) = (client.userId, command.with, self.store)
-        let names = users.mapValues(\.displayName)
-        scheduler.runBlocking { [self] in
-            let result = Result { try store.messages(between: me, and: peer, before: command.before, limit: limit) }
-            scheduler.execute {
-                switch result {
-                case .success(let messages):
-                    let list = messages.map {
-                        MessageData(messageId: $0.id, from: $0.from, to: $0.to, text: $0.text, sentAt: $0.sentAt,
-                                    fromDisplayName: names[$0.from] ?? nil)
+        let ask = HistoryPaging.Input.ask(reader: client.userId, peer: command.with, before: command.before, limit: command.limit)
+        page(.idle, ask, reply: reply)
+    }
+
+    private func page(_ state: HistoryPaging.State, _ input: HistoryPaging.Input, reply: Reply) {
+        let (next, actions) = HistoryPaging.transition(state, input, maxLimit: settings.historyPageLimit)
+        for action in actions {
+            switch action {
+            case .refuse(let refusal): reply.fail(GatewayError(refusal))
+            case .reply(let page): reply.ok(page)
+            case .read(let page):
+                let store = self.store
+                scheduler.runBlocking { [self] in
+                    let result = Result { try store.messages(between: page.reader, and: page.peer, before: page.before, limit: page.limit) }
+                    scheduler.execute { [self] in
+                        switch result {
+                        case .success(let rows):
+                            // The two users' names as they are now (a page only holds their messages).
+                            var names: [String: String] = [:]
+                            for user in [page.reader, page.peer] { names[user] = users[user]?.displayName }
+                            self.page(next, .rows(rows, displayNames: names), reply: reply)
+                        case .failure(let error):
+                            reply.fail(GatewayError(.storageFailed, "\(error)"))
+                        }
                     }
-                    reply.ok(HistoryPage(messages: list, hasMore: messages.count == limit))
-                case .failure(let error):
-                    reply.fail(GatewayError(.storageFailed, "\(error)"))
                 }
             }
         }
     }
 
+    /// A store read: the counting rule is `ReadMarks.unreadCounts`, applied by the store's query.
     func unreadCounts(for client: GatewayClient, reply: Reply) {
         let (me, store) = (client.userId, self.store)
         scheduler.runBlocking { [self] in
@@ -92,11 +102,22 @@ extension GatewayHub {
         }
     }
 
+    /// Feeds `ReadMarks` the mark and commits what it decides. The hub holds no marks (an empty state): every mark
+    /// is committed and the store keeps the larger one, so two devices or nodes marking at once never move it back.
     func markRead(_ command: MarkReadCommand, for client: GatewayClient, reply: Reply) {
-        commit([.setReadMark(userId: client.userId, peerId: command.with, messageId: command.upTo)]) { outcome in
-            switch outcome {
-            case .success: reply.ok(Empty())
-            case .failure(let error): reply.fail(error)
+        let (_, actions) = ReadMarks.transition(ReadMarks.State(), .markRead(peer: command.with, upTo: command.upTo))
+        var writes: [StoreWrite] = []
+        for action in actions {
+            switch action {
+            case .commitMark(let peer, let upTo): writes.append(.setReadMark(userId: client.userId, peerId: peer, messageId: upTo))
+            case .reply:
+                guard !writes.isEmpty else { return reply.ok(Empty()) }
+                commit(writes) { outcome in
+                    switch outcome {
+                    case .success: reply.ok(Empty())
+                    case .failure(let error): reply.fail(error)
+                    }
+                }
             }
         }
     }
@@ -124,11 +145,6 @@ struct MessageRequest: Encodable, JSONWritable {
         JSONString.write(to, to: &out)
         out.append(UInt8(ascii: "}"))
     }
-}
-
-struct HistoryPage: Encodable {
-    var messages: [MessageData]
-    var hasMore: Bool
 }
 
 extension String {

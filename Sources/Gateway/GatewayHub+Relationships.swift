@@ -61,16 +61,6 @@ extension GatewayHub {
         (1...64).contains(name.count) && !name.unicodeScalars.contains { $0.properties.generalCategory == .control }
     }
 
-    /// Direct and group messages share these rules: trimmed, then 1…`maxMessageCharacters` characters.
-    func validatedText(_ raw: String) throws -> String {
-        let text = raw.trimmedOfWhitespace
-        guard !text.isEmpty else { throw GatewayError(.textEmpty, "text is empty after trimming white space") }
-        guard text.count <= settings.maxMessageCharacters else {
-            throw GatewayError(.textTooLong, "text has \(text.count) characters; the limit is \(settings.maxMessageCharacters)")
-        }
-        return text
-    }
-
     /// Random characters from `alphabet` (system CSPRNG).
     func randomCode(length: Int, alphabet: String) -> String {
         var generator = SystemRandomNumberGenerator()

@@ -85,3 +85,29 @@ import Testing
         #expect(device.frames.compactMap { $0["offset"] as? Int64 }.count == 3)
     }
 }
+
+@Suite struct ReadMarkCommandTests {
+    @Test func aReadMarkBelowTheCurrentOneLeavesItWhereItWas() throws {
+        let f = try HubFixture()
+        f.contacts("alice", "bob")
+        let alice = f.connect("alice", "a1")
+        let bob = f.connect("bob", "b1")
+        var ids: [Int64] = []
+        for i in 1...3 {
+            f.command(alice, #"{"id":"s\#(i)","type":"send_message","to":"bob","text":"m\#(i)"}"#)
+            ids.append(try #require((alice.reply("s\(i)")?["result"] as? [String: Any])?["messageId"] as? Int64))
+        }
+        func unread(_ id: String) -> Int64? {
+            f.command(bob, #"{"id":"\#(id)","type":"unread_counts"}"#)
+            return ((bob.reply(id)?["result"] as? [String: Any])?["counts"] as? [String: Any])?["alice"] as? Int64
+        }
+        f.command(bob, #"{"id":"r1","type":"mark_read","with":"alice","upTo":\#(ids[1])}"#)
+        #expect(bob.reply("r1")?["ok"] as? Bool == true)
+        #expect(unread("u1") == 1)
+        f.command(bob, #"{"id":"r2","type":"mark_read","with":"alice","upTo":\#(ids[0])}"#)
+        #expect(bob.reply("r2")?["ok"] as? Bool == true)
+        #expect(unread("u2") == 1)   // not 2: the mark stayed at the second message
+        f.command(bob, #"{"id":"r3","type":"mark_read","with":"alice","upTo":\#(ids[2])}"#)
+        #expect(unread("u3") == nil)   // nothing unread: alice is absent
+    }
+}

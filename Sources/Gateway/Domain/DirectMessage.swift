@@ -20,9 +20,12 @@ struct DirectMessage {
 
     /// The rules, in the order clients see them; the text trimmed of surrounding white space on success.
     static func check(text: String, relation: Relation, maxCharacters: Int) -> Result<String, Refusal> {
-        let trimmed = text.trimmedOfWhitespace
-        guard !trimmed.isEmpty else { return .failure(.textEmpty) }
-        guard trimmed.count <= maxCharacters else { return .failure(.textTooLong(count: trimmed.count, limit: maxCharacters)) }
+        let trimmed: String
+        switch MessageText.check(text, maxCharacters: maxCharacters) {
+        case .success(let text): trimmed = text
+        case .failure(.empty): return .failure(.textEmpty)
+        case .failure(.tooLong(let count, let limit)): return .failure(.textTooLong(count: count, limit: limit))
+        }
         guard relation.areContacts else { return .failure(.notAContact) }
         guard !relation.paused else { return .failure(.contactPaused) }
         return .success(trimmed)
@@ -50,8 +53,8 @@ extension GatewayError {
     /// The wire error for a refused message.
     init(_ refusal: DirectMessage.Refusal) {
         switch refusal {
-        case .textEmpty: self.init(.textEmpty, "text is empty after trimming white space")
-        case .textTooLong(let count, let limit): self.init(.textTooLong, "text has \(count) characters; the limit is \(limit)")
+        case .textEmpty: self.init(MessageText.Refusal.empty)
+        case .textTooLong(let count, let limit): self.init(MessageText.Refusal.tooLong(count: count, limit: limit))
         case .notAContact: self.init(.notAContact, "you can only message your contacts")
         case .contactPaused: self.init(.contactPaused, "this contact is paused")
         }

@@ -66,7 +66,7 @@ public final class InMemoryGatewayStore: GatewayStore {
                 messages.append(message)
                 latestMessageId = max(latestMessageId, message.id)
             case .setReadMark(let userId, let peerId, let messageId):
-                readMarks[userId, default: [:]][peerId] = max(readMarks[userId]?[peerId] ?? 0, messageId)
+                readMarks[userId, default: [:]][peerId] = ReadMarks.advance(readMarks[userId]?[peerId], to: messageId)
             case .setDeviceAck(let userId, let deviceId, let offset):
                 if let i = snapshot.devices.firstIndex(where: { $0.key == DeviceKey(userId: userId, deviceId: deviceId) }) {
                     snapshot.devices[i].ackedOffset = max(snapshot.devices[i].ackedOffset, offset)
@@ -234,13 +234,7 @@ public final class InMemoryGatewayStore: GatewayStore {
     }
 
     public func unreadCounts(userId: String) throws -> [String: Int] {
-        state.withLock { state in
-            var counts: [String: Int] = [:]
-            for m in state.messages where m.to == userId && m.id > (state.readMarks[userId]?[m.from] ?? 0) {
-                counts[m.from, default: 0] += 1
-            }
-            return counts
-        }
+        state.withLock { ReadMarks.unreadCounts(of: userId, in: $0.messages, marks: $0.readMarks[userId] ?? [:]) }
     }
 
     public func session(id: String) throws -> SessionRecord? {

@@ -90,7 +90,7 @@ extension GatewayHub {
             approvals[approval.id] = nil
             index(approval, held: false)
         }
-        commit(writes, events: [PendingEvent(userId: approval.userId, type: "approval_request", data: encode(data), pushable: .approval(data))], onConflict: { [self] conflict in
+        commit(writes, events: [PendingEvent(userId: approval.userId, type: .approvalRequest, data: encode(data), pushable: .approval(data))], onConflict: { [self] conflict in
             forget()
             if case .idTaken(.approval, let latest) = conflict, attempt < Self.idAttempts {
                 return retryWithNewId(attempt: attempt + 1) { [self] in
@@ -156,7 +156,7 @@ extension GatewayHub {
                                 input: ApprovalMachine.Input, answeredBy client: GatewayClient?, reply: Reply?, attempt: Int) {
         let data = Self.approvalData(decided)
         var writes: [StoreWrite] = [.decideApproval(decided)]
-        var events = [PendingEvent(userId: decided.userId, type: event.rawValue, data: encode(data), pushable: .approval(data))]
+        var events = [PendingEvent(userId: decided.userId, type: event.logType, data: encode(data), pushable: .approval(data))]
         if let client {
             let (sessionWrites, sessionEvents) = activity(in: decided.sessionId, by: client)
             writes += sessionWrites

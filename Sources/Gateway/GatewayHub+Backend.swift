@@ -46,52 +46,28 @@ extension GatewayHub {
         upsertUser(id: userId, displayName: name, completion: completion)
     }
 
-    /// Makes two users contacts (both directions; a removed contact is reactivated keeping its creation time).
+    /// Makes two users contacts (both directions; a removed contact is reactivated keeping its creation time), and
+    /// accepts any pending friend request between them. Errors: `invalid_field` (one user twice), `user_not_found`.
     public func addContact(_ a: String, _ b: String, completion: @escaping (Result<Void, GatewayError>) -> Void) {
-        guard a != b else { return completion(.failure(GatewayError(.invalidField, "a user cannot be their own contact"))) }
-        for id in [a, b] where users[id] == nil {
-            return completion(.failure(GatewayError(.userNotFound, "no user \"\(id)\"")))
+        let (writes, events): ([StoreWrite], [PendingEvent])
+        switch contactChange(a, b, .add(missingUser: [a, b].first { users[$0] == nil })) {
+        case .failure(let error): return completion(.failure(error))
+        case .success(let change): (writes, events) = change
         }
-        if areContacts(a, b) { return completion(.success(())) }
-        let now = clock.now()
-        var writes: [StoreWrite] = []
-        for (x, y) in [(a, b), (b, a)] {
-            var record = contacts[x]?[y] ?? ContactRecord(userId: x, contactId: y, createdAt: now)
-            record.active = true
-            contacts[x, default: [:]][y] = record
-            writes.append(.upsertContact(record))
-        }
-        let (dataA, dataB) = (contactData(a), contactData(b))
-        let events = [PendingEvent(userId: a, type: "contact_added", data: encode(dataB), pushable: .contactAdded(dataB)),
-                      PendingEvent(userId: b, type: "contact_added", data: encode(dataA), pushable: .contactAdded(dataA))]
-        commit(writes, events: events) { [self] outcome in
-            if case .success = outcome {
-                // Each side now sees the other's presence.
-                for (x, y) in [(a, b), (b, a)] {
-                    deliverEphemeral(to: x, frame: ServerFrames.event(type: "presence", offset: nil, timestamp: clock.now(),
-                                                                       data: encode(presenceData(of: y))))
-                }
-            }
+        guard !writes.isEmpty else { return completion(.success(())) }   // contacts already
+        let (accepted, acceptedEvents) = acceptPendingRequests(a, b)
+        commit(writes + accepted, events: events + acceptedEvents) { [self] outcome in
+            if case .success = outcome { exchangePresence(a, b) }
             completion(outcome.map { _ in () })
         }
     }
 
-    /// Removes a contact relation (soft delete, both directions).
+    /// Removes a contact relation (soft delete, both directions; the pauses go too). Errors: `not_a_contact`.
     public func removeContact(_ a: String, _ b: String, completion: @escaping (Result<Void, GatewayError>) -> Void) {
-        guard contacts[a]?[b] != nil || contacts[b]?[a] != nil else {
-            return completion(.failure(GatewayError(.notAContact, "\"\(a)\" and \"\(b)\" are not contacts")))
+        switch contactChange(a, b, .remove) {
+        case .failure(let error): completion(.failure(error))
+        case .success(let (writes, events)): commit(writes, events: events) { outcome in completion(outcome.map { _ in () }) }
         }
-        // A later reconnection starts unpaused.
-        var writes: [StoreWrite] = clearPauses(a, b)
-        for (x, y) in [(a, b), (b, a)] {
-            guard var record = contacts[x]?[y] else { continue }
-            record.active = false
-            contacts[x]?[y] = record
-            writes.append(.upsertContact(record))
-        }
-        let events = [PendingEvent(userId: a, type: "contact_removed", data: encode(["userId": b]), pushable: .contactRemoved(userId: b)),
-                      PendingEvent(userId: b, type: "contact_removed", data: encode(["userId": a]), pushable: .contactRemoved(userId: a))]
-        commit(writes, events: events) { outcome in completion(outcome.map { _ in () }) }
     }
 
     func contactData(_ userId: String) -> ContactData {
@@ -111,7 +87,7 @@ extension GatewayHub {
                 writes.append(.claimIdempotentOffset(scope: "publish:" + userId, key: idempotencyKey, requestHash: requestHash,
                                                      createdAt: clock.now()))
             }
-            commit([], events: [PendingEvent(userId: userId, type: "custom", data: data)], after: writes) { outcome in
+            commit([], events: [PendingEvent(userId: userId, type: .custom, data: data)], after: writes) { outcome in
                 done(outcome.map { PublishResult(offset: $0.first?.offset ?? 0) })
             }
         }

@@ -82,7 +82,7 @@ extension GatewayHub {
         let data = Self.connectCodeData(record)
         // The code is a claim the store decides: when another node gave it to someone else first, memory learns the
         // owner, takes back this attempt (the previous code stays current) and draws again.
-        commit(writes, events: [PendingEvent(userId: userId, type: "connect_code_changed", data: encode(data))], onConflict: { [self] conflict in
+        commit(writes, events: [PendingEvent(userId: userId, type: .connectCodeChanged, data: encode(data))], onConflict: { [self] conflict in
             guard case .connectCodeTaken(let taken) = conflict, attempt < Self.connectCodeAttempts else {
                 return completion(.failure(GatewayError(.storageFailed, "could not store the connect code: \(conflict)")))
             }

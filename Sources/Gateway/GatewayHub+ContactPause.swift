@@ -73,7 +73,7 @@ extension GatewayHub {
     }
 
     private func pauseEvents(_ event: ContactPauseMachine.Event, by actor: String, other: String, paused: Bool, at: Int64) -> [PendingEvent] {
-        let type = event.rawValue
+        let type = event.logType
         return [PendingEvent(userId: actor, type: type, data: encode(ContactPauseEventData(user: userRef(other), by: actor, paused: paused, at: at))),
                 PendingEvent(userId: other, type: type, data: encode(ContactPauseEventData(user: userRef(actor), by: actor, paused: paused, at: at)))]
     }
@@ -88,7 +88,7 @@ extension GatewayHub {
         guard !relations.isPaused(from, to) else { return completion(.failure(GatewayError(.contactPaused, "this contact is paused"))) }
         let sent = SentAt(sentAt: clock.now())
         let data = encode(ContactEventData(from: userRef(from), name: name, payload: payload, sentAt: sent.sentAt))
-        commit([], events: [PendingEvent(userId: to, type: "contact_event", data: data)], completion: Self.finish(completion) { sent })
+        commit([], events: [PendingEvent(userId: to, type: .contactEvent, data: data)], completion: Self.finish(completion) { sent })
     }
 }
 

@@ -62,8 +62,8 @@ extension GatewayHub {
             let data = friendRequestData(request)
             let payload = encode(data)
             commit([.upsertFriendRequest(request)],
-                   events: [PendingEvent(userId: target, type: "friend_request", data: payload, pushable: .friendRequest(data)),
-                            PendingEvent(userId: userId, type: "friend_request", data: payload, pushable: .friendRequest(data))]) { [self] outcome in
+                   events: [PendingEvent(userId: target, type: .friendRequest, data: payload, pushable: .friendRequest(data)),
+                            PendingEvent(userId: userId, type: .friendRequest, data: payload, pushable: .friendRequest(data))]) { [self] outcome in
                 if case .failure = outcome {
                     // Not stored: forget it, or the pair would stay blocked by a request nobody can see.
                     relations.removeFriendRequest(request.id)
@@ -111,7 +111,7 @@ extension GatewayHub {
                 answered = resolved
                 writes = [.upsertFriendRequest(resolved)]
                 let payload = encode(friendRequestData(resolved))
-                events = [PendingEvent(userId: a, type: event.rawValue, data: payload), PendingEvent(userId: b, type: event.rawValue, data: payload)]
+                events = [PendingEvent(userId: a, type: event.logType, data: payload), PendingEvent(userId: b, type: event.logType, data: payload)]
             case .refuse(let refusal): return completion(.failure(GatewayError(refusal)))
             }
         }

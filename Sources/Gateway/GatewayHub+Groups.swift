@@ -21,42 +21,27 @@ extension GatewayHub {
     }
 
     /// Creates a group owned (and joined, role `owner`) by `ownerId`. Errors: `user_not_found`, `invalid_field`.
+    /// The rules are `GroupCreationMachine`'s; this reads a chosen id's group and commits what it decides.
     public func createGroup(ownerId: String, _ spec: GroupSpec, completion: @escaping (Result<GroupData, GatewayError>) -> Void) {
-        let limits = settings.relationships
-        let name = spec.name.trimmedOfWhitespace
-        let maxMembers = spec.maxMembers ?? limits.defaultGroupMembers
-        let kind = spec.kind ?? "group"
-        let policy = spec.invitePolicy ?? "members"
-        let roleLimits = spec.roleLimits ?? [:]
         // A chosen id may be another node's group: read it first (GatewayHub+RelationshipReads).
         if let id = spec.id, !loadedGroup(id, plus: [ownerId], failed: { completion(.failure($0)) }, retry: { [self] in
             createGroup(ownerId: ownerId, spec, completion: completion)
         }) { return }
-        var problem: String?
-        if users[ownerId] == nil { return completion(.failure(GatewayError(.userNotFound, "no user \"\(ownerId)\""))) }
-        if name.isEmpty || name.count > 64 || name.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) {
-            problem = "name must have 1 to 64 characters and no control characters"
-        } else if !(1...limits.maxGroupMembers).contains(maxMembers) {
-            problem = "maxMembers must be 1 to \(limits.maxGroupMembers)"
-        } else if !Self.validRole(kind) {
-            problem = "kind must be 1 to 32 of a-z, 0-9, _ and -"
-        } else if policy != "members" && policy != "owner" {
-            problem = "invitePolicy must be \"members\" or \"owner\""
-        } else if roleLimits.contains(where: { !Self.validRole($0.key) || $0.key == "owner" || $0.value < 0 }) {
-            problem = "roleLimits maps roles (a-z, 0-9, _ and -; not owner) to counts of 0 or more"
-        } else if let id = spec.id, relations.groups[id] != nil {
-            problem = "group \"\(id)\" already exists"
+        let request = GroupCreationMachine.Request(ownerId: ownerId, id: spec.id ?? "grp_" + randomToken(), name: spec.name, kind: spec.kind,
+                                                   maxMembers: spec.maxMembers, invitePolicy: spec.invitePolicy, roleLimits: spec.roleLimits)
+        let (_, actions) = GroupCreationMachine.transition(relations.groups[request.id], .create(request, ownerExists: users[ownerId] != nil),
+                                                           limits: settings.relationships, now: clock.now())
+        for action in actions {
+            switch action {
+            case .refuse(let refusal): return completion(.failure(GatewayError(refusal)))
+            case .commit(let group, let owner, let event):
+                relations.put(group)
+                relations.setMember(owner, of: group.id, user: ownerId)
+                let data = groupData(group.id)!
+                commit([.upsertGroup(group), .upsertGroupMember(owner)],
+                       events: [PendingEvent(userId: ownerId, type: event.logType, data: encode(data))], completion: Self.finish(completion) { data })
+            }
         }
-        if let problem { return completion(.failure(GatewayError(.invalidField, problem))) }
-        let now = clock.now()
-        let group = GroupRecord(id: spec.id ?? "grp_" + randomToken(), ownerId: ownerId, name: name, kind: kind, maxMembers: maxMembers,
-                                invitePolicy: policy, roleLimits: roleLimits, createdAt: now)
-        let owner = GroupMemberRecord(groupId: group.id, userId: ownerId, role: "owner", createdAt: now)
-        relations.put(group)
-        relations.setMember(owner, of: group.id, user: ownerId)
-        let data = groupData(group.id)!
-        commit([.upsertGroup(group), .upsertGroupMember(owner)],
-               events: [PendingEvent(userId: ownerId, type: "group_created", data: encode(data))], completion: Self.finish(completion) { data })
     }
 
     /// The group with its active members; nil when there is no such group.
@@ -97,7 +82,7 @@ extension GatewayHub {
             case .commitMember(let member, let event, let notify):
                 let data = encode(GroupMembershipEventData(groupId: group.id, groupName: group.name, member: memberData(member), reason: reason))
                 relations.setMember(member, of: group.id, user: member.userId)
-                return .success((member, notify.map { PendingEvent(userId: $0, type: event.rawValue, data: data) }))
+                return .success((member, notify.map { PendingEvent(userId: $0, type: event.logType, data: data) }))
             }
         }
         return .failure(GatewayError(.internalError, "no membership decision"))
@@ -186,11 +171,11 @@ extension GatewayHub {
                 return completion(.failure(GatewayError(refusal)))
             case .commitMessage(let data, let logs):
                 let bytes = encode(data)
-                events = logs.map { PendingEvent(userId: $0, type: GroupPost.Event.message.rawValue, data: bytes, pushable: .groupMessage(data)) }
+                events = logs.map { PendingEvent(userId: $0, type: GroupPost.Event.message.logType, data: bytes, pushable: .groupMessage(data)) }
                 message = data
             case .commitEvent(let data, let logs):
                 let bytes = encode(data)
-                events = logs.map { PendingEvent(userId: $0, type: GroupPost.Event.event.rawValue, data: bytes) }
+                events = logs.map { PendingEvent(userId: $0, type: GroupPost.Event.event.logType, data: bytes) }
             case .reply(let sent):
                 let send = { [self] (claim: [StoreWrite], done: @escaping (Result<SentAt, GatewayError>) -> Void) in
                     commit(claim, events: events) { [self] outcome in

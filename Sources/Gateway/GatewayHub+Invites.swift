@@ -21,104 +21,71 @@ extension GatewayHub {
     /// Creates an invite. Errors: `group_not_found`, `not_a_member` (inviter), `forbidden` (owner-only group),
     /// `group_full`, `phone_invalid`, `invalid_field` (email, role, hours; phone and email together),
     /// `already_member` (the phone belongs to a member), `rate_limited` (same recipient and group within 24 h).
+    /// The rules are `InviteCreationMachine`'s; this reads, draws codes and commits what it decides.
     public func createInvite(inviterId: String, groupId: String, _ spec: InviteSpec, completion: @escaping (Result<InviteData, GatewayError>) -> Void) {
-        let limits = settings.relationships
         guard loadedGroup(groupId, plus: [inviterId], failed: { completion(.failure($0)) }, retry: { [self] in
             createInvite(inviterId: inviterId, groupId: groupId, spec, completion: completion)
         }) else { return }
-        guard let group = relations.groups[groupId] else { return completion(.failure(GatewayError(.groupNotFound, "no group \"\(groupId)\""))) }
-        guard relations.isActiveMember(inviterId, of: groupId) else {
-            return completion(.failure(GatewayError(.notAMember, "only members can invite to \"\(group.name)\"")))
-        }
-        guard group.invitePolicy != "owner" || inviterId == group.ownerId else {
-            return completion(.failure(GatewayError(.forbidden, "only the owner can invite to \"\(group.name)\"")))
-        }
-        let role = spec.role ?? "member"
-        guard Self.validRole(role), role != "owner" else {
-            return completion(.failure(GatewayError(.invalidField, "role must be 1 to 32 of a-z, 0-9, _ and - (not owner)")))
-        }
-        let hours = spec.expiresInHours ?? limits.defaultInviteHours
-        guard (1...limits.maxInviteHours).contains(hours) else {
-            return completion(.failure(GatewayError(.invalidField, "expiresInHours must be 1 to \(limits.maxInviteHours)")))
-        }
-        if let problem = capacityProblem(group, role: role) { return completion(.failure(problem)) }
-        var recipient: String?
-        var channel = "sms"
-        switch (spec.phone, spec.email) {
-        case (let phone?, nil):
-            guard let e164 = PhoneNumber.normalise(phone) else {
-                return completion(.failure(GatewayError(.phoneInvalid, "\"\(phone)\" is not an international number (+ and 8 to 15 digits)")))
-            }
-            recipient = e164
-        case (nil, let email?):
-            let lowered = email.lowercased()
-            let parts = lowered.split(separator: "@", omittingEmptySubsequences: false)
-            guard parts.count == 2, !parts[0].isEmpty, parts[1].contains("."), lowered.utf8.count <= 254,
-                  !lowered.contains(where: { $0.isWhitespace }) else {
-                return completion(.failure(GatewayError(.invalidField, "\"\(email)\" is not an e-mail address")))
-            }
-            recipient = lowered
-            channel = "email"
-        case (nil, nil):
-            recipient = nil
-        default:
-            return completion(.failure(GatewayError(.invalidField, "give phone or email, not both")))
-        }
-        guard let recipient else { return storeInvite(inviterId: inviterId, group: group, recipient: nil, role: role, hours: hours, channel: channel, completion: completion) }
-        // The number's owner and earlier invites to the recipient are store reads (GatewayHub+RelationshipReads).
-        let failed = { (error: GatewayError) in completion(.failure(error)) }
-        lookUpPhoneOwners(phones: channel == "sms" ? [recipient] : [], hashes: [], failed: failed) { [self] owners in
-            if let owner = owners.byPhone[recipient], relations.isActiveMember(owner, of: groupId) {
-                return completion(.failure(GatewayError(.alreadyMember, "this number belongs to a member of \"\(group.name)\"")))
-            }
-            lookUpLatestInvite(groupId: groupId, recipient: recipient, failed: failed) { [self] previous in
-                if let previous, previous.createdAt > clock.now() - limits.inviteRepeatWindowMs {
-                    return completion(.failure(GatewayError(.rateLimited,
-                        "\(recipient) was already invited to \"\(group.name)\"; try again after \(previous.createdAt + limits.inviteRepeatWindowMs)")))
+        let request = InviteCreationMachine.Request(inviterId: inviterId, groupId: groupId, phone: spec.phone, email: spec.email,
+                                                    role: spec.role, expiresInHours: spec.expiresInHours)
+        let group = relations.groups[groupId].map { GroupMembership.State(group: $0, members: relations.members[groupId] ?? [:]) }
+        createInvite(.new, .create(request, group: group), group: group?.group, completion: completion)
+    }
+
+    /// Feeds `InviteCreationMachine` one input and carries out its actions.
+    private func createInvite(_ state: InviteCreationMachine.State, _ input: InviteCreationMachine.Input, group: GroupRecord?,
+                              completion: @escaping (Result<InviteData, GatewayError>) -> Void) {
+        let (next, actions) = InviteCreationMachine.transition(state, input, limits: settings.relationships, now: clock.now())
+        let advance = { [self] (input: InviteCreationMachine.Input) in createInvite(next, input, group: group, completion: completion) }
+        for action in actions {
+            switch action {
+            case .refuse(let refusal):
+                return completion(.failure(GatewayError(refusal, group: group)))
+            case .lookUpRecipient(let recipient, let channel):
+                guard let groupId = group?.id else { return completion(.failure(GatewayError(.groupNotFound, "no group"))) }
+                // The number's owner and earlier invites to the recipient are store reads (GatewayHub+RelationshipReads).
+                let failed = { (error: GatewayError) in completion(.failure(error)) }
+                lookUpPhoneOwners(phones: channel == .sms ? [recipient] : [], hashes: [], failed: failed) { [self] owners in
+                    let ownerIsMember = owners.byPhone[recipient].map { relations.isActiveMember($0, of: groupId) } ?? false
+                    lookUpLatestInvite(groupId: groupId, recipient: recipient, failed: failed) { previous in
+                        advance(.recipientLooked(ownerIsMember: ownerIsMember, latest: previous))
+                    }
                 }
-                storeInvite(inviterId: inviterId, group: group, recipient: recipient, role: role, hours: hours, channel: channel, completion: completion)
-            }
-        }
-    }
-
-    /// Codes drawn again after the store reported the drawn one as another invite's (another node drew it first).
-    static let inviteCodeAttempts = 3
-
-    private func storeInvite(inviterId: String, group: GroupRecord, recipient: String?, role: String, hours: Int, channel: String,
-                             attempt: Int = 1, completion: @escaping (Result<InviteData, GatewayError>) -> Void) {
-        let groupId = group.id
-        let now = clock.now()
-        var code = randomCode(length: 8, alphabet: Self.inviteAlphabet)
-        while relations.invites[code] != nil { code = randomCode(length: 8, alphabet: Self.inviteAlphabet) }
-        let invite = InviteRecord(code: code, groupId: groupId, inviterId: inviterId, recipient: recipient, role: role,
-                                  createdAt: now, expiresAt: now + Int64(hours) * 3_600_000)
-        relations.invites[code] = invite
-        let data = inviteData(invite)
-        // The code is the store's decision (insert if absent): when another node stored it first for another invite,
-        // this attempt is taken back and a new code drawn.
-        commit([.upsertInvite(invite)], events: [PendingEvent(userId: inviterId, type: "invite_created", data: encode(data))],
-               onConflict: { [self] conflict in
-            relations.invites[code] = nil
-            guard case .inviteCodeTaken = conflict, attempt < Self.inviteCodeAttempts else {
-                return completion(.failure(GatewayError(.storageFailed, "could not store the invite: \(conflict)")))
-            }
-            storeInvite(inviterId: inviterId, group: group, recipient: recipient, role: role, hours: hours, channel: channel,
-                        attempt: attempt + 1, completion: completion)
-        }) { [self] outcome in
-            relations.invites[code] = nil   // stored (read by code from now on) or not stored
-            if case .success = outcome, let recipient, let deliverer = inviteDeliverer {
-                let inviter = userRef(inviterId)
-                let text = "\(inviter.name) invited you to join \"\(group.name)\". Your invite code: \(code) (valid for \(hours) hours, one use)."
-                deliverer.deliver(InviteDelivery(channel: channel, to: recipient, text: text, code: code, groupId: groupId,
-                                                 groupName: group.name, inviterId: inviterId, inviterName: inviter.name,
+            case .drawCode:
+                var code = randomCode(length: 8, alphabet: Self.inviteAlphabet)
+                while relations.invites[code] != nil { code = randomCode(length: 8, alphabet: Self.inviteAlphabet) }
+                advance(.drawn(code: code))
+            case .commit(let invite, let event):
+                relations.invites[invite.code] = invite
+                // The code is the store's decision (insert if absent): when another node stored it first for another
+                // invite, this attempt is taken back and the machine decides whether to draw again.
+                commit([.upsertInvite(invite)], events: [PendingEvent(userId: invite.inviterId, type: event.logType, data: encode(inviteData(invite, groupName: group?.name)))],
+                       onConflict: { [self] conflict in
+                    relations.invites[invite.code] = nil
+                    advance(.conflict(conflict))
+                }) { [self] outcome in
+                    relations.invites[invite.code] = nil   // stored (read by code from now on) or not stored
+                    switch outcome {
+                    case .failure(let error): completion(.failure(error))
+                    case .success: advance(.stored)
+                    }
+                }
+            case .deliver(let invite, let channel, let hours):
+                guard let group, let recipient = invite.recipient, let deliverer = inviteDeliverer else { continue }
+                let inviter = userRef(invite.inviterId)
+                let text = "\(inviter.name) invited you to join \"\(group.name)\". Your invite code: \(invite.code) (valid for \(hours) hours, one use)."
+                deliverer.deliver(InviteDelivery(channel: channel.rawValue, to: recipient, text: text, code: invite.code, groupId: group.id,
+                                                 groupName: group.name, inviterId: invite.inviterId, inviterName: inviter.name,
                                                  expiresAt: invite.expiresAt))
+            case .reply(let invite):
+                completion(.success(inviteData(invite, groupName: group?.name)))
             }
-            completion(outcome.map { _ in data })
         }
     }
 
-    func inviteData(_ i: InviteRecord) -> InviteData {
-        InviteData(code: i.code, groupId: i.groupId, groupName: relations.groups[i.groupId]?.name ?? "", inviter: userRef(i.inviterId),
+    /// `groupName`: the group's name when the caller holds the group (it may have left memory since).
+    func inviteData(_ i: InviteRecord, groupName: String? = nil) -> InviteData {
+        InviteData(code: i.code, groupId: i.groupId, groupName: groupName ?? relations.groups[i.groupId]?.name ?? "", inviter: userRef(i.inviterId),
                    recipient: i.recipient, role: i.role, state: i.state.rawValue, createdAt: i.createdAt, expiresAt: i.expiresAt)
     }
 

@@ -33,7 +33,7 @@ extension GatewayHub {
                                                 createdAt: message.record.sentAt))
             }
             let data = encode(message.event)
-            commit(writes, events: message.logs.map { PendingEvent(userId: $0, type: "message", data: data, pushable: .message(message.event)) }, onConflict: { [self] conflict in
+            commit(writes, events: message.logs.map { PendingEvent(userId: $0, type: .message, data: data, pushable: .message(message.event)) }, onConflict: { [self] conflict in
                 if case .idTaken(.message, let latest) = conflict, attempt < Self.idAttempts {
                     return retryWithNewId(attempt: attempt + 1) { send(requestHash, attempt: attempt + 1, above: latest, done: done) }
                 }

@@ -34,13 +34,13 @@ extension GatewayHub {
         switch event.pushable {
         case nil: return nil
         case .approval(let data)?:
-            if event.type == "approval_request" { return .approvalRequest(data) }
-            return ApprovalMachine.Event(rawValue: event.type).map { .approvalDecided(data, $0) }
+            if event.type == .approvalRequest { return .approvalRequest(data) }
+            return ApprovalMachine.Event(rawValue: event.type.rawValue).map { .approvalDecided(data, $0) }
         case .handoff(let data)?: return .handoff(data)
         case .message(let data)?: return .message(data, senderName: displayName(of: data.from))
         case .groupMessage(let data)?: return .groupMessage(data, senderName: displayName(of: data.from.userId))
         case let pushable?:
-            return PushPolicy.ContactChange(rawValue: event.type).map { .contactsChanged($0, contentState: pushable.contentState) }
+            return PushPolicy.ContactChange(rawValue: event.type.rawValue).map { .contactsChanged($0, contentState: pushable.contentState) }
         }
     }
 

@@ -12,17 +12,46 @@ extension GatewayHub {
     /// keeps its creation time), and that mark any pending friend request between them accepted. Updates memory;
     /// the caller commits and then calls `exchangePresence`.
     func contactCreation(_ a: String, _ b: String) -> ([StoreWrite], [PendingEvent]) {
+        let (writes, events) = (try? contactChange(a, b, .add(missingUser: nil)).get()) ?? ([], [])
+        let (accepted, acceptedEvents) = acceptPendingRequests(a, b)
+        return (writes + accepted, events + acceptedEvents)
+    }
+
+    /// Feeds `ContactMachine` the pair's rows: the refusal's error, or the writes and events of the change (none when
+    /// nothing changes). Updates memory; the caller commits (and exchanges presence after an add).
+    func contactChange(_ a: String, _ b: String, _ input: ContactMachine.Input) -> Result<([StoreWrite], [PendingEvent]), GatewayError> {
+        let state = ContactMachine.State(a: a, b: b, aToB: contacts[a]?[b], bToA: contacts[b]?[a])
+        var writes: [StoreWrite] = []
+        var events: [PendingEvent] = []
+        for action in ContactMachine.transition(state, input, now: clock.now()).1 {
+            switch action {
+            case .refuse(let refusal): return .failure(GatewayError(refusal))
+            case .clearPauses: writes += clearPauses(a, b)
+            case .exchangePresence: break   // the caller's, after its commit
+            case .commit(let rows, let event):
+                for row in rows {
+                    contacts[row.userId, default: [:]][row.contactId] = row
+                    writes.append(.upsertContact(row))
+                }
+                for (x, y) in [(a, b), (b, a)] {
+                    switch event {
+                    case .added:
+                        let data = contactData(y)
+                        events.append(PendingEvent(userId: x, type: event.logType, data: encode(data), pushable: .contactAdded(data)))
+                    case .removed:
+                        events.append(PendingEvent(userId: x, type: event.logType, data: encode(["userId": y]), pushable: .contactRemoved(userId: y)))
+                    }
+                }
+            }
+        }
+        return .success((writes, events))
+    }
+
+    /// The writes and events that mark any pending friend request between `a` and `b` accepted (they became contacts).
+    func acceptPendingRequests(_ a: String, _ b: String) -> ([StoreWrite], [PendingEvent]) {
         let now = clock.now()
         var writes: [StoreWrite] = []
         var events: [PendingEvent] = []
-        for (x, y) in [(a, b), (b, a)] {
-            var record = contacts[x]?[y] ?? ContactRecord(userId: x, contactId: y, createdAt: now)
-            record.active = true
-            contacts[x, default: [:]][y] = record
-            writes.append(.upsertContact(record))
-            let data = contactData(y)
-            events.append(PendingEvent(userId: x, type: "contact_added", data: encode(data), pushable: .contactAdded(data)))
-        }
         for (from, to) in [(a, b), (b, a)] {
             guard let id = relations.pendingRequests[RelationshipState.pairKey(from, to)],
                   let request = relations.friendRequests[id] else { continue }
@@ -30,8 +59,8 @@ extension GatewayHub {
                 relations.put(accepted)
                 writes.append(.upsertFriendRequest(accepted))
                 let typed = friendRequestData(accepted), data = encode(typed)
-                events += [PendingEvent(userId: from, type: event.rawValue, data: data, pushable: .friendRequest(typed)),
-                           PendingEvent(userId: to, type: event.rawValue, data: data, pushable: .friendRequest(typed))]
+                events += [PendingEvent(userId: from, type: event.logType, data: data, pushable: .friendRequest(typed)),
+                           PendingEvent(userId: to, type: event.logType, data: data, pushable: .friendRequest(typed))]
             }
         }
         return (writes, events)

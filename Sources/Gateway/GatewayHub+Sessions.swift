@@ -83,7 +83,7 @@ extension GatewayHub {
             case .commitActiveClient(let expected, let new):
                 writes.append(.setSessionActiveClient(sessionId: session.id, expected: expected, new: new))
             case .handoff(let handoff):
-                events.append(PendingEvent(userId: session.userId, type: "session_handoff", data: encode(handoff), pushable: .handoff(handoff)))
+                events.append(PendingEvent(userId: session.userId, type: .sessionHandoff, data: encode(handoff), pushable: .handoff(handoff)))
             case .commitEnd:     // produced by `end` only
                 break
             case .refuseEnded:
@@ -136,7 +136,7 @@ extension GatewayHub {
         sessions[sessionId] = session
         writes.append(.upsertSession(session))
         let data = Self.sessionData(session)
-        commit(writes, events: [PendingEvent(userId: userId, type: "session_created", data: encode(data))]) { outcome in
+        commit(writes, events: [PendingEvent(userId: userId, type: .sessionCreated, data: encode(data))]) { outcome in
             completion(outcome.map { _ in data })
         }
     }
@@ -155,7 +155,7 @@ extension GatewayHub {
             return completion(.failure(GatewayError(.sessionEnded, "session \"\(sessionId)\" has ended")))
         }
         let data = encode(SessionEventData(sessionId: sessionId, kind: kind, payload: payload))
-        commit([], events: [PendingEvent(userId: session.userId, type: "session_event", data: data)]) { outcome in
+        commit([], events: [PendingEvent(userId: session.userId, type: .sessionEvent, data: data)]) { outcome in
             completion(outcome.map { $0.last?.offset ?? 0 })
         }
     }
@@ -175,7 +175,7 @@ extension GatewayHub {
         guard case .commitEnd(let ended)? = actions.first else { return completion(.success(Self.sessionData(next))) }
         let data = Self.sessionData(ended)
         commit([.endSession(sessionId: ended.id, endedAt: ended.endedAt ?? clock.now())],
-               events: [PendingEvent(userId: ended.userId, type: "session_ended", data: encode(data))], onConflict: { [self] conflict in
+               events: [PendingEvent(userId: ended.userId, type: .sessionEnded, data: encode(data))], onConflict: { [self] conflict in
             guard case .sessionChanged(let stored?) = conflict, stored.state == .ended else {
                 return completion(.failure(GatewayError(.storageFailed, "could not end the session: \(conflict)")))
             }

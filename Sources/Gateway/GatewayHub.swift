@@ -120,7 +120,7 @@ public final class GatewayHub: @unchecked Sendable {
     /// An event to append to one user's log.
     struct PendingEvent {
         var userId: String
-        var type: String
+        var type: LogEventType
         var data: [UInt8]
         /// The typed data for push policy, for the event types it may push (`PushableEvent`); nil for the rest.
         var pushable: PushableEvent? = nil
@@ -158,7 +158,7 @@ public final class GatewayHub: @unchecked Sendable {
         var batch = writes
         for event in events {
             // Offset 0 until the store's receipt names the one it took.
-            let record = StoredEvent(userId: event.userId, offset: 0, type: event.type, payload: event.data, createdAt: now)
+            let record = StoredEvent(userId: event.userId, offset: 0, type: event.type.rawValue, payload: event.data, createdAt: now)
             let offset = PendingOffset()
             storedEvents.append(record)
             offsets.append(offset)

@@ -92,6 +92,23 @@ import Testing
         #expect(f.hub.contactList(of: "alice").map(\.user.userId) == ["bob"])
     }
 
+    @Test func theBackendConnectingTheTwoAcceptsAPendingRequest() throws {
+        let f = try HubFixture()
+        let hex = users(f, "alice", "bob")
+        let alice = f.connect("alice", "a1")
+        var sent: FriendRequestData?
+        f.hub.sendFriendRequest(from: "alice", toHexCode: hex["bob"]!) { sent = try? $0.get() }
+        var added: Result<Void, GatewayError>?
+        f.hub.addContact("bob", "alice") { added = $0 }
+        #expect((try? added?.get()) != nil)
+        #expect(f.hub.friendRequests(of: "bob").incoming.isEmpty)
+        #expect(alice.events("friend_request_accepted").map { data($0)["requestId"] as? String } == [sent?.requestId])
+        #expect(alice.events("contact_added").map { data($0)["userId"] as? String } == ["bob"])
+        // Adding them again changes nothing.
+        f.hub.addContact("alice", "bob") { added = $0 }
+        #expect((try? added?.get()) != nil && alice.events("contact_added").count == 1)
+    }
+
     @Test func connectCodesValidateAndReactivateKeepingTheCreationTime() throws {
         let f = try HubFixture()
         _ = users(f, "alice", "bob")

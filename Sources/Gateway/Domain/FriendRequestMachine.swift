@@ -2,7 +2,7 @@ import GatewayProtocol
 
 /// One friend request as a pure state machine: `pending --accept--> accepted` (by making the two users contacts),
 /// `pending --reject--> rejected` (the recipient), `pending --cancel--> cancelled` (the sender), and nothing after that.
-/// A pending request also ends `accepted` when the pair becomes contacts another way (a connect code, an invite, the
+/// A pending request also ends `accepted` when the pair becomes contacts another way (a connect code, the backend, the
 /// reverse request). Sending is a decision on what the hub knows of the pair. No threads, clock or store.
 struct FriendRequestMachine {
     typealias Answer = GatewayHub.FriendRequestAction

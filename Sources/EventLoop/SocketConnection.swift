@@ -99,6 +99,14 @@ public final class SocketConnection: EventHandler, FlushHandler, @unchecked Send
         bytes.withUnsafeBytes { write($0) }
     }
 
+    /// Queues bytes shared with other sockets by reference (no copy); they are sent before the loop sleeps, in the
+    /// same `writev` as everything else queued for this socket.
+    public func write(_ bytes: SharedBytes) {
+        guard !isClosed, !closeAfterFlush, !isWriteShutdown else { return }
+        outbound.append(bytes)
+        scheduleFlush()
+    }
+
     /// Sends what is queued, then closes (shutting down the write side first so the peer sees an orderly FIN).
     public func closeWhenFlushed() {
         guard !isClosed else { return }

@@ -16,7 +16,9 @@ final class GatewayConnection: WebSocketHandler, GatewayClient, @unchecked Senda
     private let endpoint: GatewayEndpoint
     private var identity: ClientIdentity?
     private var resumeAfter: Int64?
-    private weak var socket: WebSocket?
+    /// Strong, not weak (a weak load per delivered frame showed in fan-out profiles): the socket holds this handler,
+    /// and the cycle is broken in `webSocketDidClose`, which every socket gets exactly once.
+    private var socket: WebSocket?
     /// The queues to and from the hub for this socket's loop (set when the socket opens).
     private var link: HubLink?
     private var authTimer: TimerID?
@@ -91,6 +93,7 @@ final class GatewayConnection: WebSocketHandler, GatewayClient, @unchecked Senda
     }
 
     func webSocketDidClose(_ socket: WebSocket, code: UInt16) {
+        self.socket = nil
         dropBacklog()
         if let authTimer { socket.loop.cancel(authTimer) }
         guard registered else { return }
@@ -134,11 +137,14 @@ final class GatewayConnection: WebSocketHandler, GatewayClient, @unchecked Senda
         frame.withUnsafeBytes { socket?.send(opcode: .text, payload: $0) }
     }
 
-    /// Writes a frame from the hub into the socket's queue (socket loop, from the link's outbox); behind a replay
+    /// Writes a frame from the hub into the socket's queue (socket loop, from the link's outbox; a frame sent to many
+    /// sockets is one `WebSocketBroadcast`, its bytes shared by their queues); behind a replay
     /// that is still draining it waits its turn, and live bytes piling up there past `websocket.max_outbound_bytes`
     /// mean the reader is too slow for live traffic (1013).
-    func deliver(_ frame: [UInt8]) {
-        guard backlogHead < backlog.count, let socket else { return sendNow(frame) }
+    func deliver(_ message: WebSocketBroadcast) {
+        guard let socket else { return }
+        guard backlogHead < backlog.count else { return socket.send(message) }
+        let frame = message.payload
         backlog.append(frame)
         liveBytesInBacklog += frame.count
         if liveBytesInBacklog > socket.maxOutboundBytes {

@@ -1,6 +1,7 @@
 import EventLoop
 import Gateway
 import Metrics
+import Server
 
 /// The two queues between one I/O loop and the hub loop. Crossing threads costs a lock, a closure and (when the
 /// other side sleeps) an eventfd write plus a context switch, so neither side crosses per frame: each collects what
@@ -67,14 +68,27 @@ final class HubLink: Sendable {
         }
     }
 
-    /// Writes the frames into their sockets' queues (flushed when the I/O loop sleeps, in this same iteration).
+    /// Writes the frames into their sockets' queues (flushed when the I/O loop sleeps, in this same iteration, one
+    /// `writev` per socket however many frames it got). The hub encodes a publish once and hands every device the
+    /// same array, so consecutive items with the same storage become one `WebSocketBroadcast`: its frame is built
+    /// once and queued by reference on every socket.
     private static func runOnSockets(_ items: [Outbound], delivery: Histogram) {
         var now = 0
+        var last: WebSocketBroadcast?
+        func message(_ frame: [UInt8]) -> WebSocketBroadcast {
+            if let last, last.payload.count == frame.count,
+               last.payload.withUnsafeBufferPointer({ $0.baseAddress }) == frame.withUnsafeBufferPointer({ $0.baseAddress }) {
+                return last   // the same array (both alive, so the same address means the same bytes)
+            }
+            let made = WebSocketBroadcast(payload: frame)
+            last = made
+            return made
+        }
         for item in items {
             switch item {
-            case .frame(let connection, let frame): connection.deliver(frame)
+            case .frame(let connection, let frame): connection.deliver(message(frame))
             case .event(let connection, let frame, let committedAt):
-                connection.deliver(frame)
+                connection.deliver(message(frame))
                 if now == 0 { now = MetricsClock.microseconds() }   // one clock read per batch
                 delivery.observe(now - committedAt)
             case .replay(let connection, let frames): connection.deliverReplay(frames)

@@ -171,7 +171,7 @@ final class GatewayConnection: WebSocketHandler, GatewayClient, @unchecked Senda
             backlogHead += 1
             frame.withUnsafeBytes { socket.send(opcode: .text, payload: $0) }
         }
-        if backlogHead == backlog.count { dropBacklog() }
+        if backlogHead == backlog.count { dropBacklog() } else { socket.notifyWhenDrained() }
     }
 
     private func dropBacklog() {

@@ -198,6 +198,7 @@ public final class WebSocket {
         if !readingPausedForBackpressure && socket.bufferedBytes > maxOutboundBytes / 2 {
             readingPausedForBackpressure = true
             socket.setReadingPaused(true)
+            socket.notifyWhenDrained()
         }
     }
 
@@ -236,6 +237,9 @@ public final class WebSocket {
         close(code: WebSocketCloseCode.tryAgainLater, reason: "slow consumer")
         socket.setReadingPaused(false)
     }
+
+    /// Asks for one `WebSocketHandler.webSocketDidDrain` once everything queued has been written (paced senders).
+    public func notifyWhenDrained() { socket.notifyWhenDrained() }
 
     func outboundDrained() {
         if readingPausedForBackpressure {

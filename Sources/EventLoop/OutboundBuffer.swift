@@ -79,12 +79,19 @@ struct OutboundBuffer: ~Copyable {
     mutating func flush(to fd: Int32) -> FlushResult {
         while count > 0 {
             let n = min(Self.maxIOVecs, chunks.count - head)
-            let written = withUnsafeTemporaryAllocation(of: iovec.self, capacity: n) { iov -> Int in
-                for i in 0..<n {
-                    let chunk = chunks[head + i]
-                    iov[i] = iovec(iov_base: chunk.storage.baseAddress! + chunk.start, iov_len: chunk.end - chunk.start)
+            let written: Int
+            if n == 1 {
+                // One frame (the usual fan-out delivery): `send` skips `writev`'s vector import.
+                let chunk = chunks[head]
+                written = Glibc.send(fd, chunk.storage.baseAddress! + chunk.start, chunk.end - chunk.start, Int32(MSG_NOSIGNAL))
+            } else {
+                written = withUnsafeTemporaryAllocation(of: iovec.self, capacity: n) { iov -> Int in
+                    for i in 0..<n {
+                        let chunk = chunks[head + i]
+                        iov[i] = iovec(iov_base: chunk.storage.baseAddress! + chunk.start, iov_len: chunk.end - chunk.start)
+                    }
+                    return writev(fd, iov.baseAddress, Int32(n))
                 }
-                return writev(fd, iov.baseAddress, Int32(n))
             }
             if written < 0 {
                 let err = clinux_errno()

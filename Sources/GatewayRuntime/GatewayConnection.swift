@@ -137,14 +137,23 @@ final class GatewayConnection: WebSocketHandler, GatewayClient, @unchecked Senda
         frame.withUnsafeBytes { socket?.send(opcode: .text, payload: $0) }
     }
 
-    /// Writes a frame from the hub into the socket's queue (socket loop, from the link's outbox; a frame sent to many
-    /// sockets is one `WebSocketBroadcast`, its bytes shared by their queues); behind a replay
+    /// Writes a frame from the hub into the socket's queue (socket loop, from the link's outbox); behind a replay
     /// that is still draining it waits its turn, and live bytes piling up there past `websocket.max_outbound_bytes`
     /// mean the reader is too slow for live traffic (1013).
+    func deliver(_ frame: [UInt8]) {
+        guard let socket else { return }
+        guard backlogHead < backlog.count else { return frame.withUnsafeBytes { socket.send(opcode: .text, payload: $0) } }
+        queueBehindReplay(frame, socket: socket)
+    }
+
+    /// The same for a frame the hub sent to many sockets of this loop: its bytes are shared by their queues.
     func deliver(_ message: WebSocketBroadcast) {
         guard let socket else { return }
         guard backlogHead < backlog.count else { return socket.send(message) }
-        let frame = message.payload
+        queueBehindReplay(message.payload, socket: socket)
+    }
+
+    private func queueBehindReplay(_ frame: [UInt8], socket: WebSocket) {
         backlog.append(frame)
         liveBytesInBacklog += frame.count
         if liveBytesInBacklog > socket.maxOutboundBytes {

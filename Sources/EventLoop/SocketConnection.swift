@@ -8,7 +8,8 @@ public protocol SocketConnectionDelegate: AnyObject {
     func connectionDidRead(_ connection: SocketConnection, _ bytes: UnsafeMutableRawBufferPointer) -> Int
     /// The connection is closed (by either side); `error` is nil for an orderly end. Called exactly once.
     func connectionDidClose(_ connection: SocketConnection, error: SystemError?)
-    /// The outbound queue has been written out completely after having been non-empty (for backpressure).
+    /// The outbound queue has been written out completely, after `notifyWhenDrained()` asked for it (for
+    /// backpressure). Once per request.
     func connectionDidDrain(_ connection: SocketConnection)
 }
 
@@ -35,6 +36,9 @@ public final class SocketConnection: EventHandler, FlushHandler, @unchecked Send
     private var readingPaused = false
     private var closeAfterFlush = false
     private var shutdownAfterFlush = false
+    /// `notifyWhenDrained()` was called and the queue has not been empty since. Only senders that wait for room ask:
+    /// telling every socket after every flush cost a delegate call chain per delivered frame in a fan-out.
+    private var drainNoticeWanted = false
     /// The write side was shut down (FIN sent); reads continue until the peer closes.
     public private(set) var isWriteShutdown = false
     private var connectCompletion: ((SystemError?) -> Void)?
@@ -99,6 +103,22 @@ public final class SocketConnection: EventHandler, FlushHandler, @unchecked Send
         bytes.withUnsafeBytes { write($0) }
     }
 
+    /// Queues bytes shared with other sockets by reference (no copy); they are sent before the loop sleeps, in the
+    /// same `writev` as everything else queued for this socket.
+    public func write(_ bytes: SharedBytes) {
+        guard !isClosed, !closeAfterFlush, !isWriteShutdown else { return }
+        outbound.append(bytes)
+        scheduleFlush()
+    }
+
+    /// Asks for one `connectionDidDrain` once everything queued has been written (at the next flush if the queue is
+    /// already empty).
+    public func notifyWhenDrained() {
+        guard !isClosed else { return }
+        drainNoticeWanted = true
+        if outbound.isEmpty { scheduleFlush() }
+    }
+
     /// Sends what is queued, then closes (shutting down the write side first so the peer sees an orderly FIN).
     public func closeWhenFlushed() {
         guard !isClosed else { return }
@@ -134,7 +154,6 @@ public final class SocketConnection: EventHandler, FlushHandler, @unchecked Send
     }
 
     private func flushNow() {
-        let hadBacklog = !outbound.isEmpty
         switch outbound.flush(to: fd) {
         case .drained:
             if waitingForWritable {
@@ -151,7 +170,10 @@ public final class SocketConnection: EventHandler, FlushHandler, @unchecked Send
                 isWriteShutdown = true
                 shutdown(fd, Int32(SHUT_WR))
             }
-            if hadBacklog { delegate?.connectionDidDrain(self) }
+            if drainNoticeWanted {
+                drainNoticeWanted = false
+                delegate?.connectionDidDrain(self)
+            }
         case .wouldBlock:
             if !waitingForWritable {
                 waitingForWritable = true

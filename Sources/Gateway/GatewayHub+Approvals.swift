@@ -88,7 +88,7 @@ extension GatewayHub {
             approvalTimers.removeValue(forKey: approval.id)?.cancel()
             if approvals[approval.id]?.state == .pending { metrics.pendingApprovals.subtract(1, ordering: .relaxed) }
             approvals[approval.id] = nil
-            indexPending(approval, false)
+            index(approval, held: false)
         }
         commit(writes, events: [PendingEvent(userId: approval.userId, type: .approvalRequest, data: encode(data), pushable: .approval(data))], onConflict: { [self] conflict in
             forget()
@@ -205,7 +205,7 @@ extension GatewayHub {
     func remember(_ approval: ApprovalRecord) {
         let wasPending = approvals[approval.id]?.state == .pending
         approvals[approval.id] = approval
-        indexPending(approval, approval.state == .pending)
+        index(approval)
         switch (wasPending, approval.state == .pending) {
         case (false, true): metrics.pendingApprovals.add(1, ordering: .relaxed)
         case (true, false): metrics.pendingApprovals.subtract(1, ordering: .relaxed)
@@ -213,11 +213,25 @@ extension GatewayHub {
         }
     }
 
-    private func indexPending(_ approval: ApprovalRecord, _ pending: Bool) {
-        if pending {
-            pendingApprovalIds[approval.userId, default: []].insert(approval.id)
-        } else if pendingApprovalIds[approval.userId]?.remove(approval.id) != nil, pendingApprovalIds[approval.userId]?.isEmpty == true {
-            pendingApprovalIds[approval.userId] = nil
+    /// Files `approval` under its user as pending or decided (`pendingApprovalIds`, `decidedApprovalIds`), or under
+    /// neither when it is no longer held (`held` false).
+    private func index(_ approval: ApprovalRecord, held: Bool = true) {
+        let (id, user) = (approval.id, approval.userId)
+        for pending in [true, false] {
+            let ids = pending ? \GatewayHub.pendingApprovalIds : \GatewayHub.decidedApprovalIds
+            if held && (approval.state == .pending) == pending {
+                self[keyPath: ids][user, default: []].insert(id)
+            } else if self[keyPath: ids][user]?.remove(id) != nil, self[keyPath: ids][user]?.isEmpty == true {
+                self[keyPath: ids][user] = nil
+            }
+        }
+    }
+
+    /// Forgets `userId`'s decided approvals (the user is forgotten; they are read again when asked for). Its pending
+    /// ones stay, with their deadlines.
+    func forgetDecidedApprovals(of userId: String) {
+        for id in decidedApprovalIds.removeValue(forKey: userId) ?? [] where approvals[id]?.state != .pending {
+            approvals[id] = nil
         }
     }
 

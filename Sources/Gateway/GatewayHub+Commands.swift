@@ -85,7 +85,7 @@ extension GatewayHub {
         case .sessionGet(let command):
             sessionData(command.sessionId, for: client.userId, reply: reply)
         case .sessionList:
-            let list = sessions.values.filter { $0.userId == client.userId }.sorted { $0.createdAt < $1.createdAt }.map(Self.sessionData)
+            let list = sessions.of(client.userId).sorted { ($0.createdAt, $0.id) < ($1.createdAt, $1.id) }.map(Self.sessionData)
             reply.ok(["sessions": list])
         case .approve(let command):
             answer(requestId: command.requestId, approve: true, client: client, reply: reply)

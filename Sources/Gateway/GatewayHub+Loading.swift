@@ -163,6 +163,7 @@ extension GatewayHub {
         }
         if notificationSettings[id] == nil, let settings = entry.notificationSettings { notificationSettings[id] = settings }
         latestOffsets[id] = max(latestOffsets[id] ?? 0, entry.latestOffset)
+        for session in entry.openSessions where sessions[session.id] == nil { sessions[session.id] = session }
         relations.add(entry.relationships, of: id, replace: replace) { [cache] in cache.isLoaded($0) }
     }
 
@@ -186,6 +187,9 @@ extension GatewayHub {
                 if !touched.contains(user) { touched.append(user) }
                 if isChange && !changed.contains(user) { changed.append(user) }
             }
+            // A session's user is not announced (other nodes' copies are corrected by the store's decisions), but is
+            // kept loaded until the write is stored, so a re-read cannot bring back the session as it was.
+            if let owner = sessionOwner(of: write), !touched.contains(owner) { touched.append(owner) }
             if case .upsertContact(let contact) = write, !changed.contains(contact.contactId) {
                 changed.append(contact.contactId)
                 if !touched.contains(contact.contactId) { touched.append(contact.contactId) }
@@ -200,6 +204,15 @@ extension GatewayHub {
             cache.writeCount[user, default: 0] += 1
         }
         return (touched, changed)
+    }
+
+    /// The user whose session `write` changes, nil for other writes.
+    private func sessionOwner(of write: StoreWrite) -> String? {
+        switch write {
+        case .upsertSession(let session): return session.userId
+        case .setSessionActiveClient(let id, _, _), .endSession(let id, _): return sessions[id]?.userId
+        default: return nil
+        }
     }
 
     /// A batch noted by `noteWrites` was stored (`stored`) or failed.
@@ -302,6 +315,7 @@ extension GatewayHub {
 
     /// Removes the users' records from memory: O(records of those users), through the per-user indexes.
     /// `shared`: the relationship rows the users share with other loaded users go too (a re-read replaces them).
+    /// Pending approvals stay: they are held for every user, with their deadlines.
     private func dropRecords(of ids: Set<String>, shared: Bool = false) {
         relations.drop(ids, shared: shared) { [cache] in cache.isLoaded($0) }
         for id in ids {
@@ -315,6 +329,8 @@ extension GatewayHub {
                 if let token = devices.removeValue(forKey: key)?.deviceToken, devicesByToken[token] == key { devicesByToken[token] = nil }
             }
             pushTokens.removeAll(of: id)
+            sessions.removeAll(of: id)
+            forgetDecidedApprovals(of: id)
         }
     }
 

@@ -9,10 +9,10 @@ extension GatewayHub {
                     createdAt: s.createdAt)
     }
 
-    /// The session `sessionId` of `userId` (memory or store), or the error to answer with: `session_not_found` also
-    /// for another user's session.
+    /// The session `sessionId` of `userId` (nil: of whoever owns it), with its user loaded (`withSession`), or the
+    /// error to answer with: `session_not_found` also for another user's session.
     func withOwnSession(_ sessionId: String, of userId: String?, _ body: @escaping (Result<SessionRecord, GatewayError>) -> Void) {
-        withSession(sessionId) { found in
+        withSession(sessionId, of: userId) { found in
             body(found.flatMap { session in
                 guard let session, userId == nil || session.userId == userId else {
                     return .failure(GatewayError(.sessionNotFound, "no session \"\(sessionId)\""))
@@ -119,6 +119,10 @@ extension GatewayHub {
     }
 
     private func createSession(newId id: String?, userId: String, title: String?, completion: @escaping (Result<SessionData, GatewayError>) -> Void) {
+        // The user's open sessions are read with it: loaded first, so the new session is held with them.
+        guard loaded([userId], failed: { completion(.failure($0)) }, retry: { [self] in
+            createSession(newId: id, userId: userId, title: title, completion: completion)
+        }) else { return }
         if let id, let existing = sessions[id] {     // created while this request was reading the store
             guard existing.userId == userId else {
                 return completion(.failure(GatewayError(.invalidField, "session \"\(id)\" belongs to another user")))
@@ -182,7 +186,7 @@ extension GatewayHub {
         }
     }
 
-    /// A session held in memory (open ones, and ended ones seen since start).
+    /// A session held in memory (those of loaded users: their open ones, and others read since).
     public func session(_ id: String) -> SessionData? { sessions[id].map(Self.sessionData) }
 
     /// Backend: a session in any state (`.success(nil)` when there is none).

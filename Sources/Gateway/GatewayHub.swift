@@ -20,8 +20,8 @@ public final class GatewayHub: @unchecked Sendable {
     public var inviteDeliverer: InviteDeliverer?
     public let metrics = GatewayMetrics()
 
-    // Durable state. Per user (users, devices, contacts, offsets, push tokens, settings): loaded on demand, see
-    // `cache` and GatewayHub+Loading. Sessions, approvals and relationships: loaded at start.
+    // Durable state. Per user (users, devices, contacts, offsets, push tokens, settings, open sessions, relationships):
+    // loaded on demand, see `cache` and GatewayHub+Loading. Pending approvals: loaded at start.
     var users: [String: UserRecord] = [:]
     var usersByHexCode: [String: String] = [:]
     /// Keyed by (user, device): a device id is the client's choice and unique only within its user.
@@ -31,13 +31,17 @@ public final class GatewayHub: @unchecked Sendable {
     /// The highest offset of each loaded user's log this node knows of (its commits' receipts, reads, other nodes'
     /// notices); acks above it are refused.
     var latestOffsets: [String: Int64] = [:]
-    var sessions: [String: SessionRecord] = [:]
+    /// Sessions of loaded users: their open ones (read with the user) and others read since (forgotten with the user).
+    var sessions = SessionMap()
+    /// Every pending approval, and decided ones of loaded users read or decided since (forgotten with the user).
     var approvals: [String: ApprovalRecord] = [:]
     /// Callers waiting for ids from the store, and whether a reservation is in flight (GatewayHub+Ids).
     var idRequests: [IdRequest] = []
     var idReservationInFlight = false
     /// The ids of each user's pending approvals (push badges, `approvals_pending`), kept by `remember`.
     var pendingApprovalIds: [String: Set<String>] = [:]
+    /// The ids of each user's decided approvals held, kept by `remember` (they go with the user).
+    var decidedApprovalIds: [String: Set<String>] = [:]
     var pushTokens = PushTokenIndex()
     var notificationSettings: [String: NotificationSettings] = [:]
     var presencePushPending: [String: Set<String>] = [:]
@@ -98,17 +102,15 @@ public final class GatewayHub: @unchecked Sendable {
         idempotencyMemory = IdempotencyMemory(capacity: settings.idempotencyMemoryKeys)
     }
 
-    /// Loads what is not per user (open sessions, pending approvals, id counters) and re-arms
-    /// approval deadlines (expired ones time out at once); users are read when first needed (GatewayHub+Loading).
-    /// Call once, on the hub thread.
+    /// Loads the pending approvals (the only records not read per user: bounded by the request rate times the
+    /// timeout, docs/ARCHITECTURE.md) and arms their deadlines (expired ones time out at once); users, with their
+    /// open sessions, are read when first needed (GatewayHub+Loading). Call once, on the hub thread.
     public func start() throws {
-        let snapshot = try store.loadStartState()
-        for session in snapshot.openSessions { sessions[session.id] = session }
-        for approval in snapshot.pendingApprovals {
+        let pending = try store.pendingApprovals(dueBy: .max, limit: .max)
+        for approval in pending {
             remember(approval)
             armTimeout(for: approval)
         }
-        metrics.pendingApprovals.store(snapshot.pendingApprovals.count, ordering: .relaxed)
         if settings.approvalSweepIntervalMs > 0 { scheduleApprovalSweep() }
         startCluster()
     }

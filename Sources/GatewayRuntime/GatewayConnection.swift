@@ -16,7 +16,9 @@ final class GatewayConnection: WebSocketHandler, GatewayClient, @unchecked Senda
     private let endpoint: GatewayEndpoint
     private var identity: ClientIdentity?
     private var resumeAfter: Int64?
-    private weak var socket: WebSocket?
+    /// Strong, not weak (a weak load per delivered frame showed in fan-out profiles): the socket holds this handler,
+    /// and the cycle is broken in `webSocketDidClose`, which every socket gets exactly once.
+    private var socket: WebSocket?
     /// The queues to and from the hub for this socket's loop (set when the socket opens).
     private var link: HubLink?
     private var authTimer: TimerID?
@@ -91,6 +93,7 @@ final class GatewayConnection: WebSocketHandler, GatewayClient, @unchecked Senda
     }
 
     func webSocketDidClose(_ socket: WebSocket, code: UInt16) {
+        self.socket = nil
         dropBacklog()
         if let authTimer { socket.loop.cancel(authTimer) }
         guard registered else { return }
@@ -138,7 +141,19 @@ final class GatewayConnection: WebSocketHandler, GatewayClient, @unchecked Senda
     /// that is still draining it waits its turn, and live bytes piling up there past `websocket.max_outbound_bytes`
     /// mean the reader is too slow for live traffic (1013).
     func deliver(_ frame: [UInt8]) {
-        guard backlogHead < backlog.count, let socket else { return sendNow(frame) }
+        guard let socket else { return }
+        guard backlogHead < backlog.count else { return frame.withUnsafeBytes { socket.send(opcode: .text, payload: $0) } }
+        queueBehindReplay(frame, socket: socket)
+    }
+
+    /// The same for a frame the hub sent to many sockets of this loop: its bytes are shared by their queues.
+    func deliver(_ message: WebSocketBroadcast) {
+        guard let socket else { return }
+        guard backlogHead < backlog.count else { return socket.send(message) }
+        queueBehindReplay(message.payload, socket: socket)
+    }
+
+    private func queueBehindReplay(_ frame: [UInt8], socket: WebSocket) {
         backlog.append(frame)
         liveBytesInBacklog += frame.count
         if liveBytesInBacklog > socket.maxOutboundBytes {
@@ -165,7 +180,7 @@ final class GatewayConnection: WebSocketHandler, GatewayClient, @unchecked Senda
             backlogHead += 1
             frame.withUnsafeBytes { socket.send(opcode: .text, payload: $0) }
         }
-        if backlogHead == backlog.count { dropBacklog() }
+        if backlogHead == backlog.count { dropBacklog() } else { socket.notifyWhenDrained() }
     }
 
     private func dropBacklog() {

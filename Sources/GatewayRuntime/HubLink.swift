@@ -1,6 +1,7 @@
 import EventLoop
 import Gateway
 import Metrics
+import Server
 
 /// The two queues between one I/O loop and the hub loop. Crossing threads costs a lock, a closure and (when the
 /// other side sleeps) an eventfd write plus a context switch, so neither side crosses per frame: each collects what
@@ -24,6 +25,14 @@ final class HubLink: Sendable {
         /// A resume's missed events, paced by the socket draining.
         case replay(GatewayConnection, [[UInt8]])
         case close(GatewayConnection, code: UInt16, reason: String)
+
+        /// The frame of a `.frame` or `.event`.
+        var frame: [UInt8]? {
+            switch self {
+            case .frame(_, let frame), .event(_, let frame, _): frame
+            case .replay, .close: nil
+            }
+        }
     }
 
     let ioLoop: EventLoop
@@ -67,20 +76,43 @@ final class HubLink: Sendable {
         }
     }
 
-    /// Writes the frames into their sockets' queues (flushed when the I/O loop sleeps, in this same iteration).
+    /// Writes the frames into their sockets' queues (flushed when the I/O loop sleeps, in this same iteration, one
+    /// write per socket however many frames it got).
     private static func runOnSockets(_ items: [Outbound], delivery: Histogram) {
         var now = 0
-        for item in items {
-            switch item {
-            case .frame(let connection, let frame): connection.deliver(frame)
+        var shared: WebSocketBroadcast?
+        for index in items.indices {
+            switch items[index] {
+            case .frame(let connection, let frame): send(frame, to: connection, at: index, of: items, shared: &shared)
             case .event(let connection, let frame, let committedAt):
-                connection.deliver(frame)
+                send(frame, to: connection, at: index, of: items, shared: &shared)
                 if now == 0 { now = MetricsClock.microseconds() }   // one clock read per batch
                 delivery.observe(now - committedAt)
             case .replay(let connection, let frames): connection.deliverReplay(frames)
             case .close(let connection, let code, let reason): connection.closeNow(code: code, reason: reason)
             }
         }
+    }
+}
+
+extension HubLink {
+    /// The hub encodes a publish once and hands every device of the user the same array, so neighbouring items with
+    /// the same storage are one `WebSocketBroadcast`: its frame is built once and queued by reference on every
+    /// socket. A frame for one socket alone (a reply, a one-device user's event) is copied into its queue instead.
+    fileprivate static func send(_ frame: [UInt8], to connection: GatewayConnection, at index: Int, of items: [HubLink.Outbound],
+                                 shared: inout WebSocketBroadcast?) {
+        if let broadcast = shared, sameArray(broadcast.payload, frame) { return connection.deliver(broadcast) }
+        guard index + 1 < items.count, let next = items[index + 1].frame, sameArray(next, frame) else {
+            return connection.deliver(frame)
+        }
+        let broadcast = WebSocketBroadcast(payload: frame)
+        shared = broadcast
+        connection.deliver(broadcast)
+    }
+
+    /// Both alive, so the same address means the same bytes (a copy-on-write array shared, not compared).
+    private static func sameArray(_ a: [UInt8], _ b: [UInt8]) -> Bool {
+        a.count == b.count && a.withUnsafeBufferPointer { $0.baseAddress } == b.withUnsafeBufferPointer { $0.baseAddress }
     }
 }
 

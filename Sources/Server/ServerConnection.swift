@@ -161,6 +161,9 @@ final class ServerConnection: SocketConnectionDelegate {
 
     func send(_ bytes: [UInt8]) { bytes.withUnsafeBytes { send($0) } }
 
+    /// True without TLS: bytes queued here reach the socket as they are.
+    var isPlainTCP: Bool { tls == nil }
+
     private func flushTLS() {
         guard let tls, tls.hasPendingCiphertext else { return }
         state.tlsScratch.removeAll(keepingCapacity: true)

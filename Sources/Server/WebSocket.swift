@@ -16,6 +16,14 @@ public final class WebSocket {
     }
 
     unowned let connection: ServerConnection
+    /// The connection's socket, metrics and limits, held here so a send (thousands per publish in a fan-out) reads
+    /// them directly instead of through `connection` (an unowned load and release per access).
+    private let socket: SocketConnection
+    private let metrics: LoopMetrics
+    private let plainTCP: Bool
+    /// `websocket.max_outbound_bytes`: more queued than this closes the connection as a slow consumer.
+    public let maxOutboundBytes: Int
+    private let compressionThresholdBytes: Int
     private let handler: WebSocketHandler
     private var decoder: WebSocketDecoder
     private var deflater: PerMessageDeflater?
@@ -34,7 +42,7 @@ public final class WebSocket {
     /// The loop that owns this socket.
     public var loop: EventLoop { connection.state.loop }
     /// Bytes queued for the peer and not yet taken by the kernel.
-    public var bufferedAmount: Int { connection.socket.bufferedBytes }
+    public var bufferedAmount: Int { socket.bufferedBytes }
     public var isOpen: Bool { if case .open = state { return true } else { return false } }
 
     init(connection: ServerConnection, handler: WebSocketHandler, path: String, subprotocol: String?,
@@ -44,6 +52,11 @@ public final class WebSocket {
         self.path = path
         self.subprotocol = subprotocol
         let ws = connection.settings.webSocket
+        socket = connection.socket
+        metrics = connection.metrics
+        plainTCP = connection.isPlainTCP
+        maxOutboundBytes = ws.maxOutboundBytes
+        compressionThresholdBytes = ws.compressionThresholdBytes
         let limits = WebSocketLimits(maxFrameSize: ws.maxFrameBytes, maxMessageSize: ws.maxMessageBytes)
         if let deflate {
             // The server inflates what the client compressed (client_* parameters) and deflates with server_*.
@@ -73,7 +86,6 @@ public final class WebSocket {
     }
 
     private func handle(_ event: WebSocketEvent) {
-        let metrics = connection.metrics
         switch event {
         case .message(let opcode, let payload):
             metrics.add(metrics.messagesIn)
@@ -125,21 +137,20 @@ public final class WebSocket {
     /// A peer that lets more than `websocket.max_outbound_bytes` pile up is closed with 1013 (try again later).
     public func send(opcode: WebSocketOpcode, payload: UnsafeRawBufferPointer) {
         guard case .open = state else { return }
-        let ws = connection.settings.webSocket
-        if bufferedAmount + payload.count > ws.maxOutboundBytes {
+        if bufferedAmount + payload.count > maxOutboundBytes {
             closeSlowConsumer()
             return
         }
-        connection.metrics.add(connection.metrics.messagesOut)
-        if let deflater, payload.count >= ws.compressionThresholdBytes, deflater.noContextTakeover {
+        metrics.add(metrics.messagesOut)
+        if let deflater, payload.count >= compressionThresholdBytes, deflater.noContextTakeover {
             // Without context takeover the compressed bytes depend only on the input: share them across the loop.
             let state = connection.state
             if let shared = state.sharedCompression,
                shared.matches(payload, windowBits: deflater.windowBits, level: deflater.compressionLevel, memLevel: deflater.memLevel) {
-                connection.metrics.add(connection.metrics.sharedCompressions)
+                metrics.add(metrics.sharedCompressions)
                 shared.output.withUnsafeBytes { sendFrame(opcode: opcode, payload: $0, rsv1: true) }
             } else {
-                connection.metrics.add(connection.metrics.compressions)
+                metrics.add(metrics.compressions)
                 var compressed: [UInt8] = []
                 deflater.compress(payload, into: &compressed)
                 compressed.withUnsafeBytes { sendFrame(opcode: opcode, payload: $0, rsv1: true) }
@@ -148,8 +159,8 @@ public final class WebSocket {
                                                                 memLevel: deflater.memLevel, input: Array(payload), output: compressed)
                 }
             }
-        } else if let deflater, payload.count >= ws.compressionThresholdBytes {
-            connection.metrics.add(connection.metrics.compressions)
+        } else if let deflater, payload.count >= compressionThresholdBytes {
+            metrics.add(metrics.compressions)
             var scratch = connection.state.compressScratch
             connection.state.compressScratch = []
             scratch.removeAll(keepingCapacity: true)
@@ -159,10 +170,35 @@ public final class WebSocket {
         } else {
             sendFrame(opcode: opcode, payload: payload, rsv1: false)
         }
-        // A client that sends faster than it reads would grow our queue; stop reading from it until it catches up.
-        if !readingPausedForBackpressure && bufferedAmount > ws.maxOutboundBytes / 2 {
+        pauseReadingIfBehind()
+    }
+
+    /// Sends a message shared with other sockets of this loop: its frame bytes are queued by reference when this
+    /// socket sends them as they are (no TLS, not compressed); otherwise like `send(opcode:payload:)`. The same
+    /// slow-consumer limit and backpressure apply.
+    public func send(_ message: WebSocketBroadcast) {
+        guard case .open = state else { return }
+        guard plainTCP, deflater == nil || message.payload.count < compressionThresholdBytes else {
+            return message.payload.withUnsafeBytes { send(opcode: message.opcode, payload: $0) }
+        }
+        if socket.bufferedBytes + message.payload.count > maxOutboundBytes {
+            closeSlowConsumer()
+            return
+        }
+        let frame = message.frame
+        metrics.add(metrics.messagesOut)
+        metrics.add(metrics.bytesOut, frame.count)
+        socket.write(frame)
+        metrics.add(metrics.framesOut)
+        pauseReadingIfBehind()
+    }
+
+    /// A client that sends faster than it reads would grow our queue; stop reading from it until it catches up.
+    private func pauseReadingIfBehind() {
+        if !readingPausedForBackpressure && socket.bufferedBytes > maxOutboundBytes / 2 {
             readingPausedForBackpressure = true
-            connection.socket.setReadingPaused(true)
+            socket.setReadingPaused(true)
+            socket.notifyWhenDrained()
         }
     }
 
@@ -191,24 +227,24 @@ public final class WebSocket {
             connection.send(UnsafeRawBufferPointer(rebasing: header[0..<n]))
         }
         if !payload.isEmpty { connection.send(payload) }
-        connection.metrics.add(connection.metrics.framesOut)
+        metrics.add(metrics.framesOut)
     }
-
-    /// `websocket.max_outbound_bytes`: more queued than this closes the connection as a slow consumer.
-    public var maxOutboundBytes: Int { connection.settings.webSocket.maxOutboundBytes }
 
     /// Closes with 1013 (try again later) because the peer does not read fast enough; counted in the metrics.
     public func closeSlowConsumer() {
-        connection.metrics.add(connection.metrics.slowConsumerCloses)
+        metrics.add(metrics.slowConsumerCloses)
         connection.state.shared.logger.info("closing slow consumer: \(bufferedAmount) bytes queued")
         close(code: WebSocketCloseCode.tryAgainLater, reason: "slow consumer")
-        connection.socket.setReadingPaused(false)
+        socket.setReadingPaused(false)
     }
+
+    /// Asks for one `WebSocketHandler.webSocketDidDrain` once everything queued has been written (paced senders).
+    public func notifyWhenDrained() { socket.notifyWhenDrained() }
 
     func outboundDrained() {
         if readingPausedForBackpressure {
             readingPausedForBackpressure = false
-            connection.socket.setReadingPaused(false)
+            socket.setReadingPaused(false)
         }
         if case .open = state { handler.webSocketDidDrain(self) }
     }

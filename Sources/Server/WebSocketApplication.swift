@@ -49,7 +49,8 @@ public protocol WebSocketHandler: AnyObject {
     func webSocket(_ socket: WebSocket, didReceive opcode: WebSocketOpcode, payload: UnsafeRawBufferPointer)
     /// The connection is gone (close handshake finished, failed, or dropped); `code` as sent or received, 1006 when none.
     func webSocketDidClose(_ socket: WebSocket, code: UInt16)
-    /// Everything queued for the peer has been written to the kernel: a good moment to queue more (paced senders).
+    /// Everything queued for the peer has been written to the kernel, after `WebSocket.notifyWhenDrained()` asked for
+    /// it: a good moment to queue more (paced senders).
     func webSocketDidDrain(_ socket: WebSocket)
 }
 

@@ -109,12 +109,11 @@ public final class SQLiteGatewayStore: DurableGatewayStore, @unchecked Sendable 
         }
     }
 
-    /// The start-up snapshot, read in one transaction (see `GatewaySnapshot`). Blocks on disk.
+    /// The whole snapshot, read in one transaction (see `GatewaySnapshot`). Blocks on disk.
     public func loadSnapshot() throws -> GatewaySnapshot {
         try read { reader throws(StorageError) in try reader.loadSnapshot() }
     }
 
-    /// The snapshot without its per-user parts, in one transaction.
     /// The store's own counter per sequence, started from the highest id in the file at the first reservation (one
     /// process writes a file; a second one on the same file, as tests play a second node, meets a taken id at the
     /// insert and asks again `above` it).
@@ -140,10 +139,6 @@ public final class SQLiteGatewayStore: DurableGatewayStore, @unchecked Sendable 
             counters[sequence] = first + Int64(count) - 1
             return Array(first..<first + Int64(count))
         }
-    }
-
-    public func loadStartState() throws -> GatewaySnapshot {
-        try read { reader throws(StorageError) in try reader.loadStartState() }
     }
 
     public func userEntry(id: String) throws -> UserEntry {

@@ -23,6 +23,7 @@ enum SchemaMigrations {
         SchemaMigration(version: SchemaV9.version, sql: SchemaV9.sql),
         SchemaMigration(version: SchemaV10.version, sql: SchemaV10.sql, transform: SchemaV10.hashPhones),
         SchemaMigration(version: SchemaV11.version, sql: SchemaV11.sql),
+        SchemaMigration(version: SchemaV12.version, sql: SchemaV12.sql),
     ]
 
     /// Applies every migration newer than the recorded version, in order; returns the resulting version.

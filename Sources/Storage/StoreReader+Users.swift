@@ -3,7 +3,7 @@ import Gateway
 /// Per-user reads for loading users on demand (`GatewayStore.userEntry` and the look-ups by hex code, device secret
 /// and device id), each by an index: the primary keys of `devices`, `contacts`, `push_tokens`,
 /// `notification_settings`, `events` and `event_log_heads` lead with the user, `users.hex_code` and
-/// `devices.device_token` are UNIQUE.
+/// `devices.device_token` are UNIQUE, and open sessions are indexed by user (`sessions_open_by_user`).
 extension StoreReader {
     static let deviceColumns = "id, user_id, client_type, device_token, created_at, acked_offset"
 
@@ -51,6 +51,7 @@ extension StoreReader {
                 UNION ALL SELECT latest_offset FROM event_log_heads WHERE user_id = ?1)
             """) { $0.bind(1, id) } row: { $0.optionalInt64(0) }
         entry.latestOffset = (latest ?? nil) ?? 0
+        entry.openSessions = try openSessions(userId: id)
         entry.relationships = try relationships(of: id)
         return entry
     }

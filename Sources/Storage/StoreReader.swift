@@ -6,35 +6,21 @@ struct StoreReader {
     let db: SQLiteConnection
 
     /// Everything in the database the domain keeps in memory (every user), read inside one transaction so all parts
-    /// agree. The hub starts with `loadStartState` and reads users on demand.
+    /// agree (tests and tools: the hub reads users on demand).
     func loadSnapshot() throws(StorageError) -> GatewaySnapshot {
         try db.run("BEGIN")
         defer { try? db.run("COMMIT") }
-        var snapshot = try startState()
+        var snapshot = GatewaySnapshot()
+        snapshot.openSessions = try db.query("SELECT \(Self.sessionColumns) FROM sessions WHERE state <> 'ended' ORDER BY seq",
+                                             row: Self.session)
+        snapshot.pendingApprovals = try db.query("SELECT \(Self.approvalColumns) FROM approvals WHERE state = 'pending' ORDER BY seq",
+                                                 row: Self.approval)
         snapshot.users = try db.query("SELECT id, hex_code, display_name, created_at FROM users ORDER BY rowid", row: Self.user)
         snapshot.devices = try db.query("SELECT \(Self.deviceColumns) FROM devices ORDER BY rowid", row: Self.device)
         snapshot.contacts = try db.query("SELECT user_id, contact_id, created_at, active FROM contacts ORDER BY rowid", row: Self.contact)
         snapshot.latestOffsets = try latestOffsets()
         try loadPush(into: &snapshot)
         try loadRelationships(into: &snapshot)
-        return snapshot
-    }
-
-    /// The snapshot without its per-user parts (`GatewayStore.loadStartState`), in one transaction.
-    func loadStartState() throws(StorageError) -> GatewaySnapshot {
-        try db.run("BEGIN")
-        defer { try? db.run("COMMIT") }
-        return try startState()
-    }
-
-    private func startState() throws(StorageError) -> GatewaySnapshot {
-        var snapshot = GatewaySnapshot()
-        snapshot.openSessions = try db.query("SELECT \(Self.sessionColumns) FROM sessions WHERE state <> 'ended' ORDER BY seq",
-                                             row: Self.session)
-        snapshot.pendingApprovals = try db.query("SELECT \(Self.approvalColumns) FROM approvals WHERE state = 'pending' ORDER BY seq",
-                                                 row: Self.approval)
-        snapshot.latestMessageId = try latestMessageId()
-        snapshot.latestApprovalSequence = try latestApprovalSequence()
         return snapshot
     }
 
@@ -57,7 +43,7 @@ struct StoreReader {
         return offsets
     }
 
-    /// The highest message id stored (0 when none): one probe of the primary key.
+    /// The highest message id stored (0 when none): one probe of the primary key (where `reserveIds` begins).
     func latestMessageId() throws(StorageError) -> Int64 {
         try db.queryFirst("SELECT COALESCE(MAX(id), 0) FROM messages") { $0.int64(0) } ?? 0
     }
@@ -107,6 +93,13 @@ struct StoreReader {
             GROUP BY m.from_user
             """) { $0.bind(1, userId) } row: { ($0.string(0), Int($0.int64(1))) }
         return Dictionary(rows, uniquingKeysWith: +)
+    }
+
+    /// The user's sessions that have not ended, by creation time (`sessions_open_by_user`, schema 12).
+    func openSessions(userId: String) throws(StorageError) -> [SessionRecord] {
+        try db.query("SELECT \(Self.sessionColumns) FROM sessions WHERE user_id = ?1 AND state <> 'ended' ORDER BY created_at, id") {
+            $0.bind(1, userId)
+        } row: { row throws(StorageError) in try Self.session(row) }
     }
 
     func session(id: String) throws(StorageError) -> SessionRecord? {

@@ -92,6 +92,7 @@ final class AcceptSink: @unchecked Sendable {
         let queued: Int? = onLoop(loop) { done in
             let connection = server.connections[0]
             connection.write(payload)
+            connection.notifyWhenDrained()
             loop.execute { done(connection.bufferedBytes) }
         }
         #expect((queued ?? 0) > 0)

@@ -26,6 +26,11 @@ import Testing
         run { hub.sendFriendRequest(from: "cat", toHexCode: hub.user("ann")!.hexCode, completion: $0) }
         run { hub.pauseContact(userId: "ben", contactId: "ann", completion: $0) }
         run { hub.resumeContact(userId: "ben", contactId: "ann", completion: $0) }
+        // A session of cat's, with an approval that times out (decided: held while cat is).
+        run { hub.createSession(id: "s-cat", userId: "cat", title: nil, completion: $0) }
+        run { hub.requestApproval(sessionId: "s-cat", toolName: "shell", summary: "ls", details: nil, timeoutMs: 1_000,
+                                  idempotencyKey: nil, completion: $0) }
+        #expect(hub.session("s-cat") != nil)
 
         // ben watches ann's presence in the background: one push when she comes online.
         let phone = FakeClient("ben", "phone", "android")
@@ -111,6 +116,8 @@ extension GatewayHub {
             ("contacts", contacts[u] != nil || contacts.values.contains { $0[u] != nil }),
             ("latestOffsets", latestOffsets[u] != nil), ("notificationSettings", notificationSettings[u] != nil),
             ("pushTokens", pushTokens.keys.contains { $0.userId == u }), ("pendingApprovalIds", pendingApprovalIds[u] != nil),
+            ("sessions", !sessions.of(u).isEmpty),
+            ("approvals", decidedApprovalIds[u] != nil || approvals.values.contains { $0.userId == u && $0.state != .pending }),
             ("clients", clients[u] != nil), ("presence", presence[u] != nil),
             ("presencePushPending", presencePushPending[u] != nil || presencePushPending.values.contains { $0.contains(u) }),
             ("presencePushTimers", presencePushTimers[u] != nil), ("presencePushSentAt", presencePushSentAt.holds(u)),

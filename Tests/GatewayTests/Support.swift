@@ -149,7 +149,6 @@ final class DeferredStore: GatewayStore, @unchecked Sendable {
         try inner.reserveIds(sequence, count: count, above: above)
     }
     func loadSnapshot() throws -> GatewaySnapshot { try inner.loadSnapshot() }
-    func loadStartState() throws -> GatewaySnapshot { try inner.loadStartState() }
     func userEntry(id: String) throws -> UserEntry { try inner.userEntry(id: id) }
     func userId(hexCode: String) throws -> String? { try inner.userId(hexCode: hexCode) }
     func connectCode(code: String) throws -> ConnectCodeRecord? { try inner.connectCode(code: code) }

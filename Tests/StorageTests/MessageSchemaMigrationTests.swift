@@ -30,7 +30,7 @@ import Testing
         let columns = try db.query("SELECT name FROM pragma_table_info('messages') ORDER BY cid") { $0.string(0) }
         #expect(columns == ["to_user", "from_user", "id", "text", "sent_at"])
 
-        #expect(try store.loadSnapshot().latestMessageId == 4)
+        #expect(try store.reserveIds(.message, count: 1, above: 0) == [5])
         let conversation = try store.messages(between: "u1", and: "u2", before: nil, limit: 10)
         #expect(conversation == [MessageRecord(id: 3, from: "u2", to: "u1", text: "how are you", sentAt: 102),
                                  MessageRecord(id: 2, from: "u1", to: "u2", text: "hi", sentAt: 101),

@@ -64,6 +64,7 @@ import Testing
                 DROP INDEX contact_pauses_by_contact; DROP INDEX user_phones_by_hash;
                 ALTER TABLE user_phones DROP COLUMN phone_hash;
                 DROP TABLE presence_push_claims; DROP INDEX devices_by_id;
+                DROP INDEX sessions_open_by_user; CREATE INDEX sessions_open ON sessions (seq) WHERE state <> 'ended';
                 UPDATE schema_version SET version = 8
                 """)
             db.close()

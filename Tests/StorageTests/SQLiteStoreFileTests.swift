@@ -68,11 +68,14 @@ import Testing
         #expect(error?.message.contains(path) == true)
     }
 
-    @Test func latestApprovalSequenceParsesDecimalSuffixesOnly() throws {
+    @Test func approvalIdsContinueAboveDecimalSuffixesOnly() throws {
+        let empty = try TemporaryDirectory()
+        let fresh = try openStore(empty.path())
+        defer { fresh.close() }
+        #expect(try fresh.reserveIds(.approval, count: 1, above: 0) == [1])
         let directory = try TemporaryDirectory()
         let store = try openStore(directory.path())
         defer { store.close() }
-        #expect(try store.loadSnapshot().latestApprovalSequence == 0)
         let ids = ["apr_7", "apr_12", "apr_x", "apr_", "apr_3b", "apr_99999999999999999999", "zzz_50", "apr_-40", "APR_60"]
         let writes = ids.enumerated().map { index, id in
             StoreWrite.upsertApproval(ApprovalRecord(id: id, userId: "u", sessionId: "s", toolName: "t", summary: "",
@@ -80,8 +83,8 @@ import Testing
                                                      createdAt: 1, expiresAt: 2))
         }
         #expect(commit(store, [writes]) == [nil])
-        // Resolved approvals count too: their ids were used.
-        #expect(try store.loadSnapshot().latestApprovalSequence == 12)
+        // Resolved approvals count too: their ids were used. The counter begins at the first reservation.
+        #expect(try store.reserveIds(.approval, count: 1, above: 0) == [13])
     }
 
     @Test func reactivatingAContactKeepsItsCreationTime() throws {

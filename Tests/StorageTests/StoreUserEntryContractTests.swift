@@ -2,8 +2,9 @@ import Gateway
 import Testing
 @testable import Storage
 
-/// The per-user reads the hub loads users with on demand (`userEntry`, the look-ups by hex code, device secret and
-/// device id, and the start state without users), with the same answers from every store.
+/// The per-user reads the hub loads users with on demand (`userEntry` with the user's open sessions, the look-ups by
+/// hex code, device secret and device id, and the pending approvals read at start), with the same answers from every
+/// store.
 @Suite struct StoreUserEntryContractTests {
     static let ana = UserRecord(id: "ana", hexCode: "0000a0a0", displayName: "Ana", createdAt: 10)
     static let ben = UserRecord(id: "ben", hexCode: "0000b0b0", createdAt: 11)
@@ -79,18 +80,44 @@ import Testing
     }
 
     @Test(arguments: StoreFactory.all)
-    func theStartStateHasNoUsersButEverythingElse(factory: StoreFactory) throws {
+    func aUsersEntryHoldsItsOpenSessionsOnly(factory: StoreFactory) throws {
+        let s = try factory.open()
+        fill(s)
+        let later = SessionRecord(id: "s-later", userId: "ana", title: "b", createdAt: 60)
+        let first = SessionRecord(id: "s-first", userId: "ana", title: "a", createdAt: 50)
+        let ended = SessionRecord(id: "s-ended", userId: "ana", title: nil, state: .ended, createdAt: 40, endedAt: 45)
+        let bens = SessionRecord(id: "s-ben", userId: "ben", title: nil, createdAt: 55)
+        #expect(s.write([.upsertSession(later), .upsertSession(first), .upsertSession(ended), .upsertSession(bens)]) == [nil])
+        let device = ActiveClient(clientType: "ios", deviceId: "phone", lastActivityAt: 70)
+        #expect(s.write([.setSessionActiveClient(sessionId: "s-later", expected: nil, new: device)]) == [nil])
+        var active = later
+        active.activeClient = device
+        #expect(try s.store.userEntry(id: "ana").openSessions == [first, active])
+        #expect(try s.store.userEntry(id: "ben").openSessions == [bens])
+        #expect(try s.store.userEntry(id: "nobody").openSessions.isEmpty)
+
+        #expect(s.write([.endSession(sessionId: "s-first", endedAt: 80)]) == [nil])
+        #expect(try s.store.userEntries(ids: ["ana", "ben"]).map { $0.openSessions.map(\.id) } == [["s-later"], ["s-ben"]])
+    }
+
+    @Test(arguments: StoreFactory.all)
+    func theHubStartsWithThePendingApprovalsOnly(factory: StoreFactory) throws {
         let s = try factory.open()
         fill(s)
         let approval = ApprovalRecord(id: "apr_7", userId: "ana", sessionId: "s1", toolName: "bash", summary: "ls",
                                       createdAt: 1_000, expiresAt: 61_000)
-        #expect(s.write([.createApproval(approval)]) == [nil])
-        let start = try s.store.loadStartState()
-        #expect(start.users.isEmpty && start.devices.isEmpty && start.contacts.isEmpty && start.pushTokens.isEmpty)
-        #expect(start.notificationSettings.isEmpty && start.latestOffsets.isEmpty)
-        #expect(start.pendingApprovals == [approval])
-        #expect(start.latestApprovalSequence == 7)
+        var decided = ApprovalRecord(id: "apr_5", userId: "ben", sessionId: "s2", toolName: "bash", summary: "rm",
+                                     createdAt: 900, expiresAt: 1_900)
+        decided.state = .denied
+        #expect(s.write([.createApproval(approval), .upsertApproval(decided)]) == [nil])
+        #expect(try s.store.pendingApprovals(dueBy: .max, limit: .max) == [approval])
+        // The highest approval sequence stored (7) is where new ids continue. The store's own counter (in memory,
+        // SQLite) begins there at its first reservation; PostgreSQL's sequence began at migration, and is moved
+        // past it by the conflict of an id already taken, as the hub does.
+        #expect(s.write([.createApproval(approval)]) == [.idTaken(.approval, latest: 7)])
+        let above: Int64 = factory.name == StoreFactory.postgres.name ? 7 : 0
+        #expect(try s.store.reserveIds(.approval, count: 2, above: above) == [8, 9])
         let whole = try s.store.loadSnapshot()
-        #expect(whole.users.count == 2 && whole.latestOffsets == ["ana": 3])
+        #expect(whole.users.count == 2 && whole.latestOffsets == ["ana": 3] && whole.pendingApprovals == [approval])
     }
 }

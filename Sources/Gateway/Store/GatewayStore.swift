@@ -189,21 +189,18 @@ public struct IdempotencyRecord: Sendable, Equatable {
     public init(response: [UInt8], requestHash: String) { self.response = response; self.requestHash = requestHash }
 }
 
-/// Everything the domain needs in memory at start-up.
+/// Everything the store holds that the domain keeps in memory, for every user (`GatewayStore.loadSnapshot`: tests,
+/// migrations and tools; the hub itself reads per user, `UserEntry`).
 public struct GatewaySnapshot: Sendable, Equatable {
     public var users: [UserRecord] = []
     public var devices: [DeviceRecord] = []
     public var contacts: [ContactRecord] = []
     /// Sessions that have not ended.
     public var openSessions: [SessionRecord] = []
-    /// Approvals still `pending` (their deadlines are re-armed; past ones time out at once).
+    /// Approvals still `pending`.
     public var pendingApprovals: [ApprovalRecord] = []
     /// The highest offset of each user's log.
     public var latestOffsets: [String: Int64] = [:]
-    /// The highest message id ever stored (0 when none).
-    public var latestMessageId: Int64 = 0
-    /// The highest approval sequence used in ids (0 when none).
-    public var latestApprovalSequence: Int64 = 0
     public var pushTokens: [PushTokenRecord] = []
     public var notificationSettings: [String: NotificationSettings] = [:]
     // Relationships, each list in first-insert order.
@@ -231,6 +228,8 @@ public struct UserEntry: Sendable, Equatable {
     public var notificationSettings: NotificationSettings?
     /// The highest offset of the user's log (0 when empty).
     public var latestOffset: Int64 = 0
+    /// The user's sessions that have not ended, by creation time (then id).
+    public var openSessions: [SessionRecord] = []
     /// The user's relationship rows.
     public var relationships = UserRelationships()
 
@@ -258,12 +257,9 @@ public protocol GatewayStore: AnyObject, Sendable {
     /// thread, so a single node spares each message a trip through the store-read queue. Nil when it would block;
     /// the default (PostgreSQL's sequences, the in-memory reference store) is always nil.
     func reserveIdsWithoutBlocking(_ sequence: IdSequence, count: Int, above: Int64) -> [Int64]?
-    /// Loads the whole snapshot (every user: tests, migrations and tools; the hub starts with `loadStartState`).
+    /// Loads the whole snapshot (every user: tests, migrations and tools; the hub reads per user with `userEntry`, and
+    /// at start only the pending approvals, `pendingApprovals(dueBy: .max, …)`).
     func loadSnapshot() throws -> GatewaySnapshot
-    /// What the hub loads at start: the snapshot without its per-user parts (`users`, `devices`, `contacts`,
-    /// `pushTokens`, `notificationSettings`, `latestOffsets` and every relationship list are empty; those are read per
-    /// user with `userEntry`).
-    func loadStartState() throws -> GatewaySnapshot
     /// One user's records, as the hub keeps them while the user is in use (docs/ARCHITECTURE.md, "Memory and load on
     /// demand"): indexed reads, read together so they agree. A user with no row has `user == nil` (its log, devices or
     /// tokens, if any, are still returned).
@@ -295,13 +291,13 @@ public protocol GatewayStore: AnyObject, Sendable {
     func messages(between a: String, and b: String, before: Int64?, limit: Int) throws -> [MessageRecord]
     /// Unread messages per sender for `userId` (messages to the user with an id above its read mark for that sender).
     func unreadCounts(userId: String) throws -> [String: Int]
-    /// One session by id, in any state (the snapshot holds only open ones; ended ones are read on demand).
+    /// One session by id, in any state (a user's entry holds only its open ones; ended ones are read on demand).
     func session(id: String) throws -> SessionRecord?
-    /// One approval by id, in any state (the snapshot holds only pending ones; decided ones are read on demand).
+    /// One approval by id, in any state (the hub holds the pending ones; decided ones are read on demand).
     func approval(id: String) throws -> ApprovalRecord?
-    /// Pending approvals whose deadline is at or before `dueBy`, earliest deadline first, at most `limit` (the deadline
-    /// sweep: a node times out approvals other nodes created, e.g. after their creator died; `decideApproval` keeps
-    /// each timeout to one). Added for several nodes.
+    /// Pending approvals whose deadline is at or before `dueBy`, earliest deadline first, at most `limit`: every
+    /// pending one at start (`dueBy: .max`), and the deadline sweep (a node times out approvals other nodes created,
+    /// e.g. after their creator died; `decideApproval` keeps each timeout to one).
     func pendingApprovals(dueBy: Int64, limit: Int) throws -> [ApprovalRecord]
     /// The stored response (and request digest) for an idempotency key, if any.
     func idempotentResponse(scope: String, key: String) throws -> IdempotencyRecord?

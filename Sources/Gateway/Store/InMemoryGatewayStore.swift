@@ -14,6 +14,9 @@ public final class InMemoryGatewayStore: GatewayStore {
         var batches = 0
         /// The highest id reserved so far per sequence (`reserveIds`).
         var reserved: [IdSequence: Int64] = [:]
+        /// The highest message id and approval sequence (`apr_<n>`) stored, where reservations begin.
+        var latestMessageId: Int64 = 0
+        var latestApprovalSequence: Int64 = 0
         var pushJobs: [Int64: PushJobRecord] = [:]
         /// Claims on push jobs by job id: the claimant and the lease's end (kept after it ran out, until another
         /// claim or the outcome).
@@ -53,15 +56,15 @@ public final class InMemoryGatewayStore: GatewayStore {
             case .upsertApproval(let approval):
                 snapshot.pendingApprovals.removeAll { $0.id == approval.id }
                 if approval.id.hasPrefix("apr_"), let sequence = Int64(approval.id.dropFirst(4)) {
-                    snapshot.latestApprovalSequence = max(snapshot.latestApprovalSequence, sequence)
+                    latestApprovalSequence = max(latestApprovalSequence, sequence)
                 }
                 if approval.state == .pending { snapshot.pendingApprovals.append(approval) } else { resolvedApprovals[approval.id] = approval }
             case .insertMessage(let message):
                 if messages.contains(where: { $0.id == message.id }) {
-                    throw StoreConflict.idTaken(.message, latest: snapshot.latestMessageId)
+                    throw StoreConflict.idTaken(.message, latest: latestMessageId)
                 }
                 messages.append(message)
-                snapshot.latestMessageId = max(snapshot.latestMessageId, message.id)
+                latestMessageId = max(latestMessageId, message.id)
             case .setReadMark(let userId, let peerId, let messageId):
                 readMarks[userId, default: [:]][peerId] = ReadMarks.advance(readMarks[userId]?[peerId], to: messageId)
             case .setDeviceAck(let userId, let deviceId, let offset):
@@ -108,7 +111,7 @@ public final class InMemoryGatewayStore: GatewayStore {
                 endedSessions[sessionId] = session
             case .createApproval(let approval):
                 if resolvedApprovals[approval.id] != nil || snapshot.pendingApprovals.contains(where: { $0.id == approval.id }) {
-                    throw StoreConflict.idTaken(.approval, latest: snapshot.latestApprovalSequence)
+                    throw StoreConflict.idTaken(.approval, latest: latestApprovalSequence)
                 }
                 try apply(.upsertApproval(approval), receipt: &receipt)
             case .redeemInvite(let code, let usedBy, let usedAt):
@@ -179,7 +182,7 @@ public final class InMemoryGatewayStore: GatewayStore {
 
     public func reserveIds(_ sequence: IdSequence, count: Int, above: Int64) throws -> [Int64] {
         state.withLock { state in
-            let stored = sequence == .message ? state.snapshot.latestMessageId : state.snapshot.latestApprovalSequence
+            let stored = sequence == .message ? state.latestMessageId : state.latestApprovalSequence
             let first = max(state.reserved[sequence] ?? 0, stored, above) + 1
             state.reserved[sequence] = first + Int64(count) - 1
             return Array(first..<first + Int64(count))
@@ -187,15 +190,6 @@ public final class InMemoryGatewayStore: GatewayStore {
     }
 
     public func loadSnapshot() throws -> GatewaySnapshot { state.withLock { $0.snapshot } }
-
-    public func loadStartState() throws -> GatewaySnapshot {
-        var snapshot = try loadSnapshot()
-        (snapshot.users, snapshot.devices, snapshot.contacts, snapshot.pushTokens) = ([], [], [], [])
-        (snapshot.notificationSettings, snapshot.latestOffsets) = ([:], [:])
-        (snapshot.friendRequests, snapshot.contactPauses, snapshot.connectCodes) = ([], [], [])
-        (snapshot.groups, snapshot.groupMembers, snapshot.invites, snapshot.userPhones) = ([], [], [], [])
-        return snapshot
-    }
 
     public func userEntry(id: String) throws -> UserEntry {
         state.withLock { state in
@@ -206,6 +200,7 @@ public final class InMemoryGatewayStore: GatewayStore {
             entry.pushTokens = s.pushTokens.filter { $0.userId == id }
             entry.notificationSettings = s.notificationSettings[id]
             entry.latestOffset = s.latestOffsets[id] ?? 0
+            entry.openSessions = s.openSessions.filter { $0.userId == id }.sorted { ($0.createdAt, $0.id) < ($1.createdAt, $1.id) }
             entry.relationships = s.relationships(of: id)
             return entry
         }

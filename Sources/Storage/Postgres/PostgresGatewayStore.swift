@@ -91,10 +91,6 @@ public final class PostgresGatewayStore: DurableGatewayStore, @unchecked Sendabl
         try read { reader throws(StorageError) in try reader.reserveIds(sequence, count: count, above: above) }
     }
 
-    public func loadStartState() throws -> GatewaySnapshot {
-        try read { reader throws(StorageError) in try reader.loadStartState() }
-    }
-
     public func userEntry(id: String) throws -> UserEntry {
         try userEntries(ids: [id])[0]
     }

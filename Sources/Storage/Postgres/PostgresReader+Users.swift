@@ -2,7 +2,8 @@ import Gateway
 import Postgres
 
 /// Per-user reads for loading users on demand, with the same answers as SQLite's (`StoreReader+Users.swift`), each
-/// by an index (primary keys leading with the user; `users.hex_code` and `devices.device_token` UNIQUE).
+/// by an index (primary keys leading with the user; `users.hex_code` and `devices.device_token` UNIQUE; open
+/// sessions by `sessions_open_by_user`).
 extension PostgresReader {
     static let pushTokenColumns = "device_id, kind, token, environment, session_id, updated_at, user_id"
 
@@ -49,6 +50,7 @@ extension PostgresReader {
             SELECT GREATEST((SELECT MAX("offset") FROM events WHERE user_id = $1),
                             (SELECT latest_offset FROM event_log_heads WHERE user_id = $1))
             """, [id]) ?? 0
+        entry.openSessions = try openSessions(userId: id)
         entry.relationships = try relationships(of: id)
         return entry
     }

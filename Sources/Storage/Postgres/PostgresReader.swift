@@ -7,13 +7,16 @@ struct PostgresReader {
     let db: PostgresDatabase
 
     /// Everything in the database the domain keeps in memory (every user), read in one REPEATABLE READ transaction
-    /// so all parts agree. The hub starts with `loadStartState` and reads users on demand.
+    /// so all parts agree (tests and tools: the hub reads users on demand).
     func loadSnapshot() throws(StorageError) -> GatewaySnapshot {
         try db.execute("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY")
         defer { try? db.execute("COMMIT") }
         // Reading a whole large database may take longer than one command's statement timeout.
         try db.execute("SET LOCAL statement_timeout = 0")
-        var s = try startState()
+        var s = GatewaySnapshot()
+        s.openSessions = try db.query("SELECT \(Self.sessionColumns) FROM sessions WHERE state <> 'ended' ORDER BY seq").map(session)
+        s.pendingApprovals = try db.query("SELECT \(Self.approvalColumns) FROM approvals WHERE state = 'pending' ORDER BY seq")
+            .map(approval)
         s.users = try db.query("SELECT id, hex_code, display_name, created_at FROM users ORDER BY row_order").map(Self.user)
         s.devices = try db.query("SELECT \(StoreReader.deviceColumns) FROM devices ORDER BY row_order").map(Self.device)
         s.contacts = try db.query("SELECT user_id, contact_id, created_at, active FROM contacts ORDER BY row_order").map(Self.contact)
@@ -28,24 +31,6 @@ struct PostgresReader {
             s.notificationSettings[row.0] = PushBlobs.settings(row.1)
         }
         try loadRelationships(into: &s)
-        return s
-    }
-
-    /// The snapshot without its per-user parts (`GatewayStore.loadStartState`), in one REPEATABLE READ transaction.
-    func loadStartState() throws(StorageError) -> GatewaySnapshot {
-        try db.execute("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY")
-        defer { try? db.execute("COMMIT") }
-        try db.execute("SET LOCAL statement_timeout = 0")
-        return try startState()
-    }
-
-    private func startState() throws(StorageError) -> GatewaySnapshot {
-        var s = GatewaySnapshot()
-        s.openSessions = try db.query("SELECT \(Self.sessionColumns) FROM sessions WHERE state <> 'ended' ORDER BY seq").map(session)
-        s.pendingApprovals = try db.query("SELECT \(Self.approvalColumns) FROM approvals WHERE state = 'pending' ORDER BY seq")
-            .map(approval)
-        s.latestMessageId = try db.int64("SELECT COALESCE(MAX(id), 0) FROM messages") ?? 0
-        s.latestApprovalSequence = try latestApprovalSequence()
         return s
     }
 
@@ -111,6 +96,12 @@ struct PostgresReader {
             GROUP BY m.from_user
             """, [userId]).map { ($0.string(0), Int($0.int64(1))) }
         return Dictionary(rows, uniquingKeysWith: +)
+    }
+
+    /// The user's sessions that have not ended, by creation time (`sessions_open_by_user`, schema 12).
+    func openSessions(userId: String) throws(StorageError) -> [SessionRecord] {
+        try db.query("SELECT \(Self.sessionColumns) FROM sessions WHERE user_id = $1 AND state <> 'ended' ORDER BY created_at, id",
+                     [userId]).map(session)
     }
 
     func session(id: String) throws(StorageError) -> SessionRecord? {

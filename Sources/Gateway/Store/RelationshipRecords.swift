@@ -13,7 +13,8 @@ public enum InviteState: String, Sendable, Equatable, CaseIterable {
 }
 
 /// A friend request from one user to another (found by the recipient's hex code).
-/// Store rule: at most one `pending` request per (fromUserId, toUserId) — a UNIQUE constraint, not just a hub check.
+/// Store rules: at most one `pending` request per (fromUserId, toUserId) — a UNIQUE constraint — and, through the
+/// `createFriendRequest` decision, per pair in either direction; an answer changes only a `pending` request.
 public struct FriendRequestRecord: Sendable, Equatable {
     public var id: String
     public var fromUserId: String

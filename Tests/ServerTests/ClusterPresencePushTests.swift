@@ -55,9 +55,9 @@ import TestSupport
         // bob opts in to presence pushes through B, with a token, and leaves; A has counted his device there.
         let (cluster, a, b, phone) = try Self.bobsPhoneOnB()
         #expect(try phone.command("set_notification_settings", ["presenceUpdates": true])["ok"] as? Bool == true)
-        try ClusterDeliveryTests.waitUntil(timeout: 10, "A counts bob's phone on B") { Self.bobsDevices(as: a) == 1 }
+        try ClusterDeliveryTests.waitUntil(timeout: 30, "A counts bob's phone on B") { Self.bobsDevices(as: a) == 1 }
         phone.disconnect()
-        try ClusterDeliveryTests.waitUntil(timeout: 10, "no device of bob's anywhere, on both nodes") {
+        try ClusterDeliveryTests.waitUntil(timeout: 30, "no device of bob's anywhere, on both nodes") {
             Self.bobsDevices(as: a) == 0 && Self.bobsDevices(as: b) == 0
         }
 
@@ -66,7 +66,7 @@ import TestSupport
         let reader = try PostgresGatewayStore(options: PostgresStoreOptions(url: cluster.url))
         defer { reader.close() }
         func presenceJobs() throws -> [PushJobRecord] { try Self.jobs("presence", in: reader) }
-        try ClusterDeliveryTests.waitUntil(timeout: 10, "one node's push stored and the other's claim lost") {
+        try ClusterDeliveryTests.waitUntil(timeout: 30, "one node's push stored and the other's claim lost") {
             Self.claimedElsewhere([a, b]) == 1 && ((try? presenceJobs().count) ?? 0) >= 1
         }
         let jobs = try presenceJobs()
@@ -80,7 +80,7 @@ import TestSupport
     /// pushed; once the device is gone everywhere, the next message is.
     @Test func aMessageToAUserConnectedOnTheOtherNodeIsNotPushed() throws {
         let (cluster, a, _, phone) = try Self.bobsPhoneOnB()
-        try ClusterDeliveryTests.waitUntil(timeout: 10, "A counts bob's phone on B") { Self.bobsDevices(as: a) == 1 }
+        try ClusterDeliveryTests.waitUntil(timeout: 30, "A counts bob's phone on B") { Self.bobsDevices(as: a) == 1 }
 
         let alice = try a.connect(user: "alice", device: "alice-phone")
         #expect(try alice.command("send_message", ["to": "bob", "text": "one"])["ok"] as? Bool == true)
@@ -92,7 +92,7 @@ import TestSupport
         #expect(try messageJobs().isEmpty)
 
         phone.disconnect()
-        try ClusterDeliveryTests.waitUntil(timeout: 10, "A counts no device of bob's") { Self.bobsDevices(as: a) == 0 }
+        try ClusterDeliveryTests.waitUntil(timeout: 30, "A counts no device of bob's") { Self.bobsDevices(as: a) == 0 }
         #expect(try alice.command("send_message", ["to": "bob", "text": "two"])["ok"] as? Bool == true)
         let jobs = try messageJobs()                          // committed with the event, before the reply
         #expect(jobs.count == 1 && jobs.first?.userId == "bob", "\(jobs)")

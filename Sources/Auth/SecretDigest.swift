@@ -16,6 +16,15 @@ public enum SecretDigest {
 
     /// Lowercase hex of the SHA-256 of `bytes`.
     public static func sha256Hex(_ bytes: [UInt8]) -> String {
-        sha256(bytes).map { ($0 < 16 ? "0" : "") + String($0, radix: 16) }.joined()
+        // Written into one buffer: a `String(radix:)` per byte and a join cost more than the digest (one per
+        // idempotent direct message).
+        let digits = Array("0123456789abcdef".utf8)
+        var hex: [UInt8] = []
+        hex.reserveCapacity(64)
+        for byte in sha256(bytes) {
+            hex.append(digits[Int(byte >> 4)])
+            hex.append(digits[Int(byte & 0xF)])
+        }
+        return String(decoding: hex, as: UTF8.self)
     }
 }

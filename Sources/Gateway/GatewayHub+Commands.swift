@@ -133,6 +133,14 @@ final class Reply: @unchecked Sendable {
         client.send(ServerFrames.ok(id: id, result: result))
     }
 
+    /// The same for a result that writes its own JSON (a direct message's reply): no dynamic cast.
+    func ok(_ result: some Encodable & JSONWritable) {
+        guard !answered else { return }
+        answered = true
+        metrics.commandsInFlight.subtract(1, ordering: .relaxed)
+        client.send(ServerFrames.ok(id: id, result: result))
+    }
+
     func fail(_ error: GatewayError) {
         guard !answered else { return }
         answered = true

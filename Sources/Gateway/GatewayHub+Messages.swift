@@ -128,7 +128,11 @@ struct SentMessage: Codable, Equatable, JSONWritable {
     var sentAt: Int64
 
     func writeJSON(to out: inout [UInt8]) {
-        out += Array(#"{"messageId":\#(messageId),"sentAt":\#(sentAt)}"#.utf8)
+        out.append(contentsOf: #"{"messageId":"#.utf8)
+        JSONInteger.write(messageId, to: &out)
+        out.append(contentsOf: #","sentAt":"#.utf8)
+        JSONInteger.write(sentAt, to: &out)
+        out.append(UInt8(ascii: "}"))
     }
 }
 
@@ -139,9 +143,9 @@ struct MessageRequest: Encodable, JSONWritable {
     var text: String
 
     func writeJSON(to out: inout [UInt8]) {
-        out += Array(#"{"text":"#.utf8)
+        out.append(contentsOf: #"{"text":"#.utf8)
         JSONString.write(text, to: &out)
-        out += Array(#","to":"#.utf8)
+        out.append(contentsOf: #","to":"#.utf8)
         JSONString.write(to, to: &out)
         out.append(UInt8(ascii: "}"))
     }

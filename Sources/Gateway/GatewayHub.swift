@@ -270,6 +270,7 @@ public final class GatewayHub: @unchecked Sendable {
     }
 
     func encode(_ value: some Encodable) -> [UInt8] { ServerFrames.encode(value) }
+    func encode(_ value: some Encodable & JSONWritable) -> [UInt8] { ServerFrames.encode(value) }
 }
 
 /// Carries a hub-thread closure through the store's Sendable completion; it is only called back on the hub thread.

@@ -7,11 +7,16 @@ public enum ServerFrames {
     /// `{"type":"<type>","offset":N,"ts":T,"data":<data>}` — durable events have an offset; ephemeral ones (presence) do not.
     public static func event(type: String, offset: Int64?, timestamp: Int64, data: [UInt8]) -> [UInt8] {
         var out: [UInt8] = []
-        out.reserveCapacity(data.count + 64)
-        out += Array(#"{"type":"#.utf8)
+        out.reserveCapacity(data.count + type.utf8.count + 64)
+        out.append(contentsOf: #"{"type":"#.utf8)
         JSONString.write(type, to: &out)
-        if let offset { out += Array(#","offset":\#(offset)"#.utf8) }
-        out += Array(#","ts":\#(timestamp),"data":"#.utf8)
+        if let offset {
+            out.append(contentsOf: #","offset":"#.utf8)
+            JSONInteger.write(offset, to: &out)
+        }
+        out.append(contentsOf: #","ts":"#.utf8)
+        JSONInteger.write(timestamp, to: &out)
+        out.append(contentsOf: #","data":"#.utf8)
         out += data
         out.append(UInt8(ascii: "}"))
         return out
@@ -19,26 +24,60 @@ public enum ServerFrames {
 
     /// `{"type":"reply","id":"…","ok":true,"result":{…}}`
     public static func ok(id: String, result: some Encodable) -> [UInt8] {
-        let body = result is any JSONWritable ? encode(result) : (try? encoder.encode(result)).map(Array.init) ?? Array("{}".utf8)
-        return Array(#"{"type":"reply","id":"#.utf8) + JSONString.bytes(id) + Array(#","ok":true,"result":"#.utf8) + body + [UInt8(ascii: "}")]
+        if let writable = result as? any JSONWritable { return ok(id: id, writing: writable) }
+        let body = (try? encoder.encode(result)).map(Array.init) ?? Array("{}".utf8)
+        var out = replyHead(id: id, capacity: body.count)
+        out.append(contentsOf: #","ok":true,"result":"#.utf8)
+        out += body
+        out.append(UInt8(ascii: "}"))
+        return out
+    }
+
+    /// The same for a result that writes its own JSON (no dynamic cast, one buffer).
+    public static func ok(id: String, result: some Encodable & JSONWritable) -> [UInt8] { ok(id: id, writing: result) }
+
+    private static func ok(id: String, writing result: some JSONWritable) -> [UInt8] {
+        var out = replyHead(id: id, capacity: 64)
+        out.append(contentsOf: #","ok":true,"result":"#.utf8)
+        result.writeJSON(to: &out)
+        out.append(UInt8(ascii: "}"))
+        return out
+    }
+
+    /// `{"type":"reply","id":"…"` with room for `capacity` more bytes of body.
+    private static func replyHead(id: String?, capacity: Int) -> [UInt8] {
+        var out: [UInt8] = []
+        out.reserveCapacity(64 + (id?.utf8.count ?? 4) + capacity)
+        out.append(contentsOf: #"{"type":"reply","id":"#.utf8)
+        if let id { JSONString.write(id, to: &out) } else { out.append(contentsOf: "null".utf8) }
+        return out
     }
 
     /// `{"type":"reply","id":"…","ok":false,"error":{"code":"…","message":"…"}}` (id is null when the command had none).
     public static func error(id: String?, _ error: GatewayError) -> [UInt8] {
         let body = (try? encoder.encode(error)).map(Array.init) ?? []
-        return Array(#"{"type":"reply","id":"#.utf8) + (id.map(JSONString.bytes) ?? Array("null".utf8))
-            + Array(#","ok":false,"error":"#.utf8) + body + [UInt8(ascii: "}")]
+        var out = replyHead(id: id, capacity: body.count)
+        out.append(contentsOf: #","ok":false,"error":"#.utf8)
+        out += body
+        out.append(UInt8(ascii: "}"))
+        return out
     }
 
     /// Encodes a value as JSON bytes (sorted keys, so output is stable for tests and idempotency records). A
     /// `JSONWritable` value writes itself (the same bytes, without Foundation's encoder).
     public static func encode(_ value: some Encodable) -> [UInt8] {
-        if let writable = value as? any JSONWritable {
-            var out: [UInt8] = []
-            writable.writeJSON(to: &out)
-            return out
-        }
+        if let writable = value as? any JSONWritable { return encode(writing: writable) }
         return (try? encoder.encode(value)).map(Array.init) ?? Array("null".utf8)
+    }
+
+    /// The same for a value known to write its own JSON (no dynamic cast).
+    public static func encode(_ value: some Encodable & JSONWritable) -> [UInt8] { encode(writing: value) }
+
+    private static func encode(writing value: some JSONWritable) -> [UInt8] {
+        var out: [UInt8] = []
+        out.reserveCapacity(128)
+        value.writeJSON(to: &out)
+        return out
     }
 
     nonisolated(unsafe) private static let encoder: JSONEncoder = {
@@ -58,15 +97,19 @@ public protocol JSONWritable {
 
 extension MessageData: JSONWritable {
     public func writeJSON(to out: inout [UInt8]) {
-        out += Array(#"{"from":"#.utf8)
+        out.append(contentsOf: #"{"from":"#.utf8)
         JSONString.write(from, to: &out)
         if let fromDisplayName {
-            out += Array(#","fromDisplayName":"#.utf8)
+            out.append(contentsOf: #","fromDisplayName":"#.utf8)
             JSONString.write(fromDisplayName, to: &out)
         }
-        out += Array(#","messageId":\#(messageId),"sentAt":\#(sentAt),"text":"#.utf8)
+        out.append(contentsOf: #","messageId":"#.utf8)
+        JSONInteger.write(messageId, to: &out)
+        out.append(contentsOf: #","sentAt":"#.utf8)
+        JSONInteger.write(sentAt, to: &out)
+        out.append(contentsOf: #","text":"#.utf8)
         JSONString.write(text, to: &out)
-        out += Array(#","to":"#.utf8)
+        out.append(contentsOf: #","to":"#.utf8)
         JSONString.write(to, to: &out)
         out.append(UInt8(ascii: "}"))
     }

@@ -14,7 +14,7 @@ import WebSocketCodec
 /// written once before the hub first sees this object (the hub learns of it through `execute`, which orders memory).
 final class GatewayConnection: WebSocketHandler, GatewayClient, @unchecked Sendable {
     private let endpoint: GatewayEndpoint
-    private var identity: ClientIdentity?
+    private var identity: ClientIdentity? { didSet { adopt(identity) } }
     private var resumeAfter: Int64?
     /// Strong, not weak (a weak load per delivered frame showed in fan-out profiles): the socket holds this handler,
     /// and the cycle is broken in `webSocketDidClose`, which every socket gets exactly once.
@@ -30,9 +30,11 @@ final class GatewayConnection: WebSocketHandler, GatewayClient, @unchecked Senda
     /// Live bytes queued behind a replay: past `websocket.max_outbound_bytes` the reader is too slow for live traffic.
     private var liveBytesInBacklog = 0
 
-    var userId: String { identity?.userId ?? "" }
-    var deviceId: String { identity?.deviceId ?? "" }
-    var clientType: String { identity?.clientType ?? "" }
+    /// The identity's fields, stored (the hub reads them several times per command; reading them through the
+    /// optional struct copied it, with a retain and release of each string, every time). Written with `identity`.
+    private(set) var userId = ""
+    private(set) var deviceId = ""
+    private(set) var clientType = ""
     /// The address group it connected from (`SourceAddress.group`), for the guessing limits.
     let sourceAddress: String?
 
@@ -41,6 +43,13 @@ final class GatewayConnection: WebSocketHandler, GatewayClient, @unchecked Senda
         self.sourceAddress = sourceAddress
         self.identity = identity
         self.resumeAfter = resumeAfter
+        adopt(identity)
+    }
+
+    private func adopt(_ identity: ClientIdentity?) {
+        userId = identity?.userId ?? ""
+        deviceId = identity?.deviceId ?? ""
+        clientType = identity?.clientType ?? ""
     }
 
     // MARK: WebSocketHandler (socket loop)

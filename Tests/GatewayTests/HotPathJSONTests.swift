@@ -42,3 +42,18 @@ extension HotPathJSONTests {
         }
     }
 }
+
+extension HotPathJSONTests {
+    @Test func integersAreWrittenAsTheirDecimalText() {
+        for value: Int64 in [0, 1, -1, 9, 10, -10, 99, 100, 1_700_000_000_123, .max, .min, .max - 1, .min + 1] {
+            var out = Array("x".utf8)
+            JSONInteger.write(value, to: &out)
+            #expect(out == Array("x\(value)".utf8))
+        }
+        #expect(ServerFrames.event(type: "message", offset: 7, timestamp: -3, data: Array("{}".utf8))
+            == Array(#"{"type":"message","offset":7,"ts":-3,"data":{}}"#.utf8))
+        #expect(ServerFrames.event(type: "presence", offset: nil, timestamp: 0, data: Array("{}".utf8))
+            == Array(#"{"type":"presence","ts":0,"data":{}}"#.utf8))
+        #expect(ServerFrames.error(id: nil, GatewayError(.invalidJSON, "x")).starts(with: Array(#"{"type":"reply","id":null,"ok":false,"error":{"#.utf8)))
+    }
+}

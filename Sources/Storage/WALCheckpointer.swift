@@ -173,6 +173,12 @@ final class WALCheckpointer: @unchecked Sendable {
         lock.withLock { willCheckpoint = body }
     }
 
+    /// Blocks until no request is pending or running, or a reset holds (or is about to hold) the writer.
+    func waitUntilIdleOrResetting() { waitUntil { ($0.pending == nil && !$0.running) || $0.resetWanted || $0.exited } }
+
+    /// Whether a reset holds (or is about to hold) the writer.
+    var isResetting: Bool { lock.withLock { resetWanted } }
+
     /// Blocks until the writer waits for a reset to end.
     func waitUntilWriterHeld() { waitUntil { $0.writerHeld } }
 
@@ -216,6 +222,7 @@ final class WALCheckpointer: @unchecked Sendable {
               first.copiedFrames < first.walFrames, first.walFrames >= resetPages else { return }
         lock.lock()
         resetWanted = true
+        lock.broadcast()
         while writerInTurn { lock.wait() }
         lock.unlock()
         // Readers still on the WAL are waited for at most `resetWaitMs`: the writer waits as long.

@@ -115,13 +115,15 @@ import Testing
             store.write(round(number)) { error in seen.record(error.map { "\($0)" } ?? "commit \(number) \(store.checkpointer.walFrames)") }
         }
         var number = 1
-        while !seen.all.contains("reset") && number < 200 {
+        repeat {
             number += 1
             let before = seen.count
             write(number)
             _ = seen.wait(for: before + 1)   // this commit's completion, or the reset (the commit may then wait for it)
-        }
-        try #require(seen.all.contains("reset"))
+            store.checkpointer.waitUntilIdleOrResetting()
+        } while !store.checkpointer.isResetting && number < 200
+        try #require(store.checkpointer.isResetting)
+        while !seen.all.contains("reset") { _ = seen.wait(for: seen.count + 1) }
         let framesAtReset = store.checkpointer.walFrames   // every round since the reader began, at least 64
         #expect(framesAtReset >= 64)
         try reader.run("COMMIT")   // the reset's RESTART checkpoint can now copy every frame

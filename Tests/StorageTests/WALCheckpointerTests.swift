@@ -20,6 +20,17 @@ import Testing
         spreadEvents(users: 40, perUser: 1, from: Int64(number), bytes: 300)
     }
 
+    /// Holds every checkpoint before it runs until `release` is signalled; `started` gets each one's mode.
+    private func holdEachCheckpoint(_ store: SQLiteGatewayStore) -> (started: Recorder<WALCheckpointMode>, release: DispatchSemaphore) {
+        let started = Recorder<WALCheckpointMode>()
+        let release = DispatchSemaphore(value: 0)
+        store.checkpointer.beforeEachCheckpoint { mode in
+            started.record(mode)
+            release.wait()
+        }
+        return (started, release)
+    }
+
     private func fileSize(_ path: String) -> Int {
         ((try? FileManager.default.attributesOfItem(atPath: path))?[.size] as? Int) ?? 0
     }
@@ -48,13 +59,8 @@ import Testing
         let directory = try TemporaryDirectory()
         let store = try openStore(directory.path())
         defer { store.close() }
-        let started = Recorder<WALCheckpointMode>()
-        let release = DispatchSemaphore(value: 0)
+        let (started, release) = holdEachCheckpoint(store)
         defer { for _ in 0..<4 { release.signal() } }   // a failed expectation never leaves the checkpointer held
-        store.checkpointer.beforeEachCheckpoint { mode in
-            started.record(mode)
-            release.wait()
-        }
         var number = 0
         repeat {   // until the first checkpoint is due and held
             number += 1
@@ -149,13 +155,8 @@ import Testing
         let directory = try TemporaryDirectory()
         let path = directory.path()
         let store = try openStore(path)
-        let started = Recorder<WALCheckpointMode>()
-        let release = DispatchSemaphore(value: 0)
+        let (started, release) = holdEachCheckpoint(store)
         defer { for _ in 0..<4 { release.signal() } }   // a failed expectation never leaves the checkpointer held
-        store.checkpointer.beforeEachCheckpoint { mode in
-            started.record(mode)
-            release.wait()
-        }
         var number = 0
         repeat {
             number += 1

@@ -14,8 +14,9 @@ import Synchronization
 /// frame copied and no reader on the WAL (readers that began before the last frame was copied hold it; later ones
 /// read the database file alone). Under steady commits a passive checkpoint never ends with every frame copied —
 /// commits land while it copies —, so the WAL would grow without bound. Once it passed `resetPages`, the request is a
-/// reset: a passive checkpoint first (the bulk, beside the commits); if that left frames behind, the checkpointer
-/// then holds the writer between two transactions (`takingTurn`) and runs a `RESTART` checkpoint, which copies the frames committed meanwhile, syncs,
+/// reset: passive checkpoints first (the bulk, beside the commits, then the frames committed meanwhile, up to four
+/// rounds until fewer than `checkpointPages / 64` are left); if frames are still left behind, the checkpointer then
+/// holds the writer between two transactions (`takingTurn`) and runs a `RESTART` checkpoint, which copies the frames committed meanwhile, syncs,
 /// and waits at most `resetWaitMs` for readers still on the WAL; the writer's next transaction then starts the WAL
 /// over (and cuts the file back to `journal_size_limit`). Commits wait for that last step only. A reader that stays
 /// longer (another process) makes the reset fail; the WAL then grows until the next attempt, `checkpointPages` later.
@@ -43,6 +44,8 @@ final class WALCheckpointer: @unchecked Sendable {
 
     let checkpointPages: Int
     let resetPages: Int
+    /// A reset holds the writer once the frames not yet copied are this few (or after a few passive rounds).
+    private var resetTailPages: Int { max(16, checkpointPages / 64) }
     private let connection: SQLiteConnection
     private let resetWaitMs: Int32
     private let busyTimeoutMs: Int32
@@ -218,8 +221,14 @@ final class WALCheckpointer: @unchecked Sendable {
     private func checkpoint(_ mode: WALCheckpointMode) {
         // Every frame copied: the writer's next transaction starts the WAL over by itself (unless a reader is on it).
         // So is a reset asked for before the last one took effect.
-        guard let first = runCheckpoint(.passive), mode == .restart, !first.busy,
-              first.copiedFrames < first.walFrames, first.walFrames >= resetPages else { return }
+        guard var passive = runCheckpoint(.passive), mode == .restart else { return }
+        // Passive checkpoints again while each copies what the commits added during the last one (fewer every time),
+        // so the writer is held for a short tail only.
+        for _ in 0..<4 where !passive.busy && passive.walFrames - passive.copiedFrames > resetTailPages {
+            guard let next = runCheckpoint(.passive) else { return }
+            passive = next
+        }
+        guard !passive.busy, passive.copiedFrames < passive.walFrames, passive.walFrames >= resetPages else { return }
         lock.lock()
         resetWanted = true
         lock.broadcast()

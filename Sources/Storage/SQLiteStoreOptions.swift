@@ -25,11 +25,13 @@ public struct SQLiteStoreOptions: Sendable {
     /// WAL pages written between two checkpoints. The checkpoints run on their own connection and thread
     /// (`WALCheckpointer`), beside the commits; a checkpoint copies each page once however often it changed and ends
     /// in an `fdatasync`, so a longer interval means less copying per commit and a longer WAL.
-    public var walCheckpointPages = 8000
+    public var walCheckpointPages = 4000
     /// The WAL's length (pages) past which the checkpointer starts it over: it holds the writer between two
     /// transactions for one last checkpoint of the frames committed since the previous one (`WALCheckpointer`).
-    /// The WAL file is cut back to this size when it starts over (`journal_size_limit`).
-    public var walResetPages = 32000
+    /// The WAL file is cut back to this size when it starts over (`journal_size_limit`). Kept short on purpose: a WAL
+    /// that grows into new blocks makes commits wait on the file system while a checkpoint syncs (docs/BENCHMARKS.md
+    /// part 12); one that starts over writes into blocks it already has.
+    public var walResetPages = 8000
     /// Whether the write connection gathers a transaction's WAL frames into one `pwrite` (the `sb-wal` VFS) instead of
     /// SQLite's two per page (frame header, page). Durability is the same: the frames reach the OS inside the commit,
     /// before readers can see it. Off only to measure the difference.

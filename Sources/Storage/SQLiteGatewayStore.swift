@@ -37,8 +37,8 @@ public final class SQLiteGatewayStore: DurableGatewayStore, @unchecked Sendable 
     private let idCounters = Mutex<[IdSequence: Int64]>([:])
     private var readConnection: SQLiteConnection?   // guarded by readLock; nil once closed
 
-    /// Opens or creates the database, switches it to WAL, runs pending schema migrations and starts the writer
-    /// thread. Throws a `StorageError` naming the path when the file cannot be opened, is not a SQLite database,
+    /// Opens or creates the database, switches it to WAL, runs pending schema migrations and starts the writer and
+    /// checkpoint threads. Throws a `StorageError` naming the path when the file cannot be opened, is not a SQLite database,
     /// or has a schema newer than this build.
     public init(options: SQLiteStoreOptions) throws(StorageError) {
         path = options.path
@@ -84,7 +84,7 @@ public final class SQLiteGatewayStore: DurableGatewayStore, @unchecked Sendable 
     deinit { close() }
 
     /// Stops accepting writes, commits everything already queued (running its completions), stops the writer
-    /// thread and closes both connections. Idempotent. Do not call it from a write completion if you need it to
+    /// thread, then the checkpoint thread, and closes the connections. Idempotent. Do not call it from a write completion if you need it to
     /// wait: on the writer thread it only requests the stop.
     public func close() {
         writer.stop()   // first: a writer held for a WAL reset is let go by the checkpointer

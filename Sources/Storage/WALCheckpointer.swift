@@ -16,9 +16,9 @@ import Synchronization
 /// commits land while it copies —, so the WAL would grow without bound. Once it passed `resetPages`, the request is a
 /// reset: passive checkpoints first (the bulk, beside the commits, then the frames committed meanwhile, up to four
 /// rounds until fewer than `checkpointPages / 64` are left); if frames are still left behind, the checkpointer then
-/// holds the writer between two transactions (`takingTurn`) and runs a `RESTART` checkpoint, which copies the frames committed meanwhile, syncs,
-/// and waits at most `resetWaitMs` for readers still on the WAL; the writer's next transaction then starts the WAL
-/// over (and cuts the file back to `journal_size_limit`). Commits wait for that last step only. A reader that stays
+/// holds the writer between two transactions (`takingTurn`) and runs a `RESTART` checkpoint, which copies that tail,
+/// syncs, and waits at most `resetWaitMs` for readers still on the WAL; the writer's next transaction then starts the
+/// WAL over (and cuts the file back to `journal_size_limit`). Commits wait for that last step only. A reader that stays
 /// longer (another process) makes the reset fail; the WAL then grows until the next attempt, `checkpointPages` later.
 ///
 /// `stop()` lets a running checkpoint finish, drops a pending request and closes the connection; the store stops the
@@ -29,7 +29,7 @@ final class WALCheckpointer: @unchecked Sendable {
 
     /// What the checkpointer has done so far (tests, profiles).
     struct Statistics: Sendable {
-        /// Checkpoints run, passive and restart (a reset runs one of each).
+        /// Checkpoints run, passive and restart (a reset runs up to five passive ones, then one restart).
         var checkpoints = 0
         /// Resets (the writer held) whose `RESTART` checkpoint copied every frame with no reader left on the WAL. A
         /// passive checkpoint that copied every frame needs none: the writer's next transaction starts the WAL over.

@@ -22,12 +22,16 @@ protocol GroupCommitBackend {
     func lockInOrder(_ batches: ArraySlice<[StoreWrite]>) throws(StorageError)
     /// Commits the open transaction; throws only when it is not stored (`COMMIT` by default).
     func commit() throws(StorageError)
+    /// Runs one transaction of the writer (from `begin` to its commit or rollback) in `body`. The SQLite backend
+    /// holds the writer here while its checkpointer resets the WAL (`WALCheckpointer`); by default it just runs `body`.
+    func takingTurn<R>(_ body: () -> R) -> R
     func close()
 }
 
 extension GroupCommitBackend {
     func commit() throws(StorageError) { try run("COMMIT") }
     func lockInOrder(_ batches: ArraySlice<[StoreWrite]>) throws(StorageError) {}
+    func takingTurn<R>(_ body: () -> R) -> R { body() }
 }
 
 /// The single writer thread that owns the write connection and commits in groups.
@@ -74,18 +78,10 @@ final class GroupCommitWriter<Backend: GroupCommitBackend>: @unchecked Sendable 
     var raceRetryCount: Int { raceRetries.load(ordering: .relaxed) }
 
     func start() throws(StorageError) {
-        // A C thread entry cannot name a generic type, so the thread gets a plain closure box.
-        let context = Unmanaged.passRetained(ThreadBody { self.run() }).toOpaque()
-        var tid = pthread_t()
-        let rc = pthread_create(&tid, nil, { raw in
-            Unmanaged<ThreadBody>.fromOpaque(raw!).takeRetainedValue().body()
-            return nil
-        }, context)
-        guard rc == 0 else {
-            Unmanaged<ThreadBody>.fromOpaque(context).release()
-            throw StorageError("\(connection.name): cannot start the writer thread (errno \(rc))")
+        switch startThread({ self.run() }) {
+        case .success(let tid): thread = tid
+        case .failure(let error): throw StorageError("\(connection.name): cannot start the writer thread (errno \(error.errno))")
         }
-        thread = tid
     }
 
     /// Queues a job; false once `stop()` began (the job is not queued).
@@ -141,7 +137,7 @@ final class GroupCommitWriter<Backend: GroupCommitBackend>: @unchecked Sendable 
         var index = 0
         while index < jobs.count {
             if case .maintenance(let body, let reply) = jobs[index] {
-                reply.fulfil(runMaintenance(body))
+                reply.fulfil(connection.takingTurn { runMaintenance(body) })
                 index += 1
                 continue
             }
@@ -164,7 +160,7 @@ final class GroupCommitWriter<Backend: GroupCommitBackend>: @unchecked Sendable 
                     writes += batches[end].count
                     end += 1
                 }
-                results += commit(batches[start..<end])
+                results += connection.takingTurn { commit(batches[start..<end]) }
                 start = end
             }
             for (completion, range) in completions { completion(Array(results[range])) }
@@ -292,12 +288,6 @@ final class GroupCommitWriter<Backend: GroupCommitBackend>: @unchecked Sendable 
     }
 }
 
-/// What a writer thread runs (retained until the thread takes it).
-private final class ThreadBody {
-    let body: () -> Void
-    init(_ body: @escaping () -> Void) { self.body = body }
-}
-
 extension GroupCommitWriter {
     /// Runs `body` on the writer thread alone in its own transaction, after every batch queued before it, and returns
     /// what it returned once committed; blocks the caller. nil when the writer is stopped.
@@ -313,11 +303,3 @@ extension GroupCommitWriter {
     }
 }
 
-/// Names the calling thread (`/proc/thread-self/comm`, 15 bytes kept) so per-thread profiles (`perf stat
-/// --per-thread`, `top -H`) tell the writer from the event loops; Glibc's Swift module lacks `pthread_setname_np`.
-private func nameCurrentThread(_ name: String) {
-    let fd = open("/proc/thread-self/comm", O_WRONLY)
-    guard fd >= 0 else { return }
-    _ = Array(name.utf8.prefix(15)).withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
-    close(fd)
-}

@@ -10,6 +10,7 @@ final class SQLiteConnection {
     let path: String
     private var db: OpaquePointer?
     private var cache: [String: SQLiteStatement] = [:]
+    private var walHook: WALHook?   // kept alive while SQLite may call it
 
     /// Opens (and with `readOnly == false` creates) the database. A file that is not a database is only
     /// detected by the first statement, not here. With `gatherWalWrites` the connection's WAL frames reach the OS as
@@ -42,8 +43,44 @@ final class SQLiteConnection {
     func close() {
         for statement in cache.values { sqlite3_finalize(statement.handle) }
         cache.removeAll()
-        if let db { sqlite3_close_v2(db) }
+        if let db {
+            sqlite3_wal_hook(db, nil, nil)
+            sqlite3_close_v2(db)
+        }
         db = nil
+        walHook = nil
+    }
+
+    /// Calls `body` with the WAL's length in frames after every commit of this connection, on the committing thread,
+    /// once the commit is done. Replaces SQLite's automatic checkpoint (`wal_autocheckpoint`, itself such a hook):
+    /// from here on this connection never checkpoints by itself.
+    func onWALCommit(_ body: @escaping (Int) -> Void) {
+        guard let db else { return }
+        let hook = WALHook(body)
+        walHook = hook
+        sqlite3_wal_hook(db, { context, _, _, frames in
+            Unmanaged<WALHook>.fromOpaque(context!).takeUnretainedValue().body(Int(frames))
+            return SQLITE_OK
+        }, Unmanaged.passUnretained(hook).toOpaque())
+    }
+
+    /// Runs a checkpoint of this connection's WAL (`sqlite3_wal_checkpoint_v2`). A checkpoint that could not take
+    /// the locks it needs (another checkpoint runs, or readers stayed past the busy timeout) is not an error: it
+    /// reports `busy` with what it did copy.
+    func checkpoint(_ mode: WALCheckpointMode) throws(StorageError) -> WALCheckpointResult {
+        guard let db else { throw StorageError("\(path): connection is closed") }
+        var log: Int32 = 0
+        var copied: Int32 = 0
+        let rc = sqlite3_wal_checkpoint_v2(db, "main", mode.sqliteMode, &log, &copied)
+        guard rc == SQLITE_OK || rc == SQLITE_BUSY else {
+            throw StorageError.sqlite(path: path, db: db, code: rc, context: "checkpoint (\(mode))")
+        }
+        return WALCheckpointResult(busy: rc == SQLITE_BUSY, walFrames: Int(log), copiedFrames: Int(copied))
+    }
+
+    /// How long a statement waits for a lock another connection holds before failing with SQLITE_BUSY.
+    func setBusyTimeout(_ milliseconds: Int32) {
+        if let db { sqlite3_busy_timeout(db, milliseconds) }
     }
 
     /// Whether no transaction is open (SQLite rolls back by itself after some errors, e.g. SQLITE_FULL).
@@ -118,6 +155,31 @@ final class SQLiteConnection {
         cache[sql] = statement
         return statement
     }
+}
+
+/// The checkpoints `SQLiteConnection.checkpoint` runs (SQLite's modes of the same names).
+enum WALCheckpointMode: Sendable {
+    /// Copies what no reader still needs; takes no lock that a writer or reader holds, never waits.
+    case passive
+    /// Waits (busy timeout) for the write lock and for readers, copies every frame, then waits until no reader uses
+    /// the WAL, so the next write transaction starts it over from its beginning.
+    case restart
+
+    var sqliteMode: Int32 { self == .passive ? SQLITE_CHECKPOINT_PASSIVE : SQLITE_CHECKPOINT_RESTART }
+}
+
+/// What a checkpoint did: the WAL's length and how many of its frames are now in the database file.
+struct WALCheckpointResult: Sendable, Equatable {
+    /// The locks it needed were taken (another checkpoint, readers past the busy timeout): it did what it could.
+    var busy: Bool
+    var walFrames: Int
+    var copiedFrames: Int
+}
+
+/// The closure behind `SQLiteConnection.onWALCommit`, boxed so SQLite's C hook can reach it.
+private final class WALHook {
+    let body: (Int) -> Void
+    init(_ body: @escaping (Int) -> Void) { self.body = body }
 }
 
 /// Writes as SQLite made them and the `pwrite`s the `sb-wal` VFS turned them into (`SQLiteConnection.gatheredWrites`).

@@ -31,13 +31,14 @@ public protocol DurableGatewayStore: GatewayStore {
 public final class SQLiteGatewayStore: DurableGatewayStore, @unchecked Sendable {
     // @unchecked: the read connection is guarded by `readLock`; writes go through the thread-safe writer queue.
     let path: String
-    private let writer: GroupCommitWriter<SQLiteWriteBackend>
+    let writer: GroupCommitWriter<SQLiteWriteBackend>
+    let checkpointer: WALCheckpointer
     private let readLock = ConditionLock()
     private let idCounters = Mutex<[IdSequence: Int64]>([:])
     private var readConnection: SQLiteConnection?   // guarded by readLock; nil once closed
 
-    /// Opens or creates the database, switches it to WAL, runs pending schema migrations and starts the writer
-    /// thread. Throws a `StorageError` naming the path when the file cannot be opened, is not a SQLite database,
+    /// Opens or creates the database, switches it to WAL, runs pending schema migrations and starts the writer and
+    /// checkpoint threads. Throws a `StorageError` naming the path when the file cannot be opened, is not a SQLite database,
     /// or has a schema newer than this build.
     public init(options: SQLiteStoreOptions) throws(StorageError) {
         path = options.path
@@ -51,21 +52,29 @@ public final class SQLiteGatewayStore: DurableGatewayStore, @unchecked Sendable 
             let synchronous = options.synchronous == .full ? "FULL" : "NORMAL"
             try writeConnection.execute("PRAGMA synchronous = \(synchronous)")
             try writeConnection.execute("PRAGMA cache_size = -\(max(1, options.writerCacheKiB))")
-            try writeConnection.execute("PRAGMA wal_autocheckpoint = \(max(1, options.walAutocheckpointPages))")
-            try writeConnection.execute("PRAGMA journal_size_limit = \(max(1, options.walAutocheckpointPages) * 4096)")
+            try writeConnection.execute("PRAGMA wal_autocheckpoint = \(max(1, options.walCheckpointPages))")   // migrations
+            try writeConnection.execute("PRAGMA journal_size_limit = \(max(1, options.walResetPages) * 4096)")
             try SchemaMigrations.migrate(writeConnection)
             // One process serves a SQLite file: claims on push jobs are this file's previous process's, which is gone
             // (a crash mid-send). Its jobs are due again at once rather than when their leases run out.
             try writeConnection.execute("UPDATE push_jobs SET claimed_by = NULL, lease_until = NULL WHERE lease_until IS NOT NULL")
             readConnection = try SQLiteConnection(path: options.path, readOnly: true, busyTimeoutMs: options.busyTimeoutMs)
+            checkpointer = try WALCheckpointer(options: options)
+            // From here on the write connection never checkpoints: its commits only tell the checkpointer the WAL's length.
+            try writeConnection.execute("PRAGMA wal_autocheckpoint = 0")
         } catch {
             writeConnection.close()
+            readConnection?.close()
             throw error
         }
-        writer = GroupCommitWriter(connection: SQLiteWriteBackend(connection: writeConnection), maxBatchWrites: options.maxBatchWrites)
+        writeConnection.onWALCommit { [checkpointer] frames in checkpointer.walCommitted(frames: frames) }
+        writer = GroupCommitWriter(connection: SQLiteWriteBackend(connection: writeConnection, checkpointer: checkpointer),
+                                   maxBatchWrites: options.maxBatchWrites)
         do {
+            try checkpointer.start()
             try writer.start()
         } catch {
+            checkpointer.stop()
             writeConnection.close()
             readConnection?.close()
             throw error
@@ -75,10 +84,11 @@ public final class SQLiteGatewayStore: DurableGatewayStore, @unchecked Sendable 
     deinit { close() }
 
     /// Stops accepting writes, commits everything already queued (running its completions), stops the writer
-    /// thread and closes both connections. Idempotent. Do not call it from a write completion if you need it to
+    /// thread, then the checkpoint thread, and closes the connections. Idempotent. Do not call it from a write completion if you need it to
     /// wait: on the writer thread it only requests the stop.
     public func close() {
-        writer.stop()
+        writer.stop()   // first: a writer held for a WAL reset is let go by the checkpointer
+        checkpointer.stop()
         readLock.withLock {
             readConnection?.close()
             readConnection = nil
@@ -275,6 +285,7 @@ public final class SQLiteGatewayStore: DurableGatewayStore, @unchecked Sendable 
 /// The SQLite write connection as the group-commit writer drives it.
 struct SQLiteWriteBackend: GroupCommitBackend {
     let connection: SQLiteConnection
+    let checkpointer: WALCheckpointer
     var applier: StoreWriteApplier { StoreWriteApplier(db: connection) }
     var name: String { connection.path }
     var isAutocommit: Bool { connection.isAutocommit }
@@ -282,5 +293,6 @@ struct SQLiteWriteBackend: GroupCommitBackend {
     func begin() throws(StorageError) { try connection.run("BEGIN IMMEDIATE") }
     func run(_ sql: String) throws(StorageError) { try connection.run(sql) }
     func apply(_ write: StoreWrite, receipt: inout StoreReceipt) throws(StorageError) { try applier.apply(write, receipt: &receipt) }
+    func takingTurn<R>(_ body: () -> R) -> R { checkpointer.takingTurn(body) }
     func close() { connection.close() }
 }

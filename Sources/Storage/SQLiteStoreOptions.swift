@@ -22,10 +22,16 @@ public struct SQLiteStoreOptions: Sendable {
     /// pages all over the file (per-user logs, message indexes, idempotency keys); a page the cache lost is read
     /// back with one `pread` inside the commit, so the writer keeps a larger cache than SQLite's 2 MiB default.
     public var writerCacheKiB = 16 * 1024
-    /// WAL pages before SQLite checkpoints them into the database file (`PRAGMA wal_autocheckpoint`). A checkpoint
-    /// copies each page once however often it changed and ends in an `fdatasync`, so a longer interval means fewer
-    /// writes per commit; the WAL file is truncated back to `journal_size_limit` (the same size) afterwards.
-    public var walAutocheckpointPages = 8000
+    /// WAL pages written between two checkpoints. The checkpoints run on their own connection and thread
+    /// (`WALCheckpointer`), beside the commits; a checkpoint copies each page once however often it changed and ends
+    /// in an `fdatasync`, so a longer interval means less copying per commit and a longer WAL.
+    public var walCheckpointPages = 4000
+    /// The WAL's length (pages) past which the checkpointer starts it over: it holds the writer between two
+    /// transactions for one last checkpoint of the frames committed since the previous one (`WALCheckpointer`).
+    /// The WAL file is cut back to this size when it starts over (`journal_size_limit`). Kept short on purpose: a WAL
+    /// that grows into new blocks makes commits wait on the file system while a checkpoint syncs (docs/BENCHMARKS.md
+    /// part 12); one that starts over writes into blocks it already has.
+    public var walResetPages = 8000
     /// Whether the write connection gathers a transaction's WAL frames into one `pwrite` (the `sb-wal` VFS) instead of
     /// SQLite's two per page (frame header, page). Durability is the same: the frames reach the OS inside the commit,
     /// before readers can see it. Off only to measure the difference.

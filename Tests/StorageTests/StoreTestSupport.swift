@@ -63,6 +63,13 @@ func event(_ user: String, _ offset: Int64, createdAt: Int64 = 1_000, payload: [
     .appendEvent(StoredEvent(userId: user, offset: offset, type: "message", payload: payload, createdAt: createdAt))
 }
 
+/// Events for `users` users, `perUser` each, with payloads of `bytes` bytes: many pages all over the events tree.
+func spreadEvents(users: Int, perUser: Int, from first: Int64 = 1, bytes: Int = 200) -> [StoreWrite] {
+    (0..<perUser).flatMap { step in
+        (0..<users).map { user in event("user-\(user)", first + Int64(step), payload: Array(repeating: UInt8(user % 251), count: bytes)) }
+    }
+}
+
 /// Opens a SQLite store on `path` with small test-friendly options.
 func openStore(_ path: String, maxBatchWrites: Int = 5000) throws -> SQLiteGatewayStore {
     var options = SQLiteStoreOptions(path: path)

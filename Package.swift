@@ -40,6 +40,8 @@ let package = Package(
         .target(name: "WebSocketCodec"),
         // RFC 4648 base64, both alphabets, strict decoding: the one implementation (handshake, JWS, webhooks).
         .target(name: "Base64"),
+        // The one binary min-heap (timers, expiring maps).
+        .target(name: "Heap"),
         .target(name: "HTTP1", dependencies: ["Base64", "JSON", "COpenSSL"]),
         .target(name: "SwitchboardConfig"),
         // A strict JSON value (duplicate keys and trailing commas rejected), shared by tokens and the wire protocol.
@@ -49,7 +51,7 @@ let package = Package(
         .target(name: "Metrics"),
 
         // The gateway domain: sessions, approvals, presence, messages; ports for storage and fan-out; time passed in.
-        .target(name: "Gateway", dependencies: ["GatewayProtocol", "Auth", "Metrics"]),
+        .target(name: "Gateway", dependencies: ["GatewayProtocol", "Auth", "Metrics", "Heap"]),
         // A blocking libpq client (parameterised queries, transactions, SQLSTATE errors) for a thread of its own.
         .target(name: "Postgres", dependencies: ["CPostgres"]),
         // A blocking hiredis client (commands, publish, subscribe) for a thread of its own: the cluster bus of
@@ -61,7 +63,7 @@ let package = Package(
 
         // Adapters over the C libraries.
         .target(name: "WebSocketDeflate", dependencies: ["WebSocketCodec", "CZlib"]),
-        .target(name: "EventLoop", dependencies: ["CLinux"]),
+        .target(name: "EventLoop", dependencies: ["CLinux", "Heap"]),
         .target(name: "TLS", dependencies: ["COpenSSL"]),
         .target(name: "Auth", dependencies: ["COpenSSL", "JSON", "Base64"]),
         // Push providers (APNs, FCM, webhook) over libcurl's HTTP/2 on one dedicated thread.
@@ -115,6 +117,7 @@ let package = Package(
         .testTarget(name: "SwitchboardConfigTests", dependencies: ["SwitchboardConfig", "TestSupport"]),
         .testTarget(name: "WebSocketDeflateTests", dependencies: ["WebSocketDeflate", "WebSocketCodec", "TestSupport"]),
         .testTarget(name: "EventLoopTests", dependencies: ["EventLoop"]),
+        .testTarget(name: "HeapTests", dependencies: ["Heap", "TestSupport"]),
         .testTarget(name: "TLSTests", dependencies: ["TLS", "TestSupport"]),
         .testTarget(name: "GatewayTests", dependencies: ["Gateway", "GatewayTestSupport", "GatewayProtocol", "JSON", "Auth", "TestSupport"]),
         .testTarget(name: "StorageTests", dependencies: ["Storage", "Gateway", "TestSupport"]),

@@ -1,3 +1,5 @@
+import Heap
+
 /// Identifies a scheduled timer so it can be cancelled.
 public struct TimerID: Hashable, Sendable {
     let raw: UInt64
@@ -8,12 +10,16 @@ public struct TimerID: Hashable, Sendable {
 /// workloads (every answered approval cancels its timeout) do not pay for a search.
 /// Holds 100 000+ timers in a few MB. Owned by one loop thread.
 struct TimerQueue {
-    private struct Entry {
+    private struct Entry: Comparable {
         var deadline: UInt64
         var sequence: UInt64
+
+        static func < (a: Entry, b: Entry) -> Bool {
+            a.deadline != b.deadline ? a.deadline < b.deadline : a.sequence < b.sequence
+        }
     }
 
-    private var heap: [Entry] = []
+    private var heap = BinaryHeap<Entry>()
     private var callbacks: [UInt64: () -> Void] = [:]
     private var nextSequence: UInt64 = 1
 
@@ -24,8 +30,7 @@ struct TimerQueue {
         let sequence = nextSequence
         nextSequence += 1
         callbacks[sequence] = callback
-        heap.append(Entry(deadline: deadline, sequence: sequence))
-        siftUp(heap.count - 1)
+        heap.insert(Entry(deadline: deadline, sequence: sequence))
         return TimerID(raw: sequence)
     }
 
@@ -40,9 +45,9 @@ struct TimerQueue {
 
     /// The earliest live deadline, dropping cancelled entries on the way.
     mutating func nextDeadline() -> UInt64? {
-        while let top = heap.first {
+        while let top = heap.min {
             if callbacks[top.sequence] != nil { return top.deadline }
-            popTop()
+            heap.removeMin()
         }
         return nil
     }
@@ -50,8 +55,8 @@ struct TimerQueue {
     /// Removes and returns the callbacks of every timer due at `now`, in deadline order.
     mutating func popExpired(now: UInt64) -> [() -> Void] {
         var due: [() -> Void] = []
-        while let top = heap.first, top.deadline <= now {
-            popTop()
+        while let top = heap.min, top.deadline <= now {
+            heap.removeMin()
             if let callback = callbacks.removeValue(forKey: top.sequence) { due.append(callback) }
         }
         return due
@@ -59,42 +64,5 @@ struct TimerQueue {
 
     private mutating func compact() {
         heap.removeAll { callbacks[$0.sequence] == nil }
-        guard heap.count > 1 else { return }
-        for i in stride(from: heap.count / 2 - 1, through: 0, by: -1) { siftDown(i) }
-    }
-
-    private mutating func popTop() {
-        let last = heap.removeLast()
-        if !heap.isEmpty {
-            heap[0] = last
-            siftDown(0)
-        }
-    }
-
-    private static func less(_ a: Entry, _ b: Entry) -> Bool {
-        a.deadline != b.deadline ? a.deadline < b.deadline : a.sequence < b.sequence
-    }
-
-    private mutating func siftUp(_ index: Int) {
-        var child = index
-        while child > 0 {
-            let parent = (child - 1) / 2
-            guard Self.less(heap[child], heap[parent]) else { return }
-            heap.swapAt(child, parent)
-            child = parent
-        }
-    }
-
-    private mutating func siftDown(_ index: Int) {
-        var parent = index
-        while true {
-            let left = 2 * parent + 1
-            guard left < heap.count else { return }
-            var smallest = left
-            if left + 1 < heap.count && Self.less(heap[left + 1], heap[left]) { smallest = left + 1 }
-            guard Self.less(heap[smallest], heap[parent]) else { return }
-            heap.swapAt(parent, smallest)
-            parent = smallest
-        }
     }
 }

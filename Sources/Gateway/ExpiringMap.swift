@@ -1,3 +1,5 @@
+import Heap
+
 /// A map whose entries each count until their own `expiresAt` (hub clock, milliseconds): a look-up never sees an
 /// expired entry, and `removeExpired(now:)` frees them in expiry order, at O(log n) per entry it frees and nothing
 /// for the others (a min-heap of the expiries set). Pure: time is passed in, so the owner decides when to sweep (the
@@ -9,7 +11,14 @@ struct ExpiringMap<Key: Hashable, Value> {
     private var entries: [Key: (value: Value, expiresAt: Int64)] = [:]
     /// Every expiry set and not yet reached, earliest at index 0. A slot whose entry was set again (to another expiry)
     /// or removed since is skipped when it comes up.
-    private var heap: [(expiresAt: Int64, key: Key)] = []
+    private var heap = BinaryHeap<Slot>()
+
+    private struct Slot: Comparable {
+        var expiresAt: Int64
+        var key: Key
+
+        static func < (a: Slot, b: Slot) -> Bool { a.expiresAt < b.expiresAt }
+    }
 
     /// Entries held, expired ones not yet swept included.
     var count: Int { entries.count }
@@ -29,55 +38,26 @@ struct ExpiringMap<Key: Hashable, Value> {
     /// Sets `key` to `value` until `expiresAt` (replacing its value and expiry).
     mutating func set(_ key: Key, _ value: Value, expiresAt: Int64) {
         let previous = entries.updateValue((value, expiresAt), forKey: key)
-        if previous?.expiresAt != expiresAt { push((expiresAt, key)) }
+        if previous?.expiresAt != expiresAt { heap.insert(Slot(expiresAt: expiresAt, key: key)) }
     }
 
     @discardableResult
     mutating func removeValue(forKey key: Key) -> Value? { entries.removeValue(forKey: key)?.value }
 
     /// The earliest expiry still to sweep (possibly of an entry set again or removed since); nil when none.
-    var nextExpiry: Int64? { heap.first?.expiresAt }
+    var nextExpiry: Int64? { heap.min?.expiresAt }
 
     /// Frees every entry expired at `now` (`expiresAt <= now`); returns how many.
     @discardableResult
     mutating func removeExpired(now: Int64) -> Int {
         var removed = 0
-        while let top = heap.first, top.expiresAt <= now {
-            popFirst()
+        while let top = heap.min, top.expiresAt <= now {
+            heap.removeMin()
             if entries[top.key]?.expiresAt == top.expiresAt {
                 entries[top.key] = nil
                 removed += 1
             }
         }
         return removed
-    }
-
-    // MARK: Binary min-heap on expiresAt
-
-    private mutating func push(_ slot: (expiresAt: Int64, key: Key)) {
-        heap.append(slot)
-        var child = heap.count - 1
-        while child > 0 {
-            let parent = (child - 1) / 2
-            guard heap[child].expiresAt < heap[parent].expiresAt else { break }
-            heap.swapAt(child, parent)
-            child = parent
-        }
-    }
-
-    private mutating func popFirst() {
-        let last = heap.removeLast()
-        guard !heap.isEmpty else { return }
-        heap[0] = last
-        var parent = 0
-        while true {
-            let left = 2 * parent + 1, right = left + 1
-            var smallest = parent
-            if left < heap.count && heap[left].expiresAt < heap[smallest].expiresAt { smallest = left }
-            if right < heap.count && heap[right].expiresAt < heap[smallest].expiresAt { smallest = right }
-            guard smallest != parent else { return }
-            heap.swapAt(parent, smallest)
-            parent = smallest
-        }
     }
 }

@@ -56,10 +56,14 @@ import Testing
         let cluster = try ClusterDeliveryTests.Cluster()
         let a = try cluster.addNode()
         let b = try cluster.addNode()
+        try cluster.waitForBus(up: true)
         let secret = "a-device-secret-of-enough-length"
         let first = try a.api("POST", "/v1/devices/register", ["deviceToken": secret, "platform": "ios"], key: nil)
         #expect(first.status == 200, "\(first.json)")
         let userId = try #require(GatewayJSON.string(first.json, "userId"))
+        // A's notice of the new user reaches B first (B holds nothing of it, so the notice drops nothing); a notice
+        // arriving after B's read below, or the bus coming up then, would make B forget its copy and read it again.
+        try Self.waitForNotices(b, moreThan: 0, "B hears that the device's user was created")
         // B never saw the device: the digest is looked up in the store, and the same identity comes back.
         let again = try b.api("POST", "/v1/devices/register", ["deviceToken": secret, "platform": "ios"], key: nil)
         #expect(again.status == 200, "\(again.json)")

@@ -7,8 +7,11 @@ import Auth
 /// committing. While a key is in flight, later callers wait for its result instead of starting their own.
 ///
 /// Answered keys are remembered (`IdempotencyMemory`, `GatewaySettings.idempotencyMemoryKeys`), so a retry is
-/// answered without touching the store; a key not remembered is looked up in the store, and the look-ups of one hub
-/// round go to the store-read queue together (one hand-off and one read lock for all of them, in arrival order).
+/// answered without touching the store. A key not remembered is either looked up in the store first
+/// (`IdempotencyCheck.readFirst`: the look-ups of one hub round go to the store-read queue together, one hand-off and
+/// one read lock for all of them, in arrival order), or not looked up at all (`.claimInCommit`): the operation runs
+/// and its commit's claim is the look-up — a key the store already holds fails the claim, the batch is rolled back,
+/// and the stored response answers, exactly as when another node claimed the key first.
 ///
 /// A key belongs to a scope that names what it creates and for whom (`approval:<user>␟<session>`,
 /// `publish:<user>`, `message:<user>`), so one caller's key can never return another's result; and a key reused
@@ -21,7 +24,7 @@ extension GatewayHub {
     /// decision: when another node claimed the key between the look-up and the commit, the commit fails with
     /// `idempotencyKeyClaimed` and every waiter gets the stored response instead (`settleIdempotency`). `request` is the canonical
     /// encoding of what was asked (sorted-key JSON). Hub thread only.
-    func idempotent<T: Codable>(scope: String, key: String, request: some Encodable,
+    func idempotent<T: Codable>(scope: String, key: String, request: some Encodable, check: IdempotencyCheck = .readFirst,
                                 perform: @escaping (_ requestHash: String, @escaping (Result<T, GatewayError>) -> Void) -> Void,
                                 completion: @escaping (Result<T, GatewayError>) -> Void) {
         let slot = scope + "\u{0}" + key
@@ -46,28 +49,34 @@ extension GatewayHub {
         }
         idempotencyWaiters[slot] = [waiter]
         let finish: (Result<IdempotencyRecord, GatewayError>) -> Void = { [self] result in settle(slot, result) }
-        lookUpIdempotency(IdempotencyKey(scope: scope, key: key)) { [self] stored in
-            switch stored {
-            case .success(let record?):
-                finish(.success(record))
-            case .success(nil):
-                perform(requestHash) { [self] result in
-                    let value: T
-                    switch result {
-                    case .success(let done): value = done
-                    case .failure(let error): return finish(.failure(error))
-                    }
-                    let record = IdempotencyRecord(response: encode(value), requestHash: requestHash)
-                    idempotencyMemory.remember(slot, record)
-                    // This caller (the first waiter) gets its own value rather than a decode of the bytes just encoded;
-                    // callers that joined while it ran get the record.
-                    guard var waiters = idempotencyWaiters.removeValue(forKey: slot), !waiters.isEmpty else { return }
-                    waiters.removeFirst()
-                    completion(.success(value))
-                    for waiter in waiters { waiter(.success(record)) }
+        let run = { [self] in
+            perform(requestHash) { [self] result in
+                let value: T
+                switch result {
+                case .success(let done): value = done
+                case .failure(let error): return finish(.failure(error))
                 }
-            case .failure(let error):
-                finish(.failure(.storageFailed("\(error)", cause: error)))
+                let record = IdempotencyRecord(response: encode(value), requestHash: requestHash)
+                idempotencyMemory.remember(slot, record)
+                // This caller (the first waiter) gets its own value rather than a decode of the bytes just encoded;
+                // callers that joined while it ran get the record. Nobody waits when a lost claim already settled the
+                // key (`settleIdempotency`).
+                guard var waiters = idempotencyWaiters.removeValue(forKey: slot), !waiters.isEmpty else { return }
+                waiters.removeFirst()
+                completion(.success(value))
+                for waiter in waiters { waiter(.success(record)) }
+            }
+        }
+        switch check {
+        case .claimInCommit:
+            run()
+        case .readFirst:
+            lookUpIdempotency(IdempotencyKey(scope: scope, key: key)) { stored in
+                switch stored {
+                case .success(let record?): finish(.success(record))
+                case .success(nil): run()
+                case .failure(let error): finish(.failure(.storageFailed("\(error)", cause: error)))
+                }
             }
         }
     }
@@ -115,6 +124,16 @@ extension GatewayHub {
     func settleIdempotency(after conflict: StoreConflict) -> Bool {
         guard case .idempotencyKeyClaimed(let scope, let key, let current) = conflict else { return false }
         return settle(scope + "\u{0}" + key, .success(current))
+    }
+
+    /// How a key this node does not remember is checked against the store.
+    enum IdempotencyCheck {
+        /// Looked up before the operation runs: for operations whose effects reach beyond their commit.
+        case readFirst
+        /// Not looked up: the operation's commit carries `.claimIdempotency`, and a claim the store refuses rolls the
+        /// batch back and answers with the stored response. Saves a store read and a thread hand-off per new key; a
+        /// retry the node forgot costs a rolled-back batch instead.
+        case claimInCommit
     }
 
     /// The scope of approval-request keys: one user's one session.

@@ -52,8 +52,9 @@ extension GatewayHub {
             }
         }
         guard let key = command.clientMessageId else { return send("", attempt: 1, done: answer) }
-        idempotent(scope: scope, key: key, request: MessageRequest(to: command.to, text: text), perform: { send($0, attempt: 1, done: $1) },
-                   completion: answer)
+        // The commit carries the claim and nothing reaches a device before it, so the claim is the look-up.
+        idempotent(scope: scope, key: key, request: MessageRequest(to: command.to, text: text), check: .claimInCommit,
+                   perform: { send($0, attempt: 1, done: $1) }, completion: answer)
     }
 
     /// Feeds `HistoryPaging` the command, reads the page it names off the hub thread and answers with the page.

@@ -4,7 +4,8 @@ import GatewayTestSupport
 import Testing
 
 /// Idempotency keys answered from memory: a retry costs no store read, a key the node forgot (bound, restart) is
-/// answered from the store exactly as before, and nothing is ever stored twice.
+/// answered from the store exactly as before, and nothing is ever stored twice. Messages are never looked up first
+/// (their commit's claim is the look-up); publishes are (`readFirst`).
 @Suite struct IdempotencyMemoryTests {
     let store = DeferredStore()
     let scheduler = ManualScheduler()
@@ -40,15 +41,15 @@ import Testing
         let ann = FakeClient("ann", "phone", "ios")
         hub.connect(ann, resumeAfter: nil)
         let first = send(hub, ann, id: "1", text: "hello", key: "m-1")
-        #expect(first.messageId != nil && store.idempotencyReads == 1)   // a new key: looked up once
+        #expect(first.messageId != nil && store.idempotencyReads == 0)   // a new key: claimed in the commit, not read
         let retry = send(hub, ann, id: "2", text: "hello", key: "m-1")
         #expect(retry.messageId == first.messageId)
-        #expect(store.idempotencyReads == 1)                             // answered from memory
+        #expect(store.idempotencyReads == 0)                             // answered from memory
         #expect(try storedMessages().count == 1)
         #expect(try bobsMessageEvents() == 1)
         // The digest of the request is checked for a remembered key too.
         #expect(send(hub, ann, id: "3", text: "something else", key: "m-1").error == "idempotency_key_reused")
-        #expect(store.idempotencyReads == 1)
+        #expect(store.idempotencyReads == 0)
     }
 
     @Test func aRetryAfterARestartIsAnsweredWithTheOriginalMessage() throws {
@@ -62,15 +63,19 @@ import Testing
         let bob = FakeClient("bob", "laptop", "web")
         after.connect(annAgain, resumeAfter: nil)
         after.connect(bob, resumeAfter: nil)
-        let reads = store.idempotencyReads
+        // Its commit's claim finds the key taken: the batch is rolled back and the stored response answers.
         #expect(send(after, annAgain, id: "2", text: "hello", key: "m-1").messageId == first)
-        #expect(store.idempotencyReads == reads + 1)
         #expect(try storedMessages().map(\.id) == [first])                              // not stored twice
         #expect(try bobsMessageEvents() == 1)
         #expect(bob.events("message").isEmpty)                                         // nor delivered twice
-        // Read once, remembered from then on.
-        #expect(send(after, annAgain, id: "3", text: "hello", key: "m-1").messageId == first)
-        #expect(store.idempotencyReads == reads + 1)
+        // A different request under the forgotten key is refused from the stored digest.
+        #expect(send(after, annAgain, id: "3", text: "other", key: "m-1").error == "idempotency_key_reused")
+        #expect(try storedMessages().map(\.id) == [first])
+        // Remembered from then on: answered without a commit.
+        let commits = store.commits
+        #expect(send(after, annAgain, id: "4", text: "hello", key: "m-1").messageId == first)
+        #expect(store.commits == commits)
+        #expect(store.idempotencyReads == 0)
     }
 
     @Test func aKeyForgottenToStayWithinTheBoundIsReadFromTheStoreAgain() throws {
@@ -80,11 +85,11 @@ import Testing
         var ids: [Int64] = []
         for n in 1...6 { ids.append(try #require(send(hub, ann, id: "s\(n)", text: "text \(n)", key: "k\(n)").messageId)) }
         #expect(hub.idempotencyMemory.count <= 4)
-        let reads = store.idempotencyReads
+        let commits = store.commits
         #expect(send(hub, ann, id: "r6", text: "text 6", key: "k6").messageId == ids[5])   // recent: remembered
-        #expect(store.idempotencyReads == reads)
-        #expect(send(hub, ann, id: "r1", text: "text 1", key: "k1").messageId == ids[0])   // forgotten: read again
-        #expect(store.idempotencyReads == reads + 1)
+        #expect(store.commits == commits)
+        #expect(send(hub, ann, id: "r1", text: "text 1", key: "k1").messageId == ids[0])   // forgotten: claimed again, refused
+        #expect(store.commits == commits + 1)
         #expect(try storedMessages().count == 6)
     }
 
@@ -94,8 +99,30 @@ import Testing
         hub.connect(ann, resumeAfter: nil)
         let first = send(hub, ann, id: "1", text: "hello", key: "m-1").messageId
         #expect(send(hub, ann, id: "2", text: "hello", key: "m-1").messageId == first)
-        #expect(store.idempotencyReads == 2)
+        #expect(store.idempotencyReads == 0)
         #expect(try storedMessages().count == 1)
+        #expect(try bobsMessageEvents() == 1)
+    }
+
+    /// Publishes look their key up first (`readFirst`): once per key the node does not remember.
+    @Test func aForgottenPublishKeyIsReadFromTheStoreOnce() throws {
+        let before = try startHub()
+        var first: Result<Int64, GatewayError>?
+        before.publish(userId: "ann", name: "build", payload: nil, idempotencyKey: "p-1") { first = $0 }
+        store.flush()
+        #expect(store.idempotencyReads == 1)                            // a new key: looked up before the commit
+        let offset = try #require(try first?.get())
+        let after = try startHub()
+        let commits = store.commits
+        for round in 1...2 {
+            var again: Result<Int64, GatewayError>?
+            after.publish(userId: "ann", name: "build", payload: nil, idempotencyKey: "p-1") { again = $0 }
+            store.flush()
+            #expect(try again?.get() == offset)
+            #expect(store.idempotencyReads == 2)                        // read after the restart, then remembered
+            #expect(store.commits == commits, "round \(round)")       // and never committed again
+        }
+        #expect(try store.inner.events(userId: "ann", after: 0, limit: 100).filter { $0.type == "custom" }.count == 1)
     }
 
     @Test func theMemoryKeepsTheRecentlyUsedHalfAndNeverMoreThanItsBound() {

@@ -109,8 +109,12 @@ final class DeferredStore: GatewayStore, @unchecked Sendable {
     private var queued: [([StoreWrite], (Result<StoreReceipt, Error>) -> Void)] = []
 
     /// Queues each batch on its own; `completion` runs once every batch of the call was flushed.
+    /// Batches handed over so far.
+    private(set) var commits = 0
+
     func commit(batches: [[StoreWrite]], completion: @escaping @Sendable ([Result<StoreReceipt, Error>]) -> Void) {
         guard !batches.isEmpty else { return completion([]) }
+        commits += batches.count
         var results = [Result<StoreReceipt, Error>?](repeating: nil, count: batches.count)
         for (index, writes) in batches.enumerated() {
             queued.append((writes, { result in

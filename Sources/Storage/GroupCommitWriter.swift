@@ -12,7 +12,8 @@ protocol GroupCommitBackend {
     var isAutocommit: Bool { get }
     /// Starts the write transaction (`BEGIN IMMEDIATE` on SQLite: take the write lock at once).
     func begin() throws(StorageError)
-    /// Runs a statement without parameters or results (COMMIT, ROLLBACK, SAVEPOINT …).
+    /// Runs a statement without parameters or results (pragmas, maintenance; transactions and savepoints have their
+    /// own calls below).
     func run(_ sql: String) throws(StorageError)
     /// Applies one write inside the open transaction, noting what the store decided (an append's offset) in
     /// `receipt`; a lost decision throws a `StorageError` carrying the conflict.
@@ -22,6 +23,14 @@ protocol GroupCommitBackend {
     func lockInOrder(_ batches: ArraySlice<[StoreWrite]>) throws(StorageError)
     /// Commits the open transaction; throws only when it is not stored (`COMMIT` by default).
     func commit() throws(StorageError)
+    /// Rolls the open transaction back (`ROLLBACK`).
+    func rollBack() throws(StorageError)
+    /// Opens the savepoint one batch is applied in (`SAVEPOINT batch`).
+    func beginBatch() throws(StorageError)
+    /// Keeps the batch's changes in the transaction (`RELEASE batch`).
+    func releaseBatch() throws(StorageError)
+    /// Undoes just the batch's changes; the transaction stays open (`ROLLBACK TO batch`, then `RELEASE batch`).
+    func rollBackBatch() throws(StorageError)
     /// Runs one transaction of the writer (from `begin` to its commit or rollback) in `body`. The SQLite backend
     /// holds the writer here while its checkpointer resets the WAL (`WALCheckpointer`); by default it just runs `body`.
     func takingTurn<R>(_ body: () -> R) -> R
@@ -30,6 +39,13 @@ protocol GroupCommitBackend {
 
 extension GroupCommitBackend {
     func commit() throws(StorageError) { try run("COMMIT") }
+    func rollBack() throws(StorageError) { try run("ROLLBACK") }
+    func beginBatch() throws(StorageError) { try run("SAVEPOINT batch") }
+    func releaseBatch() throws(StorageError) { try run("RELEASE batch") }
+    func rollBackBatch() throws(StorageError) {
+        try run("ROLLBACK TO batch")
+        try run("RELEASE batch")
+    }
     func lockInOrder(_ batches: ArraySlice<[StoreWrite]>) throws(StorageError) {}
     func takingTurn<R>(_ body: () -> R) -> R { body() }
 }
@@ -203,7 +219,7 @@ final class GroupCommitWriter<Backend: GroupCommitBackend>: @unchecked Sendable 
                         do {
                             try connection.lockInOrder(batches[(batches.startIndex + i)...])
                         } catch {
-                            try? connection.run("ROLLBACK")   // nothing applied yet; the statement's error aborted it
+                            try? connection.rollBack()   // nothing applied yet; the statement's error aborted it
                             inTransaction = false
                             throw error
                         }
@@ -240,34 +256,33 @@ final class GroupCommitWriter<Backend: GroupCommitBackend>: @unchecked Sendable 
     private func end(_ pending: inout [Int], _ results: inout [Result<StoreReceipt, StorageError>]) {
         defer { pending.removeAll() }
         guard !pending.isEmpty else {
-            try? connection.run("ROLLBACK")
+            try? connection.rollBack()
             return
         }
         do {
             try connection.commit()
             commits.add(1, ordering: .relaxed)
         } catch {
-            if !connection.isAutocommit { try? connection.run("ROLLBACK") }
+            if !connection.isAutocommit { try? connection.rollBack() }
             for j in pending { results[j] = .failure(error) }
         }
     }
 
     private func applyInSavepoint(_ batch: [StoreWrite]) throws(StorageError) -> StoreReceipt {
-        try connection.run("SAVEPOINT batch")
+        try connection.beginBatch()
         var receipt = StoreReceipt()
         do {
             for write in batch { try connection.apply(write, receipt: &receipt) }
-            try connection.run("RELEASE batch")
+            try connection.releaseBatch()
             return receipt
         } catch {
             if !connection.isAutocommit {
                 // Undo just this batch; the transaction stays open for the others. Should that fail, the whole
                 // transaction goes (the caller sees autocommit and fails every batch in it): never a partial batch.
                 do {
-                    try connection.run("ROLLBACK TO batch")
-                    try connection.run("RELEASE batch")
+                    try connection.rollBackBatch()
                 } catch {
-                    try? connection.run("ROLLBACK")
+                    try? connection.rollBack()
                 }
             }
             throw error
@@ -282,7 +297,7 @@ final class GroupCommitWriter<Backend: GroupCommitBackend>: @unchecked Sendable 
             commits.add(1, ordering: .relaxed)
             return .success(value)
         } catch {
-            if !connection.isAutocommit { try? connection.run("ROLLBACK") }
+            if !connection.isAutocommit { try? connection.rollBack() }
             return .failure(error)
         }
     }

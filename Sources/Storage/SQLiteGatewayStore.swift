@@ -286,13 +286,64 @@ public final class SQLiteGatewayStore: DurableGatewayStore, @unchecked Sendable 
 struct SQLiteWriteBackend: GroupCommitBackend {
     let connection: SQLiteConnection
     let checkpointer: WALCheckpointer
-    var applier: StoreWriteApplier { StoreWriteApplier(db: connection) }
+    /// Each log's highest offset as this connection stored it; kept in step with the transaction and its savepoints
+    /// by the calls below.
+    let logHeads = LogHeadCache()
+    /// `PRAGMA data_version` when the last transaction began: it moves when another connection commits.
+    private let dataVersion = DataVersion()
+    var applier: StoreWriteApplier { StoreWriteApplier(db: connection, logHeads: logHeads) }
     var name: String { connection.path }
     var isAutocommit: Bool { connection.isAutocommit }
-    /// IMMEDIATE takes the write lock at once, so a second process waits here rather than failing at COMMIT.
-    func begin() throws(StorageError) { try connection.run("BEGIN IMMEDIATE") }
+
+    init(connection: SQLiteConnection, checkpointer: WALCheckpointer) {
+        self.connection = connection
+        self.checkpointer = checkpointer
+    }
+
+    /// IMMEDIATE takes the write lock at once, so a second process waits here rather than failing at COMMIT. Once it
+    /// holds the lock, a moved `data_version` (another connection committed since) makes the log heads start over.
+    func begin() throws(StorageError) {
+        logHeads.transactionDropped()   // whatever a transaction that ended without `commit` or `rollBack` left
+        try connection.run("BEGIN IMMEDIATE")
+        let version = try connection.queryFirst("PRAGMA data_version") { $0.int64(0) } ?? 0
+        if version != dataVersion.value {
+            if dataVersion.value != nil { logHeads.forgetAll() }
+            dataVersion.value = version
+        }
+    }
+    func commit() throws(StorageError) {
+        do {
+            try connection.run("COMMIT")
+        } catch {
+            logHeads.transactionDropped()
+            throw error
+        }
+        logHeads.transactionCommitted()
+    }
+    func rollBack() throws(StorageError) {
+        logHeads.transactionDropped()
+        try connection.run("ROLLBACK")
+    }
+    func beginBatch() throws(StorageError) {
+        logHeads.batchBegan()
+        try connection.run("SAVEPOINT batch")
+    }
+    func releaseBatch() throws(StorageError) {
+        try connection.run("RELEASE batch")
+        logHeads.batchReleased()
+    }
+    func rollBackBatch() throws(StorageError) {
+        logHeads.batchRolledBack()
+        try connection.run("ROLLBACK TO batch")
+        try connection.run("RELEASE batch")
+    }
     func run(_ sql: String) throws(StorageError) { try connection.run(sql) }
     func apply(_ write: StoreWrite, receipt: inout StoreReceipt) throws(StorageError) { try applier.apply(write, receipt: &receipt) }
     func takingTurn<R>(_ body: () -> R) -> R { checkpointer.takingTurn(body) }
     func close() { connection.close() }
+}
+
+/// The write connection's last `PRAGMA data_version` (nil before its first transaction). Writer thread only.
+private final class DataVersion {
+    var value: Int64?
 }

@@ -5,6 +5,8 @@ import Gateway
 /// (event offset, message id, hex code, device token): those throw, failing the whole batch.
 struct StoreWriteApplier {
     let db: SQLiteConnection
+    /// The log heads this connection knows (the writer's); nil probes the log for every append.
+    var logHeads: LogHeadCache? = nil
 
     func apply(_ write: StoreWrite, receipt: inout StoreReceipt) throws(StorageError) {
         do {
@@ -20,12 +22,16 @@ struct StoreWriteApplier {
         switch write {
         case .appendEvent(let e):
             // The store takes the log's next offset (as on PostgreSQL): one above its highest stored offset, or
-            // above the head kept when pruning emptied it. No hole, nothing below a committed offset. One probe of
-            // the (user_id, offset) key; the writer holds the database's write lock, so nothing slips in between.
-            let offset = try latestOffset(userId: e.userId) + 1
+            // above the head kept when pruning emptied it. No hole, nothing below a committed offset. The writer
+            // holds the database's write lock, so nothing slips in between; the head comes from `logHeads` when this
+            // connection knows it, else from one probe of the (user_id, offset) key.
+            let latest: Int64
+            if let known = logHeads?.latest(e.userId) { latest = known } else { latest = try latestOffset(userId: e.userId) }
+            let offset = latest + 1
             try db.run("INSERT INTO events (user_id, \"offset\", type, payload, created_at) VALUES (?1, ?2, ?3, ?4, ?5)") {
                 $0.bind(1, e.userId); $0.bind(2, offset); $0.bind(3, e.type); $0.bind(4, e.payload); $0.bind(5, e.createdAt)
             }
+            logHeads?.noteLatest(e.userId, offset)
             receipt.offsets.append(offset)
         case .insertUser(let u):
             // Insert if absent; either way the stored row is the answer (the first creator's hex code wins).

@@ -4,27 +4,25 @@
 /// costs O(owners), not a scan of every device held, and a user's devices O(devices of that user).
 struct DeviceMap {
     private var records: [DeviceKey: DeviceRecord] = [:]
-    private var owners: [String: Set<String>] = [:]
+    private var owners: [String: OneOrMoreSet<String>] = [:]
     /// The device ids of each user held.
-    private var byUser: [String: Set<String>] = [:]
+    private var byUser: [String: OneOrMoreSet<String>] = [:]
 
     subscript(key: DeviceKey) -> DeviceRecord? {
         get { records[key] }
         set {
             guard let newValue else { removeValue(forKey: key); return }
             records[key] = newValue
-            owners[key.deviceId, default: []].insert(key.userId)
-            byUser[key.userId, default: []].insert(key.deviceId)
+            owners.insert(key.userId, at: key.deviceId)
+            byUser.insert(key.deviceId, at: key.userId)
         }
     }
 
     @discardableResult
     mutating func removeValue(forKey key: DeviceKey) -> DeviceRecord? {
         guard let removed = records.removeValue(forKey: key) else { return nil }
-        owners[key.deviceId]?.remove(key.userId)
-        if owners[key.deviceId]?.isEmpty == true { owners[key.deviceId] = nil }
-        byUser[key.userId]?.remove(key.deviceId)
-        if byUser[key.userId]?.isEmpty == true { byUser[key.userId] = nil }
+        owners.remove(key.userId, at: key.deviceId)
+        byUser.remove(key.deviceId, at: key.userId)
         return removed
     }
 
@@ -33,9 +31,9 @@ struct DeviceMap {
 
     /// The keys of `userId`'s devices held.
     func keys(of userId: String) -> [DeviceKey] {
-        (byUser[userId] ?? []).map { DeviceKey(userId: userId, deviceId: $0) }
+        (byUser[userId]?.map { DeviceKey(userId: userId, deviceId: $0) }) ?? []
     }
 
     /// The users holding a device with this id, sorted.
-    func owners(ofDevice deviceId: String) -> [String] { (owners[deviceId] ?? []).sorted() }
+    func owners(ofDevice deviceId: String) -> [String] { owners[deviceId]?.sorted() ?? [] }
 }

@@ -44,9 +44,13 @@ final class TestDevice: @unchecked Sendable {
     @discardableResult
     func waitFor(_ what: String, seconds: Double = 30, _ condition: ([ClientEvent]) -> Bool) async throws -> [ClientEvent] {
         let deadline = Date().addingTimeInterval(seconds)
-        while Date() < deadline {
+        while true {
+            // Checked once more after the deadline: a task resumed late (a busy machine) must not fail a condition
+            // that holds by then.
+            let late = Date() >= deadline
             let now = events
             if condition(now) { return now }
+            if late { break }
             try await Task.sleep(for: .milliseconds(10))
         }
         throw TestFailure("timed out waiting for \(what); events: \(events)")

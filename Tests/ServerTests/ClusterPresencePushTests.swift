@@ -66,8 +66,15 @@ import TestSupport
         let reader = try PostgresGatewayStore(options: PostgresStoreOptions(url: cluster.url))
         defer { reader.close() }
         func presenceJobs() throws -> [PushJobRecord] { try Self.jobs("presence", in: reader) }
-        try ClusterDeliveryTests.waitUntil(timeout: 30, "one node's push stored and the other's claim lost") {
-            Self.claimedElsewhere([a, b]) == 1 && ((try? presenceJobs().count) ?? 0) >= 1
+        do {
+            try ClusterDeliveryTests.waitUntil(timeout: 30, "one node's push stored and the other's claim lost") {
+                Self.claimedElsewhere([a, b]) == 1 && ((try? presenceJobs().count) ?? 0) >= 1
+            }
+        } catch {
+            // Which half did not happen, for the record.
+            let claimsLost = [a, b].map { $0.runtime.hub.metrics.presencePushesClaimedElsewhere.value }
+            let watching = [a, b].map { node in Self.onHub(node) { ($0.clusterDevices(of: "bob").connected, $0.clusterDevices(of: "alice").connected) } }
+            throw TestFailure("\(error); claims lost on A, B: \(claimsLost); presence jobs: \((try? presenceJobs()) ?? []); (bob, alice) devices as A, B count them: \(watching)")
         }
         let jobs = try presenceJobs()
         #expect(jobs.count == 1, "\(jobs)")

@@ -15,29 +15,30 @@ public final class WebSocket {
         case closed
     }
 
+    // Stored properties are laid out in declaration order: word-sized ones first, the small ones together at the end,
+    // so that padding does not grow every connection (one per device: docs/BENCHMARKS.md part 17).
     unowned let connection: ServerConnection
     /// The connection's socket, metrics and limits, held here so a send (thousands per publish in a fan-out) reads
     /// them directly instead of through `connection` (an unowned load and release per access).
     private let socket: SocketConnection
     private let metrics: LoopMetrics
-    private let plainTCP: Bool
     /// `websocket.max_outbound_bytes`: more queued than this closes the connection as a slow consumer.
     public let maxOutboundBytes: Int
     private let compressionThresholdBytes: Int
     private let handler: WebSocketHandler
-    private var decoder: WebSocketDecoder
     private var deflater: PerMessageDeflater?
-    private(set) var state = State.open
     private var pingSentAt: UInt64 = 0
-    private var readingPausedForBackpressure = false
-    private var closeCode: UInt16 = 1006
-
     /// The request path the client upgraded on.
     public let path: String
     /// The negotiated subprotocol, if any.
     public let subprotocol: String?
     /// Free for the application (e.g. the authenticated user).
     public var userInfo: AnyObject?
+    private var decoder: WebSocketDecoder
+    private(set) var state = State.open
+    private let plainTCP: Bool
+    private var readingPausedForBackpressure = false
+    private var closeCode: UInt16 = 1006
 
     /// The loop that owns this socket.
     public var loop: EventLoop { connection.state.loop }

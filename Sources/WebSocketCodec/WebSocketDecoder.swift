@@ -19,32 +19,33 @@
 /// After a close event the decoder is closed (`isClosed`): per RFC 6455 §5.5.1 nothing may follow a close frame,
 /// so all remaining and future bytes are consumed and ignored, and no further events are delivered.
 public struct WebSocketDecoder {
-    /// Which end this decoder works for; decides the masking rule.
-    public let role: WebSocketRole
+    // Stored properties are laid out in declaration order: the word-sized ones first, then the small ones together,
+    // so that padding does not grow every connection's decoder (128 → 104 bytes).
+
     /// The size limits enforced (1009 when exceeded).
     public let limits: WebSocketLimits
     let inflater: (any WebSocketMessageInflater)?
-
-    /// Opcode (.text/.binary) of the data message in progress, nil between messages.
-    var messageOpcode: WebSocketOpcode?
-    var messageCompressed = false
     /// Payload bytes of the current message seen on the wire so far (before inflation).
     var messageWireBytes = 0
     /// Reassembly buffer for fragmented, compressed or partially arrived messages.
     var message: [UInt8] = []
+    var frameRemaining = 0
+    /// Payload bytes of the current frame already unmasked (the masking phase for the next chunk).
+    var frameMaskOffset = 0
+    var failure: WebSocketProtocolError?
     var validator = UTF8Validator()
+    var frameMaskKey: UInt32?
 
+    /// Which end this decoder works for; decides the masking rule.
+    public let role: WebSocketRole
+    /// Opcode (.text/.binary) of the data message in progress, nil between messages.
+    var messageOpcode: WebSocketOpcode?
+    var messageCompressed = false
     /// Set while a data frame's payload is still arriving.
     var inFramePayload = false
     var frameFin = false
-    var frameRemaining = 0
-    var frameMaskKey: UInt32?
-    /// Payload bytes of the current frame already unmasked (the masking phase for the next chunk).
-    var frameMaskOffset = 0
-
     /// True once a close frame was delivered; further input is ignored.
     public private(set) var isClosed = false
-    var failure: WebSocketProtocolError?
 
     /// Reassembly capacity kept between messages; a buffer that grew beyond this is released.
     static let retainedCapacity = 64 * 1024

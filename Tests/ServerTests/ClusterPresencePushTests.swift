@@ -56,6 +56,11 @@ import TestSupport
         let (cluster, a, b, phone) = try Self.bobsPhoneOnB()
         #expect(try phone.command("set_notification_settings", ["presenceUpdates": true])["ok"] as? Bool == true)
         try ClusterDeliveryTests.waitUntil(timeout: 30, "A counts bob's phone on B") { Self.bobsDevices(as: a) == 1 }
+        // A hears of the settings change through the bus and reads bob again: until then it would not push for him
+        // (on a busy machine that took long enough for alice to come online first, and only B pushed).
+        try ClusterDeliveryTests.waitUntil(timeout: 30, "A knows bob opted in") {
+            Self.onHub(a) { $0.notificationSettings["bob"]?.presenceUpdates == true }
+        }
         phone.disconnect()
         try ClusterDeliveryTests.waitUntil(timeout: 30, "no device of bob's anywhere, on both nodes") {
             Self.bobsDevices(as: a) == 0 && Self.bobsDevices(as: b) == 0
@@ -73,8 +78,13 @@ import TestSupport
         } catch {
             // Which half did not happen, for the record.
             let claimsLost = [a, b].map { $0.runtime.hub.metrics.presencePushesClaimedElsewhere.value }
-            let watching = [a, b].map { node in Self.onHub(node) { ($0.clusterDevices(of: "bob").connected, $0.clusterDevices(of: "alice").connected) } }
-            throw TestFailure("\(error); claims lost on A, B: \(claimsLost); presence jobs: \((try? presenceJobs()) ?? []); (bob, alice) devices as A, B count them: \(watching)")
+            let watching = [a, b].map { node in Self.onHub(node) { hub in
+                "bob \(hub.clusterDevices(of: "bob").connected) alice \(hub.clusterDevices(of: "alice").connected) devices; "
+                    + "holds alice \(hub.isLoaded("alice")) with contacts \(hub.contactIds(of: "alice")); "
+                    + "bob's presenceUpdates \(hub.notificationSettings["bob"]?.presenceUpdates as Any); "
+                    + "bob pushed at \(hub.presencePushSentAt.value("bob", now: hub.clock.now()) as Any)"
+            } }
+            throw TestFailure("\(error); claims lost on A, B: \(claimsLost); jobs \(((try? presenceJobs()) ?? []).map(\.createdAt)); as A, B see it: \(watching)")
         }
         let jobs = try presenceJobs()
         #expect(jobs.count == 1, "\(jobs)")

@@ -1,8 +1,8 @@
 /// A non-empty set that holds a single element inline and allocates a `Set` only from the second on.
 ///
-/// The hub's indexes map most keys to exactly one value — a device id to the one user having it, a user to their one
-/// or two devices — and a one-element `Set` is a heap allocation of ≈ 100 bytes, per connected device, twice
-/// (docs/BENCHMARKS.md part 17). Empty is not a state: an index drops the key instead (`removing` returns nil).
+/// `DeviceMap`'s index from a device id to the users having it maps nearly every id to exactly one user, and a
+/// one-element `Set` is a heap allocation of ≈ 100 bytes per connected device (docs/BENCHMARKS.md part 17). Empty is
+/// not a state: an index drops the key instead (`removing` returns nil).
 enum OneOrMoreSet<Element: Hashable>: Sequence {
     case one(Element)
     case more(Set<Element>)

@@ -76,6 +76,8 @@ enum ConfigSchema {
             .integer("gateway.presence_grace_ms", \.gateway.presenceGraceMs, 0...600_000),
             .integer("gateway.max_message_characters", \.gateway.maxMessageCharacters, 1...100_000),
             .string("gateway.approval_webhook_url", \.gateway.approvalWebhookURL),
+            .string("gateway.webhook_secret", \.gateway.webhookSecret),
+            .boolean("gateway.presence_webhook", \.gateway.presenceWebhook),
             .integer("gateway.approval_push_delay_ms", \.gateway.approvalPushDelayMs, 0...600_000),
             .integer("gateway.max_pending_commands", \.gateway.maxPendingCommands, 1...1_000_000),
             .integer("gateway.overload_retry_after_ms", \.gateway.overloadRetryAfterMs, 1...60_000),

@@ -49,8 +49,13 @@ public struct GatewaySection: Sendable, Equatable {
     public var maxPendingCommands: Int = 1_024
     /// The retry hint (`retryAfterMs`) sent with `overloaded`.
     public var overloadRetryAfterMs: Int = 100
-    /// POSTed a JSON body whenever an approval is decided or times out; empty = off.
+    /// POSTed a signed JSON body whenever an approval is decided or times out; empty = off.
     public var approvalWebhookURL: String = ""
+    /// The Standard Webhooks secret (`whsec_` + base64) signing every backend webhook; required with
+    /// `approval_webhook_url` or `relationships.invite_webhook_url`.
+    public var webhookSecret: String = ""
+    /// Also POST `user_online` / `user_offline` (after the presence grace) to `approval_webhook_url`.
+    public var presenceWebhook: Bool = false
     /// Idempotency keys (with their answers) the node keeps in memory, so a retry is answered without a store read;
     /// 0 = none (every retry reads the store, which keeps every key).
     public var idempotencyMemoryKeys: Int = 4_096

@@ -46,11 +46,14 @@ extension SwitchboardConfiguration {
         }
         if storage.path.isEmpty { throw failure("storage.path", "must not be empty") }
         let r = relationships
+        // The line of the default when the file sets it, else of the maximum that broke the rule against its default.
         if r.defaultInviteHours > r.maxInviteHours {
-            throw failure("relationships.default_invite_hours", "must not exceed relationships.max_invite_hours (\(r.maxInviteHours))")
+            throw failure("relationships.default_invite_hours", "must not exceed relationships.max_invite_hours (\(r.maxInviteHours))",
+                          at: lines["relationships.default_invite_hours"] == nil ? "relationships.max_invite_hours" : nil)
         }
         if r.defaultGroupMembers > r.maxGroupMembers {
-            throw failure("relationships.default_group_members", "must not exceed relationships.max_group_members (\(r.maxGroupMembers))")
+            throw failure("relationships.default_group_members", "must not exceed relationships.max_group_members (\(r.maxGroupMembers))",
+                          at: lines["relationships.default_group_members"] == nil ? "relationships.max_group_members" : nil)
         }
         if !push.apnsKeyFile.isEmpty {
             for (key, value) in [("push.apns_team_id", push.apnsTeamID), ("push.apns_key_id", push.apnsKeyID),
@@ -83,6 +86,14 @@ extension SwitchboardConfiguration {
         if c.usesPostgres && auth.hs256Secret.isEmpty {
             throw failure("auth.hs256_secret", "required when cluster.postgres_url is set (every node must verify the same tokens)",
                           at: "cluster.postgres_url")
+        }
+        if gateway.webhookSecret.isEmpty, let url = ["gateway.approval_webhook_url", "relationships.invite_webhook_url"].first(where: {
+            !($0.hasPrefix("gateway") ? gateway.approvalWebhookURL : relationships.inviteWebhookURL).isEmpty
+        }) {
+            throw failure("gateway.webhook_secret", "required when \(url) is set (backend webhooks are signed)", at: url)
+        }
+        if gateway.presenceWebhook && gateway.approvalWebhookURL.isEmpty {
+            throw failure("gateway.presence_webhook", "needs gateway.approval_webhook_url (where the events are sent)")
         }
         if !push.webhookURL.isEmpty && push.webhookSecret.isEmpty {
             throw failure("push.webhook_secret", "required when push.webhook_url is set (pushes are signed)", at: "push.webhook_url")

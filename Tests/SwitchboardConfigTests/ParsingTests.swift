@@ -73,6 +73,8 @@ import Testing
         presence_grace_ms = 0
         max_message_characters = 280
         approval_webhook_url = "http://127.0.0.1:9000/hook"
+        webhook_secret = "whsec_YmFja2VuZHNlY3JldA=="
+        presence_webhook = true
         approval_push_delay_ms = 2000
         max_pending_commands = 500
         overload_retry_after_ms = 250
@@ -169,6 +171,8 @@ import Testing
         #expect(c.gateway.presenceGraceMs == 0)
         #expect(c.gateway.maxMessageCharacters == 280)
         #expect(c.gateway.approvalWebhookURL == "http://127.0.0.1:9000/hook")
+        #expect(c.gateway.webhookSecret == "whsec_YmFja2VuZHNlY3JldA==")
+        #expect(c.gateway.presenceWebhook == true)
         #expect(c.gateway.approvalPushDelayMs == 2000)
         #expect(c.gateway.maxPendingCommands == 500)
         #expect(c.gateway.overloadRetryAfterMs == 250)

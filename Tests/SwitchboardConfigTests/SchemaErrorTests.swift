@@ -105,6 +105,34 @@ import Testing
         #expect(noKey.key == "server.tls_key" && noKey.line == 2)
     }
 
+    @Test func aBackendWebhookURLWithoutSecretNamesTheSecretAndTheLineOfTheURL() throws {
+        let approval = try #require(parseError("[gateway]\n# hook\napproval_webhook_url = \"http://b/hook\"\n"))
+        #expect(approval.key == "gateway.webhook_secret" && approval.line == 3)
+        #expect(approval.message == "required when gateway.approval_webhook_url is set (backend webhooks are signed)")
+        let invite = try #require(parseError("[relationships]\ninvite_webhook_url = \"http://b/invites\"\n"))
+        #expect(invite.key == "gateway.webhook_secret" && invite.line == 2)
+        #expect(invite.message.contains("relationships.invite_webhook_url"))
+        #expect(throws: Never.self) {
+            try SwitchboardConfiguration.parse("[gateway]\napproval_webhook_url = \"http://b/hook\"\nwebhook_secret = \"whsec_YmFja2VuZHNlY3JldA==\"\n",
+                                               fileName: "x")
+        }
+    }
+
+    @Test func aDefaultAboveItsMaximumNamesTheMaximumsLineWhenOnlyTheMaximumIsSet() throws {
+        let error = try #require(parseError("[relationships]\n\nmax_invite_hours = 9\n"))
+        #expect(error.key == "relationships.default_invite_hours" && error.line == 3)
+        let members = try #require(parseError("[relationships]\nmax_group_members = 2\ndefault_group_members = 3\n"))
+        #expect(members.key == "relationships.default_group_members" && members.line == 3)
+    }
+
+    @Test func thePresenceWebhookNeedsTheApprovalURL() throws {
+        let error = try #require(parseError("[gateway]\npresence_webhook = true\n"))
+        #expect(error.key == "gateway.presence_webhook" && error.line == 2)
+        #expect(error.message.contains("gateway.approval_webhook_url"))
+        let notBool = try #require(parseError("[gateway]\npresence_webhook = \"yes\"\n"))
+        #expect(notBool.key == "gateway.presence_webhook" && notBool.line == 2)
+    }
+
     @Test func noListenerAtAll() throws {
         let error = try #require(parseError("[server]\n\nlisten = \"\"\n"))
         #expect(error.key == "server.listen" && error.line == 3)

@@ -60,4 +60,6 @@ final class ClientState: @unchecked Sendable {
 struct PresenceState {
     var machine = PresenceMachine.State()
     var graceTimer: GatewayTimer?
+    /// This node sent the user's `user_online` backend webhook, so it sends the matching `user_offline`.
+    var announcedOnline = false
 }

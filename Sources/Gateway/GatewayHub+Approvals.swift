@@ -156,6 +156,8 @@ extension GatewayHub {
                                 input: ApprovalMachine.Input, answeredBy client: GatewayClient?, reply: Reply?, attempt: Int) {
         let data = Self.approvalData(decided)
         var writes: [StoreWrite] = [.decideApproval(decided)]
+        // In the decision's transaction: the backend hears of every decision that was stored, and only of those.
+        if settings.backendWebhooks.approvals { writes.append(.enqueuePush(BackendWebhook.approval(decided, now: clock.now()))) }
         var events = [PendingEvent(userId: decided.userId, type: event.logType, data: encode(data), pushable: .approval(data))]
         if let client {
             let (sessionWrites, sessionEvents) = activity(in: decided.sessionId, by: client)

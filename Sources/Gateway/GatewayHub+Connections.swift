@@ -186,6 +186,13 @@ extension GatewayHub {
     private func stepPresence(of userId: String, _ input: PresenceMachine.Input) {
         var current = presence[userId] ?? PresenceState()
         let (next, actions) = PresenceMachine(graceMs: settings.presenceGraceMs).transition(current.machine, input, now: clock.now())
+        if settings.backendWebhooks.presence {
+            let (event, announced) = PresenceWebhookEvent.decide(from: current.machine.status, to: next.status,
+                                                                 localDevices: localDevices(of: userId).connected,
+                                                                 announced: current.announcedOnline)
+            current.announcedOnline = announced
+            if let event { presenceWebhook(event, userId: userId) }
+        }
         current.machine = next
         presence[userId] = current
         for action in actions {
@@ -204,6 +211,13 @@ extension GatewayHub {
         }
         // Another node's count can step a user this node read as absent: its presence goes once it is idle.
         if !cache.isLoaded(userId) { forgetIfUnloadedAndIdle(userId) }
+    }
+
+    /// Commits a `user_online` / `user_offline` backend webhook job (presence itself is not stored: the job is the
+    /// only write) and wakes the sender.
+    private func presenceWebhook(_ event: PresenceWebhookEvent, userId: String) {
+        let devices = event == .online ? clusterDevices(of: userId).connected : 0
+        commit([.enqueuePush(BackendWebhook.presence(event, userId: userId, devices: devices, now: clock.now()))]) { _ in }
     }
 
     func presenceData(of userId: String) -> PresenceData {

@@ -1,8 +1,9 @@
 import GatewayProtocol
 
 /// One-time invites into a group: a code, an expiry, an inviter who may invite (any member, or the owner only),
-/// the group's size limits, and a 24-hour rule per recipient. The delivery text goes to the `InviteDeliverer`
-/// after the invite is durable — never sent from the request path.
+/// the group's size limits, and a 24-hour rule per recipient. An invite to a phone or e-mail goes to the backend
+/// webhook in the invite's own transaction (`BackendWebhook.invite`), and to the `InviteDeliverer` after the commit —
+/// never sent from the request path.
 extension GatewayHub {
     /// Invite codes: 8 characters without look-alikes (no 0/O, 1/I/L).
     static let inviteAlphabet = "ABCDEFGHJKMNPQRSTUVWXYZ23456789"
@@ -59,7 +60,7 @@ extension GatewayHub {
                 relations.invites[invite.code] = invite
                 // The code is the store's decision (insert if absent): when another node stored it first for another
                 // invite, this attempt is taken back and the machine decides whether to draw again.
-                commit([.upsertInvite(invite)], events: [PendingEvent(userId: invite.inviterId, type: event.logType, data: encode(inviteData(invite, groupName: group?.name)))],
+                commit([.upsertInvite(invite)] + inviteWebhook(invite, group: group), events: [PendingEvent(userId: invite.inviterId, type: event.logType, data: encode(inviteData(invite, groupName: group?.name)))],
                        onConflict: { [self] conflict in
                     relations.invites[invite.code] = nil
                     advance(.conflict(conflict))
@@ -70,17 +71,23 @@ extension GatewayHub {
                     case .success: advance(.stored)
                     }
                 }
-            case .deliver(let invite, let channel, let hours):
+            case .deliver(let invite, let channel, _):
                 guard let group, let recipient = invite.recipient, let deliverer = inviteDeliverer else { continue }
                 let inviter = userRef(invite.inviterId)
-                let text = "\(inviter.name) invited you to join \"\(group.name)\". Your invite code: \(invite.code) (valid for \(hours) hours, one use)."
-                deliverer.deliver(InviteDelivery(channel: channel.rawValue, to: recipient, text: text, code: invite.code, groupId: group.id,
+                deliverer.deliver(InviteDelivery(channel: channel.rawValue, to: recipient, code: invite.code, groupId: group.id,
                                                  groupName: group.name, inviterId: invite.inviterId, inviterName: inviter.name,
                                                  expiresAt: invite.expiresAt))
             case .reply(let invite):
                 completion(.success(inviteData(invite, groupName: group?.name)))
             }
         }
+    }
+
+    /// The backend webhook job announcing an invite to a phone or e-mail (committed with the invite), when configured.
+    private func inviteWebhook(_ invite: InviteRecord, group: GroupRecord?) -> [StoreWrite] {
+        guard settings.backendWebhooks.invites, let recipient = invite.recipient, let group else { return [] }
+        return [.enqueuePush(BackendWebhook.invite(invite, recipient: recipient, groupName: group.name, inviter: userRef(invite.inviterId),
+                                                   deepLinkScheme: settings.backendWebhooks.deepLinkScheme, now: clock.now()))]
     }
 
     /// `groupName`: the group's name when the caller holds the group (it may have left memory since).

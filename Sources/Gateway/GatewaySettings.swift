@@ -50,5 +50,7 @@ public struct GatewaySettings: Sendable, Equatable {
     public var clusterPresenceTtlMs: Int64 = 6_000
     /// Friend requests, connect codes, groups, invites and discovery.
     public var relationships = RelationshipSettings()
+    /// The events written to the outbox for the app's backend (signed webhooks; off until their URL is configured).
+    public var backendWebhooks = BackendWebhookSettings()
     public init() {}
 }

@@ -40,9 +40,14 @@ public final class GatewayRuntime: @unchecked Sendable {
         public var maxPendingCommands = 1024
         /// The retry hint sent with `overloaded`.
         public var overloadRetryAfterMs = 100
+        /// Where finished approvals (and, with `presenceWebhook`, `user_online`/`user_offline`) are POSTed, signed.
         public var approvalWebhookURL: String?
-        /// Where invite texts (SMS/e-mail) are POSTed; nil = invites are only returned to the inviter.
+        /// Where invites to a phone or e-mail are POSTed, signed; nil = invites are only returned to the inviter.
         public var inviteWebhookURL: String?
+        /// `gateway.webhook_secret`: the `whsec_` key signing every backend webhook; required with either URL.
+        public var webhookSecret: String?
+        /// `gateway.presence_webhook`: send `user_online` / `user_offline` to `approvalWebhookURL`.
+        public var presenceWebhook = false
         public var retentionHours = 168
         public var keepLatestEvents = 1000
         /// Serve `/demo` and its endpoints (`server.demo`; see `SwitchboardConfiguration.demoEnabled`).
@@ -57,7 +62,6 @@ public final class GatewayRuntime: @unchecked Sendable {
     let endpoint: GatewayEndpoint
     let api: ServerAPI
     private let web: WebRoutes
-    private let webhook: ApprovalWebhook?
     let pushOutbox: PushOutbox?
 
     /// `pushTransport`: where outbox jobs are sent (the push adapters); nil keeps jobs queued in the outbox unsent.
@@ -98,7 +102,11 @@ public final class GatewayRuntime: @unchecked Sendable {
         }
         hubLoop = try EventLoop(index: 1000)
         scheduler = HubScheduler(loop: hubLoop)
-        hub = GatewayHub(store: store, scheduler: scheduler, clock: scheduler, settings: options.settings)
+        var settings = options.settings
+        settings.backendWebhooks.approvals = options.approvalWebhookURL != nil
+        settings.backendWebhooks.invites = options.inviteWebhookURL != nil
+        settings.backendWebhooks.presence = options.presenceWebhook && options.approvalWebhookURL != nil
+        hub = GatewayHub(store: store, scheduler: scheduler, clock: scheduler, settings: settings)
         if let url = options.redisURL {
             guard options.postgres != nil else {
                 throw ServerError.configuration("cluster.redis_url: set without cluster.postgres_url (nodes share events through the database)")
@@ -112,28 +120,14 @@ public final class GatewayRuntime: @unchecked Sendable {
             case .failure(let error): throw ServerError.configuration("cluster.redis_url: \(error.message)")
             }
         }
-        if let url = options.approvalWebhookURL {
-            guard let webhook = ApprovalWebhook(url: url, logger: logger) else {
-                throw ServerError.configuration("gateway.approval_webhook_url: expected an http:// or https:// URL, got \(url)")
-            }
-            self.webhook = webhook
-            hub.approvalObserver = webhook
-        } else {
-            webhook = nil
-        }
-        if let url = options.inviteWebhookURL {
-            guard let invites = InviteWebhook(url: url, logger: logger) else {
-                throw ServerError.configuration("relationships.invite_webhook_url: expected an http:// or https:// URL, got \(url)")
-            }
-            hub.inviteDeliverer = invites
-        }
+        let transport = try Self.outboxTransport(options: options, pushes: pushTransport)
         endpoint = GatewayEndpoint(hub: hub, scheduler: scheduler, authenticator: authenticator,
                                    authTimeoutMs: options.authTimeoutMs, maxCommandBytes: options.maxCommandBytes,
                                    maxPendingCommands: options.maxPendingCommands, overloadRetryAfterMs: options.overloadRetryAfterMs)
         api = ServerAPI(hub: hub, scheduler: scheduler, authenticator: authenticator, standalone: options.standalone)
         web = WebRoutes(next: api, demo: options.demo ? DemoAPI(api: api) : nil)
-        if let pushTransport {
-            pushOutbox = PushOutbox(hub: hub, store: store, scheduler: scheduler, transport: pushTransport,
+        if let transport {
+            pushOutbox = PushOutbox(hub: hub, store: store, scheduler: scheduler, transport: transport,
                                     retryDelay: pushRetryDelay ?? PushOutbox.defaultRetryDelay, leaseMs: pushLeaseMs ?? PushOutbox.defaultLeaseMs)
         } else {
             pushOutbox = nil
@@ -178,6 +172,22 @@ public final class GatewayRuntime: @unchecked Sendable {
                 + "# HELP switchboard_store_commits_total Store write transactions committed (SQLite or PostgreSQL).\n"
                 + "# TYPE switchboard_store_commits_total counter\nswitchboard_store_commits_total \(store.commitCount)\n"
         }
+    }
+
+    /// The outbox's transport: the push transport, wrapped by a `BackendWebhookTransport` when a backend webhook URL
+    /// is configured (whose secret is then required and checked here, before anything starts).
+    private static func outboxTransport(options: Options, pushes: PushTransport?) throws -> PushTransport? {
+        var urls: [BackendWebhookEndpoint: String] = [:]
+        if let url = options.approvalWebhookURL { urls[.approval] = url; urls[.presence] = url }
+        if let url = options.inviteWebhookURL { urls[.invite] = url }
+        guard !urls.isEmpty else { return pushes }
+        for (endpoint, url) in urls where !BackendWebhookTransport.isHTTPURL(url) {
+            throw ServerError.configuration("\(BackendWebhookTransport.key(of: endpoint)): expected an http:// or https:// URL, got \(url)")
+        }
+        guard let secret = options.webhookSecret, !secret.isEmpty else {
+            throw ServerError.configuration("gateway.webhook_secret: required when \(BackendWebhookTransport.key(of: urls[.approval] == nil ? .invite : .approval)) is set (backend webhooks are signed)")
+        }
+        return try BackendWebhookTransport(urls: urls, secret: secret, caFile: nil, pushes: pushes)
     }
 
     /// Stops the hub loop and closes the store (after the server has drained its connections).

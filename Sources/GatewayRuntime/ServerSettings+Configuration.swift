@@ -70,6 +70,9 @@ extension GatewayRuntime.Options {
         settings.maxMessageCharacters = g.maxMessageCharacters
         settings.approvalPushDelayMs = Int64(g.approvalPushDelayMs)
         approvalWebhookURL = g.approvalWebhookURL.isEmpty ? nil : g.approvalWebhookURL
+        webhookSecret = g.webhookSecret.isEmpty ? nil : g.webhookSecret
+        presenceWebhook = g.presenceWebhook
+        settings.backendWebhooks.deepLinkScheme = config.push.deepLinkScheme
         maxPendingCommands = g.maxPendingCommands
         overloadRetryAfterMs = g.overloadRetryAfterMs
         settings.idempotencyMemoryKeys = g.idempotencyMemoryKeys

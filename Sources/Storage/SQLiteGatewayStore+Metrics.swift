@@ -9,6 +9,12 @@ extension SQLiteGatewayStore {
         }
     }
 
+    public func pendingBackendWebhooks() throws -> (count: Int, oldestCreatedAt: Int64?) {
+        try read { reader throws(StorageError) in
+            try reader.db.queryFirst(StoreReader.pendingBackendWebhooksSQL) { (Int($0.int64(0)), $0.optionalInt64(1)) } ?? (0, nil)
+        }
+    }
+
     /// Bytes on disk: the database file plus its write-ahead log (which holds recent commits until a checkpoint).
     public func databaseBytes() -> Int {
         [path, path + "-wal"].reduce(0) { total, file in

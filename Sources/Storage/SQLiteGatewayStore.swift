@@ -9,6 +9,9 @@ public protocol DurableGatewayStore: GatewayStore {
     func close()
     /// Push jobs waiting to be sent (state `pending`), for `/metrics`.
     func pendingPushJobs() throws -> Int
+    /// Backend webhook jobs waiting to be sent (the outbox's rows without a device) and the oldest one's creation
+    /// time (Unix ms; nil when there is none), for `/metrics`.
+    func pendingBackendWebhooks() throws -> (count: Int, oldestCreatedAt: Int64?)
     /// The database's size in bytes, for `/metrics` (0 when it cannot be read).
     func databaseBytes() -> Int
 }

@@ -93,6 +93,9 @@ extension StoreReader {
         try db.queryFirst("SELECT \(Self.pushColumns) FROM push_jobs WHERE id = ?1") { $0.bind(1, id) } row: { Self.pushJob($0) } ?? nil
     }
 
+    /// The count and oldest `created_at` of pending backend webhook jobs (their rows have no device), in both dialects.
+    static let pendingBackendWebhooksSQL = "SELECT COUNT(*), MIN(created_at) FROM push_jobs WHERE state = 'pending' AND device_id = ''"
+
     static let pushColumns = "id, user_id, device_id, target, notice, fallback, state, attempts, next_attempt_at, last_error, created_at"
 
     private static func pushJob(_ row: SQLiteStatement) -> PushJobRecord? {

@@ -1,9 +1,10 @@
 import EventLoop
+import GatewayRuntime
 import Glibc
 import SwitchboardConfig
 
-/// What `serve` would fail on beyond the file's own syntax and ranges: files it must read, URLs it must call, and
-/// addresses it must listen on. `check-config` reports all of them; `serve` refuses to start on the first.
+/// What `serve` would fail on beyond the file's own syntax and ranges: files it must read, URLs it must call, the
+/// webhook secret it must sign with, and addresses it must listen on. `check-config` reports all of them; `serve` refuses to start on the first.
 struct Preflight {
     struct Problem: CustomStringConvertible {
         let key: String
@@ -34,6 +35,9 @@ struct Preflight {
         ]
         for (key, url) in urls where !url.isEmpty {
             if let problem = urlProblem(url) { problems.append(Problem(key: key, message: problem)) }
+        }
+        if !c.gateway.webhookSecret.isEmpty, let problem = GatewayRuntime.webhookSecretProblem(c.gateway.webhookSecret) {
+            problems.append(Problem(key: "gateway.webhook_secret", message: problem))
         }
         for (key, address) in [("server.listen", c.server.listen), ("server.tls_listen", c.server.tlsListen)] {
             guard let address else { continue }

@@ -126,12 +126,14 @@ import Testing
             tls_key = "\(directory.path)/missing.key"
             [gateway]
             approval_webhook_url = "ftp://example.com/x"
+            webhook_secret = "whsec_c2VjcmV0"
             """.write(toFile: config, atomically: true, encoding: .utf8)
         let check = try runCommand(Self.switchboard, ["check-config", config])
         #expect(check.status == 2)
         #expect(check.output.contains("server.tls_cert: cannot read \(directory.path)/missing.crt"))
         #expect(check.output.contains("server.tls_key: cannot read"))
         #expect(check.output.contains("gateway.approval_webhook_url: expected an http:// or https:// URL"))
+        #expect(check.output.contains("gateway.webhook_secret: the webhook secret is shorter than 16 bytes"))
         let serve = try runCommand(Self.switchboard, ["serve", "--config", config])
         #expect(serve.status == 2)
         #expect(serve.output.contains("server.tls_cert: cannot read"))

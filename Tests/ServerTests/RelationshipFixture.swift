@@ -30,6 +30,7 @@ final class RelationshipServer {
         options.hs256Secret = "relationship-test-secret-0123456789abcdef"
         options.apiKeys = [apiKey]
         options.inviteWebhookURL = inviteWebhookURL
+        options.webhookSecret = PushEndToEndProviders.webhookSecret
         let runtime = try GatewayRuntime(options: options, logger: logger)
         var settings = ServerSettings()
         settings.listen = .init(host: "127.0.0.1", port: 0)

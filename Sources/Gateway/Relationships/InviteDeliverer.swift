@@ -1,14 +1,12 @@
 import Synchronization
 
-/// What an invite delivery hands to the outside world: who to reach and the text to send. The gateway never sends
-/// SMS or e-mail itself; the deliverer (a webhook in production) does, off the hub thread.
+/// What an invite delivery hands to the outside world: who to reach and the fields a message is made of (the
+/// receiver's template decides the words). The gateway never sends SMS or e-mail itself.
 public struct InviteDelivery: Sendable, Equatable, Codable {
     /// `sms` or `email`.
     public var channel: String
     /// E.164 phone or lower-cased e-mail.
     public var to: String
-    /// Ready-to-send text, naming the inviter (display name, or hex code) and the group.
-    public var text: String
     public var code: String
     public var groupId: String
     public var groupName: String
@@ -16,9 +14,9 @@ public struct InviteDelivery: Sendable, Equatable, Codable {
     public var inviterName: String
     public var expiresAt: Int64
 
-    public init(channel: String, to: String, text: String, code: String, groupId: String, groupName: String,
+    public init(channel: String, to: String, code: String, groupId: String, groupName: String,
                 inviterId: String, inviterName: String, expiresAt: Int64) {
-        self.channel = channel; self.to = to; self.text = text; self.code = code; self.groupId = groupId
+        self.channel = channel; self.to = to; self.code = code; self.groupId = groupId
         self.groupName = groupName; self.inviterId = inviterId; self.inviterName = inviterName; self.expiresAt = expiresAt
     }
 }

@@ -37,17 +37,21 @@ public struct PushNotice: Codable, Sendable, Equatable {
     public var badge: Int?
     /// Live Activity `content-state`.
     public var contentState: JSONValue?
+    /// A backend webhook's whole JSON body (provider `backend`), sent as it is: decided when the event was committed,
+    /// so every retry posts the same bytes' content.
+    public var payload: JSONValue?
 
     public init(type: String, title: String? = nil, body: String? = nil, genericTitle: String, showDetails: Bool = false,
                 timeSensitive: Bool = false, ids: [String: String] = [:], deepLinkPath: String? = nil, collapseID: String? = nil,
-                expiresAt: Int64? = nil, badge: Int? = nil, contentState: JSONValue? = nil) {
+                expiresAt: Int64? = nil, badge: Int? = nil, contentState: JSONValue? = nil, payload: JSONValue? = nil) {
         self.type = type; self.title = title; self.body = body; self.genericTitle = genericTitle; self.showDetails = showDetails
         self.timeSensitive = timeSensitive; self.ids = ids; self.deepLinkPath = deepLinkPath; self.collapseID = collapseID
-        self.expiresAt = expiresAt; self.badge = badge; self.contentState = contentState
+        self.expiresAt = expiresAt; self.badge = badge; self.contentState = contentState; self.payload = payload
     }
 }
 
-/// One row of the push outbox, written in the same transaction as the event it announces.
+/// One row of the push outbox, written in the same transaction as the event it announces. Backend webhook jobs
+/// (`BackendWebhook`) share it: provider `backend`, no device (`deviceId` empty), the body in `notice.payload`.
 public struct PushJobRecord: Sendable, Equatable {
     public var id: Int64
     public var userId: String

@@ -63,6 +63,13 @@ public final class PostgresGatewayStore: DurableGatewayStore, @unchecked Sendabl
         }
     }
 
+    public func pendingBackendWebhooks() throws -> (count: Int, oldestCreatedAt: Int64?) {
+        try read { reader throws(StorageError) in
+            let row = try reader.db.query(StoreReader.pendingBackendWebhooksSQL, []).first
+            return (Int(row?.int64(0) ?? 0), row?.optionalInt64(1))
+        }
+    }
+
     /// `pg_database_size` of the shared database (every node reports the same figure), 0 when it cannot be read.
     public func databaseBytes() -> Int {
         (try? read { reader throws(StorageError) in Int(try reader.db.int64("SELECT pg_database_size(current_database())") ?? 0) }) ?? 0

@@ -3,7 +3,8 @@
 Usage: webhook_server.py LOG SECRET. Prints "PORT <n>", logs one JSON line per request (headers,
 body, whether the signature verified), exits when stdin closes. A bad signature gets 401; otherwise
 the path scripts the answer: /ok 204, /accepted 202, /gone 410, /busy 429 (Retry-After 12), /broken 500,
-/slow 204 after 3 seconds.
+/slow 204 after 3 seconds, /outage/<n>/<anything> 503 to its first n requests and 204 afterwards (a backend that is
+down for a while).
 """
 import base64
 import hashlib
@@ -19,6 +20,16 @@ log_path, secret = sys.argv[1], sys.argv[2]
 log = open(log_path, "a", buffering=1)
 key = base64.b64decode(secret[len("whsec_"):])
 answers = {"/slow": 204, "/ok": 204, "/accepted": 202, "/gone": 410, "/busy": 429, "/broken": 500}
+outage_seen = {}
+outage_lock = threading.Lock()
+
+
+def answer(path):
+    if path.startswith("/outage/"):
+        with outage_lock:
+            seen = outage_seen[path] = outage_seen.get(path, 0) + 1
+        return 503 if seen <= int(path.split("/")[2]) else 204
+    return answers.get(path, 404)
 
 
 def signature_valid(headers, body):
@@ -38,7 +49,7 @@ class Handler(BaseHTTPRequestHandler):
         body = self.rfile.read(int(self.headers.get("content-length", 0)))
         headers = {k.lower(): v for k, v in self.headers.items()}
         valid = signature_valid(headers, body)
-        status = answers.get(self.path.split("?")[0], 404) if valid else 401
+        status = answer(self.path.split("?")[0]) if valid else 401
         log.write(json.dumps({"path": self.path, "headers": headers, "body": body.decode(),
                               "signature_valid": valid, "status": status}) + "\n")
         if self.path == "/slow":

@@ -24,6 +24,7 @@ enum SchemaMigrations {
         SchemaMigration(version: SchemaV10.version, sql: SchemaV10.sql, transform: SchemaV10.hashPhones),
         SchemaMigration(version: SchemaV11.version, sql: SchemaV11.sql),
         SchemaMigration(version: SchemaV12.version, sql: SchemaV12.sql),
+        SchemaMigration(version: SchemaV13.version, sql: SchemaV13.sql),
     ]
 
     /// Applies every migration newer than the recorded version, in order; returns the resulting version.

@@ -82,8 +82,9 @@ extension StoreReader {
     func claimPushJobs(claimant: String, now: Int64, leaseMs: Int64, limit: Int) throws(StorageError) -> [PushJobRecord] {
         try db.query("""
             UPDATE push_jobs SET claimed_by = ?1, lease_until = ?2 + ?3
-            WHERE id IN (SELECT id FROM push_jobs WHERE state = 'pending' AND next_attempt_at <= ?2
-                AND (lease_until IS NULL OR lease_until < ?2) ORDER BY next_attempt_at, id LIMIT ?4)
+            WHERE id IN (SELECT id FROM push_jobs j WHERE state = 'pending' AND next_attempt_at <= ?2
+                AND (lease_until IS NULL OR lease_until < ?2) AND \(Self.notBehindEarlierBackendJob)
+                ORDER BY next_attempt_at, id LIMIT ?4)
             RETURNING \(Self.pushColumns)
             """) { $0.bind(1, claimant); $0.bind(2, now); $0.bind(3, leaseMs); $0.bind(4, Int64(limit)) } row: { Self.pushJob($0) }
             .compactMap { $0 }.sorted { ($0.nextAttemptAt, $0.id) < ($1.nextAttemptAt, $1.id) }
@@ -92,6 +93,15 @@ extension StoreReader {
     func pushJob(id: Int64) throws(StorageError) -> PushJobRecord? {
         try db.queryFirst("SELECT \(Self.pushColumns) FROM push_jobs WHERE id = ?1") { $0.bind(1, id) } row: { Self.pushJob($0) } ?? nil
     }
+
+    /// The claim's condition on a candidate row `j`, in both dialects: a backend webhook job (no device) waits while an
+    /// earlier one of its user is pending — being sent or backing off — so a user's webhooks go out in the order they
+    /// were committed (`user_offline` never before its `user_online`); push jobs never wait. `push_jobs_backend_pending`
+    /// answers it in one probe.
+    static let notBehindEarlierBackendJob = """
+        (j.device_id <> '' OR NOT EXISTS (SELECT 1 FROM push_jobs e WHERE e.user_id = j.user_id AND e.id < j.id
+            AND e.state = 'pending' AND e.device_id = ''))
+        """
 
     /// The count and oldest `created_at` of pending backend webhook jobs (their rows have no device), in both dialects.
     static let pendingBackendWebhooksSQL = "SELECT COUNT(*), MIN(created_at) FROM push_jobs WHERE state = 'pending' AND device_id = ''"

@@ -390,6 +390,32 @@ extension ApprovalRecord {
     }
 
     @Test(arguments: StoreFactory.all)
+    func aUsersBackendWebhooksAreClaimedOneAtATimeInTheOrderTheyWereCommitted(factory: StoreFactory) throws {
+        let s = try factory.open()
+        func backend(_ user: String, due: Int64) -> StoreWrite {
+            .enqueuePush(PushJobRecord(id: 0, userId: user, deviceId: "", target: PushTarget(provider: "backend", token: "", kind: "presence"),
+                                       notice: PushNotice(type: "user_online", genericTitle: ""), nextAttemptAt: due, createdAt: due))
+        }
+        // 1 and 3 are u1's webhooks, 2 is u2's, 4 is an ordinary push to u1's device.
+        #expect(s.write([backend("u1", due: 10), backend("u2", due: 10), backend("u1", due: 10), .enqueuePush(Self.pushJob(due: 10))]) == [nil])
+        func claim(_ node: String, at now: Int64) throws -> [Int64] {
+            try s.store.claimPushJobs(claimant: node, now: now, leaseMs: 1_000, limit: 10).map(\.id)
+        }
+        #expect(try claim("a", at: 100) == [1, 2, 4])       // 3 waits for 1, which is being sent
+        #expect(try claim("b", at: 100).isEmpty)
+        // 1 fails and backs off: 3 still waits, however due it is (it must not overtake).
+        #expect(s.write([.updatePushJob(id: 1, state: "pending", attempts: 1, nextAttemptAt: 500, lastError: "503", claimant: "a")]) == [nil])
+        #expect(try claim("b", at: 200).isEmpty)
+        #expect(try claim("b", at: 500) == [1])
+        #expect(s.write([.updatePushJob(id: 1, state: "sent", attempts: 2, nextAttemptAt: 500, lastError: nil, claimant: "b")]) == [nil])
+        #expect(try claim("a", at: 600) == [3])
+        // A dead letter does not hold its user's later webhooks back.
+        #expect(s.write([backend("u2", due: 700)]) == [nil])
+        #expect(s.write([.updatePushJob(id: 2, state: "dead", attempts: 1, nextAttemptAt: 600, lastError: "410", claimant: "a")]) == [nil])
+        #expect(try claim("a", at: 700) == [5])
+    }
+
+    @Test(arguments: StoreFactory.all)
     func onlyTheNodeHoldingAPushJobsClaimRecordsItsOutcome(factory: StoreFactory) throws {
         let s = try factory.open()
         #expect(s.write([.enqueuePush(Self.pushJob(due: 10)), .enqueuePush(Self.pushJob(due: 20))]) == [nil])

@@ -311,6 +311,8 @@ public protocol GatewayStore: AnyObject, Sendable {
     /// is due when pending, its next attempt is at or before `now`, and no other claim on it is still running. The
     /// store decides it atomically (nodes sharing a store each get different jobs), and a claim whose lease ran out
     /// (its node died mid-send) is taken over. Recording the job's outcome (`updatePushJob` by the claimant) ends the claim.
+    /// A backend webhook job (`deviceId` empty) is not due while an earlier one of the same user is still pending:
+    /// a user's backend webhooks are sent one at a time, in the order they were committed.
     func claimPushJobs(claimant: String, now: Int64, leaseMs: Int64, limit: Int) throws -> [PushJobRecord]
     /// Drops events older than `before` (ms) but always keeps each user's newest `keepLatest` events. Returns how many were removed.
     func pruneEvents(before: Int64, keepLatest: Int) throws -> Int

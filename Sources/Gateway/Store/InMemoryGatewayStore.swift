@@ -270,8 +270,13 @@ public final class InMemoryGatewayStore: GatewayStore {
 
     public func claimPushJobs(claimant: String, now: Int64, leaseMs: Int64, limit: Int) throws -> [PushJobRecord] {
         state.withLock { state in
-            let claimed = Array(state.pushJobs.values
-                .filter { $0.state == "pending" && $0.nextAttemptAt <= now && (state.pushLeases[$0.id]?.until ?? .min) < now }
+            // A backend webhook job (no device) waits while an earlier one of its user is pending: they go out in order.
+            let pending = state.pushJobs.values.filter { $0.state == "pending" }
+            var firstBackendJob: [String: Int64] = [:]
+            for job in pending where job.deviceId.isEmpty { firstBackendJob[job.userId] = min(job.id, firstBackendJob[job.userId] ?? .max) }
+            let claimed = Array(pending
+                .filter { $0.nextAttemptAt <= now && (state.pushLeases[$0.id]?.until ?? .min) < now }
+                .filter { !$0.deviceId.isEmpty || firstBackendJob[$0.userId] == $0.id }
                 .sorted { ($0.nextAttemptAt, $0.id) < ($1.nextAttemptAt, $1.id) }.prefix(max(0, limit)))
             for job in claimed { state.pushLeases[job.id] = (claimant, now + leaseMs) }
             return claimed

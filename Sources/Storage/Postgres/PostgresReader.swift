@@ -141,12 +141,14 @@ struct PostgresReader {
     }
 
     /// `GatewayStore.claimPushJobs` as one statement: rows another node is claiming at the same moment are skipped
-    /// (`SKIP LOCKED`), not waited for, so concurrent claims get disjoint jobs without blocking each other.
+    /// (`SKIP LOCKED`), not waited for, so concurrent claims get disjoint jobs without blocking each other. A user's
+    /// later backend job stays behind an earlier one another node is claiming: that one is `pending` whoever holds it.
     func claimPushJobs(claimant: String, now: Int64, leaseMs: Int64, limit: Int) throws(StorageError) -> [PushJobRecord] {
         try db.query("""
             UPDATE push_jobs SET claimed_by = $1, lease_until = $2 + $3
-            WHERE id IN (SELECT id FROM push_jobs WHERE state = 'pending' AND next_attempt_at <= $2
-                AND (lease_until IS NULL OR lease_until < $2) ORDER BY next_attempt_at, id LIMIT $4 FOR UPDATE SKIP LOCKED)
+            WHERE id IN (SELECT id FROM push_jobs j WHERE state = 'pending' AND next_attempt_at <= $2
+                AND (lease_until IS NULL OR lease_until < $2) AND \(StoreReader.notBehindEarlierBackendJob)
+                ORDER BY next_attempt_at, id LIMIT $4 FOR UPDATE SKIP LOCKED)
             RETURNING \(StoreReader.pushColumns)
             """, [claimant, now, leaseMs, limit]).map(Self.pushJob).compactMap { $0 }
             .sorted { ($0.nextAttemptAt, $0.id) < ($1.nextAttemptAt, $1.id) }

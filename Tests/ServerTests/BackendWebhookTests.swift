@@ -32,16 +32,22 @@ import Testing
             return try #require(GatewayJSON.string(created.json, "requestId"))
         }
 
-        /// The receiver's records once `condition` holds for them (polled), or what it had after `seconds`.
+        /// The receiver's records once `condition` holds for them, or what it had after `seconds`.
         func records(within seconds: Double = 10, until condition: ([[String: Any]]) -> Bool) -> [[String: Any]] {
-            let deadline = Date().addingTimeInterval(seconds)
-            while Date() < deadline {
-                let records = sink.records()
-                if condition(records) { return records }
-                Thread.sleep(forTimeInterval: 0.02)
-            }
-            return sink.records()
+            BackendWebhookTests.records(of: sink, within: seconds, until: condition)
         }
+    }
+
+    /// `sink`'s records once `condition` holds for them (polled every 20 ms), or what it had after `seconds`.
+    static func records(of sink: PushEndToEndFakeProvider, within seconds: Double,
+                        until condition: ([[String: Any]]) -> Bool) -> [[String: Any]] {
+        let deadline = Date().addingTimeInterval(seconds)
+        while Date() < deadline {
+            let records = sink.records()
+            if condition(records) { return records }
+            Thread.sleep(forTimeInterval: 0.02)
+        }
+        return sink.records()
     }
 
     @Test func aTimedOutApprovalIsPostedSignedAndTheSignatureVerifiesIndependently() throws {

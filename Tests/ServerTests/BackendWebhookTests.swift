@@ -5,7 +5,8 @@ import Testing
 
 /// Backend webhooks end to end: a real gateway writes them to the outbox with the event, signs them and POSTs them
 /// through libcurl to `webhook_server.py`, a Standard Webhooks receiver written from the spec with Python's standard
-/// library (not the server's code), which checks every signature and scripts its answers by path.
+/// library (not the server's code), which checks every signature — and has the reference `standardwebhooks` package
+/// check it too — and scripts its answers by path.
 @Suite struct BackendWebhookTests {
     static let secret = PushEndToEndProviders.webhookSecret
 
@@ -57,6 +58,8 @@ import Testing
         let records = s.records { !$0.isEmpty }
         let record = try #require(records.first)
         #expect(record["signature_valid"] as? Bool == true)
+        // And by the reference library (Python `standardwebhooks`, scripts/requirements-test.txt).
+        #expect(PushEndToEndFakeProvider.referenceLibraryVerified(record), "standardwebhooks: \(record["library_valid"] ?? "not installed")")
         #expect(record["status"] as? Int == 204)
         let body = try #require(PushEndToEndFakeProvider.body(record))
         #expect(body["type"] as? String == "approval_timed_out")
@@ -79,7 +82,7 @@ import Testing
         let records = s.records { $0.contains { $0["status"] as? Int == 204 } }
         #expect(records.map { $0["status"] as? Int } == [503, 503, 503, 503, 503, 204])
         #expect(Set(records.compactMap { PushEndToEndFakeProvider.header($0, "webhook-id") }).count == 1)
-        #expect(records.allSatisfy { $0["signature_valid"] as? Bool == true })
+        #expect(records.allSatisfy { $0["signature_valid"] as? Bool == true && PushEndToEndFakeProvider.referenceLibraryVerified($0) })
     }
 
     @Test func jobsPendingWhenTheGatewayStopsAreSentAfterItStartsAgain() throws {

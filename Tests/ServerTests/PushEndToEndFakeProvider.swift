@@ -68,6 +68,12 @@ final class PushEndToEndFakeProvider: @unchecked Sendable {
         return try? JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String: Any]
     }
 
+    /// Whether the reference `standardwebhooks` package verified a `webhook_server.py` record's signature (false when
+    /// it is not installed: it is in scripts/requirements-test.txt, which `scripts/test-venv` installs).
+    static func referenceLibraryVerified(_ record: [String: Any]) -> Bool {
+        record["library_valid"] as? Bool == true
+    }
+
     /// A lowercase request header of a record.
     static func header(_ record: [String: Any], _ name: String) -> String? {
         (record["headers"] as? [String: Any])?[name] as? String

@@ -52,6 +52,7 @@ import Testing
         try #require(posts.count == 1)
         let post = posts[0]
         #expect(post["signature_valid"] as? Bool == true)
+        #expect(PushEndToEndFakeProvider.referenceLibraryVerified(post), "standardwebhooks: \(post["library_valid"] ?? "not installed")")
         #expect(post["status"] as? Int == 204)
         #expect(PushEndToEndFakeProvider.header(post, "webhook-id") == "psh_1")   // the outbox job's id
         let stamp = Int64(PushEndToEndFakeProvider.header(post, "webhook-timestamp") ?? "") ?? 0

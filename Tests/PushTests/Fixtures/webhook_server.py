@@ -1,7 +1,8 @@
 """A Standard Webhooks receiver for PushTests (plain HTTP/1.1), checking signatures with the stdlib.
 
 Usage: webhook_server.py LOG SECRET. Prints "PORT <n>", logs one JSON line per request (headers,
-body, whether the signature verified), exits when stdin closes. A bad signature gets 401; otherwise
+body, whether the signature verified by the stdlib check below, and "library_valid": whether the reference
+`standardwebhooks` package verified it too, null when that package is not installed), exits when stdin closes. A bad signature gets 401; otherwise
 the path scripts the answer: /ok 204, /accepted 202, /gone 410, /busy 429 (Retry-After 12), /broken 500,
 /slow 204 after 3 seconds, /outage/<n>/<anything> 503 to its first n requests and 204 afterwards (a backend that is
 down for a while).
@@ -15,6 +16,11 @@ import sys
 import threading
 import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+try:
+    from standardwebhooks.webhooks import Webhook
+except ImportError:
+    Webhook = None
 
 log_path, secret = sys.argv[1], sys.argv[2]
 log = open(log_path, "a", buffering=1)
@@ -39,6 +45,17 @@ def signature_valid(headers, body):
     return any(hmac.compare_digest(expected, candidate) for candidate in offered)
 
 
+def library_valid(headers, body):
+    """The reference library's verdict (its timestamp tolerance included); None without the library."""
+    if Webhook is None:
+        return None
+    try:
+        Webhook(secret).verify(body, headers)
+        return True
+    except Exception:
+        return False
+
+
 class Handler(BaseHTTPRequestHandler):
     protocol_version = "HTTP/1.1"
 
@@ -51,7 +68,8 @@ class Handler(BaseHTTPRequestHandler):
         valid = signature_valid(headers, body)
         status = answer(self.path.split("?")[0]) if valid else 401
         log.write(json.dumps({"path": self.path, "headers": headers, "body": body.decode(),
-                              "signature_valid": valid, "status": status}) + "\n")
+                              "signature_valid": valid, "library_valid": library_valid(headers, body),
+                              "status": status}) + "\n")
         if self.path == "/slow":
             time.sleep(3)
         self.send_response(status)

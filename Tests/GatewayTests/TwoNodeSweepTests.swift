@@ -9,10 +9,11 @@ import Testing
     let clockA = ManualScheduler()
     let clockB = ManualScheduler()
 
-    func hub(_ clock: ManualScheduler, sweepMs: Int64) throws -> GatewayHub {
+    func hub(_ clock: ManualScheduler, sweepMs: Int64, approvalWebhooks: Bool = false) throws -> GatewayHub {
         var settings = GatewaySettings()
         settings.approvalSweepIntervalMs = sweepMs
         settings.approvalPushDelayMs = 0
+        settings.backendWebhooks.approvals = approvalWebhooks
         let hub = GatewayHub(store: store, scheduler: clock, clock: clock, settings: settings)
         try hub.start()
         return hub
@@ -51,6 +52,25 @@ import Testing
         clockA.advance(by: 3_000)
         #expect(try store.events(userId: "ann", after: 0, limit: 10).count == 3)
         #expect(a.approval(id)?.state == "timed_out")
+    }
+
+    @Test func aTimeoutBothNodesDecideIsAnnouncedToTheBackendOnce() throws {
+        let a = try hub(clockA, sweepMs: 0, approvalWebhooks: true)
+        a.createSession(id: "s1", userId: "ann", title: nil) { _ in }
+        let b = try hub(clockB, sweepMs: 500, approvalWebhooks: true)
+        var created: ApprovalData?
+        a.requestApproval(sessionId: "s1", toolName: "shell", summary: "ls", details: nil, timeoutMs: 2_000, idempotencyKey: nil) {
+            created = try? $0.get()
+        }
+        let id = try #require(created?.requestId)
+        // B's sweep times it out; then A's own deadline fires and loses to the stored decision.
+        clockB.advance(by: 2_000)
+        clockA.advance(by: 3_000)
+        #expect(a.approval(id)?.state == "timed_out")
+        // The webhook job is written with the decision that was stored, so the losing node writes none.
+        let jobs = try store.duePushJobs(now: .max, limit: 100).filter { $0.target.provider == PushTarget.backendProvider }
+        #expect(jobs.map(\.notice.type) == ["approval_timed_out"])
+        _ = b
     }
 
     @Test func withoutTheSweepTheOtherNodesApprovalIsLeftPending() throws {

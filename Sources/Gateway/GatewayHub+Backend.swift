@@ -25,18 +25,27 @@ extension GatewayHub {
     }
 
     /// 1–20 characters, no control characters and no format characters (Unicode category Cf) except the zero-width
-    /// joiner; nil when valid, else the rule that failed. Format characters reorder or hide text: with U+202E
-    /// (right-to-left override) "abc\u{202E}gnp.exe" is shown as "abcexe.png", and tag characters (U+E0020…) carry
-    /// invisible text. U+200D stays allowed because emoji sequences (👩‍💻) need it and it moves nothing.
+    /// joiner; nil when valid, else the rule that failed (`shownNameProblem`).
     static func displayNameProblem(_ name: String) -> String? {
-        if name.trimmedOfWhitespace.isEmpty { return "display name must have 1 to 20 characters (it is empty)" }
-        if name.count > 20 { return "display name must have 1 to 20 characters (it has \(name.count))" }
+        shownNameProblem(name, what: "display name", maxCharacters: 20)
+    }
+
+    /// The rules for a name other people are shown (display names, group names — the latter also in invite texts
+    /// sent by SMS and e-mail): 1…`maxCharacters` characters, no control characters and no format characters (Unicode
+    /// category Cf) except the zero-width joiner; nil when valid, else the rule that failed, naming `what`. Format
+    /// characters reorder or hide text: with U+202E (right-to-left override) "abc\u{202E}gnp.exe" is shown as
+    /// "abcexe.png", and tag characters (U+E0020…) carry invisible text. U+200D stays allowed because emoji sequences
+    /// (👩‍💻) need it and it moves nothing.
+    static func shownNameProblem(_ name: String, what: String, maxCharacters: Int) -> String? {
+        let length = "\(what) must have 1 to \(maxCharacters) characters"
+        if name.trimmedOfWhitespace.isEmpty { return "\(length) (it is empty)" }
+        if name.count > maxCharacters { return "\(length) (it has \(name.count))" }
         if name.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) {
-            return "display name must not contain control characters"
+            return "\(what) must not contain control characters"
         }
         if let hidden = name.unicodeScalars.first(where: { $0.properties.generalCategory == .format && $0 != "\u{200D}" }) {
             let hex = String(hidden.value, radix: 16, uppercase: true)
-            return "display name must not contain format characters that reorder or hide text (U+\(String(repeating: "0", count: max(0, 4 - hex.count)) + hex))"
+            return "\(what) must not contain format characters that reorder or hide text (U+\(String(repeating: "0", count: max(0, 4 - hex.count)) + hex))"
         }
         return nil
     }

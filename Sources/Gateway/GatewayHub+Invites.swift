@@ -21,7 +21,8 @@ extension GatewayHub {
 
     /// Creates an invite. Errors: `group_not_found`, `not_a_member` (inviter), `forbidden` (owner-only group),
     /// `group_full`, `phone_invalid`, `invalid_field` (email, role, hours; phone and email together),
-    /// `already_member` (the phone belongs to a member), `rate_limited` (same recipient and group within 24 h).
+    /// `already_member` (the phone belongs to a member), `rate_limited` (same recipient and group within 24 h; the
+    /// inviter's or the node's daily invite limit, with `retryAfterMs`).
     /// The rules are `InviteCreationMachine`'s; this reads, draws codes and commits what it decides.
     public func createInvite(inviterId: String, groupId: String, _ spec: InviteSpec, completion: @escaping (Result<InviteData, GatewayError>) -> Void) {
         guard loadedGroup(groupId, plus: [inviterId], failed: { completion(.failure($0)) }, retry: { [self] in
@@ -51,6 +52,11 @@ extension GatewayHub {
                     lookUpLatestInvite(groupId: groupId, recipient: recipient, failed: failed) { previous in
                         advance(.recipientLooked(ownerIsMember: ownerIsMember, latest: previous))
                     }
+                }
+            case .count(let counters, let windowMs, let what):
+                limitAttempt(.count(counters), what, limiter: AttemptLimiter(windowMs: windowMs), state: \.inviteLimits) { refused in
+                    if let refused { return completion(.failure(refused)) }
+                    advance(.counted)
                 }
             case .drawCode:
                 var code = randomCode(length: 8, alphabet: Self.inviteAlphabet)
@@ -97,7 +103,8 @@ extension GatewayHub {
     }
 
     /// Redeems an invite (codes are case-insensitive; spaces and dashes ignored). Errors: `invite_not_found`,
-    /// `invite_used`, `invite_expired`, `already_member` (the invite stays unused), `group_full`, `group_not_found`.
+    /// `invite_used`, `invite_expired`, `invite_revoked` (its inviter is no longer a member), `already_member` (the
+    /// invite stays unused), `group_full`, `group_not_found`.
     /// A former member is reactivated (keeping the original join time). Answers with the group.
     public func redeemInvite(userId: String, code rawCode: String, completion: @escaping (Result<GroupData, GatewayError>) -> Void) {
         let code = rawCode.uppercased().filter { $0 != " " && $0 != "-" }
@@ -108,7 +115,8 @@ extension GatewayHub {
         guard loadedGroup(invite.groupId, plus: [userId], failed: { completion(.failure($0)) }, retry: { [self] in
             redeemInvite(userId: userId, code: rawCode, completion: completion)
         }) else { return }
-        let input = InviteMachine.Input.redeem(by: userId, isMember: relations.isActiveMember(userId, of: invite.groupId))
+        let input = InviteMachine.Input.redeem(by: userId, isMember: relations.isActiveMember(userId, of: invite.groupId),
+                                               inviterIsMember: relations.isActiveMember(invite.inviterId, of: invite.groupId))
         let (used, actions) = InviteMachine.transition(invite, input, now: clock.now())
         for case .refuse(let refusal) in actions { return completion(.failure(GatewayError(refusal))) }
         // Marked used now, so a second redeem in the same instant is refused; forgotten once the join is stored or

@@ -130,23 +130,49 @@ extension GatewayHub {
     }
 
     /// Registers (or replaces) a device's push token; the server API calls it too. Throws on invalid input.
+    /// A Live Activity token has at most `LiveActivityTokens.maxTokenBytes`; an update token's session must be one of
+    /// the device's user (`session_not_found` otherwise, also for another user's), and a device keeps at most
+    /// `liveActivityTokensPerDevice` of them: one for a new session replaces the one registered longest ago.
     public func setPushToken(_ device: DeviceKey, _ command: PushRegisterCommand, completion: @escaping (Result<Void, GatewayError>) -> Void) throws {
         guard devices[device] != nil else { throw GatewayError(.notFound, "no device \"\(device.deviceId)\" of user \"\(device.userId)\"") }
         guard PushPolicy.TokenKind(rawValue: command.kind) != nil else {
             throw GatewayError(.invalidField, "kind must be one of \(PushPolicy.TokenKind.allCases.map(\.rawValue).sorted().joined(separator: ", "))")
         }
-        guard !command.token.isEmpty, command.token.utf8.count <= 4096 else { throw GatewayError(.invalidField, "token must have 1 to 4096 bytes") }
-        if command.kind == "liveActivityUpdate" && (command.sessionId ?? "").isEmpty {
+        let maxBytes = LiveActivityTokens.isLiveActivity(command.kind) ? LiveActivityTokens.maxTokenBytes : 4096
+        guard !command.token.isEmpty, command.token.utf8.count <= maxBytes else {
+            throw GatewayError(.invalidField, "\(command.kind) token must have 1 to \(maxBytes) bytes")
+        }
+        let isUpdate = command.kind == PushPolicy.TokenKind.liveActivityUpdate.rawValue
+        if isUpdate && (command.sessionId ?? "").isEmpty {
             throw GatewayError(.missingField, "missing field \"sessionId\" (Live Activity update tokens belong to a session)")
         }
         if let env = command.environment, env != "sandbox" && env != "production" {
             throw GatewayError(.invalidField, "environment must be \"sandbox\" or \"production\"")
         }
+        guard isUpdate, let sessionId = command.sessionId else { return storePushToken(device, command, sessionId: "", completion: completion) }
+        withOwnSession(sessionId, of: device.userId) { [self] found in
+            switch found {
+            case .failure(let error): completion(.failure(error))
+            case .success: storePushToken(device, command, sessionId: sessionId, completion: completion)
+            }
+        }
+    }
+
+    /// Keeps a checked token in memory and commits it, with the deletion of the update tokens it replaces.
+    private func storePushToken(_ device: DeviceKey, _ command: PushRegisterCommand, sessionId: String,
+                                completion: @escaping (Result<Void, GatewayError>) -> Void) {
+        guard devices[device] != nil else {   // forgotten while the session was read
+            return completion(.failure(GatewayError(.notFound, "no device \"\(device.deviceId)\" of user \"\(device.userId)\"")))
+        }
         let record = PushTokenRecord(userId: device.userId, deviceId: device.deviceId, kind: command.kind, token: command.token, environment: command.environment,
-                                     sessionId: command.kind == "liveActivityUpdate" ? command.sessionId ?? "" : "", updatedAt: clock.now())
-        pushTokens[device, default: []].removeAll { $0.kind == record.kind && $0.sessionId == record.sessionId }
+                                     sessionId: sessionId, updatedAt: clock.now())
+        let evicted = LiveActivityTokens.evicted(by: record, from: pushTokens[device] ?? [], limit: settings.liveActivityTokensPerDevice)
+        pushTokens[device, default: []].removeAll { held in
+            (held.kind == record.kind && held.sessionId == record.sessionId) || evicted.contains { $0.kind == held.kind && $0.sessionId == held.sessionId }
+        }
         pushTokens[device, default: []].append(record)
-        commit([.upsertPushToken(record)]) { outcome in completion(outcome.map { _ in () }) }
+        let deletions = evicted.map { StoreWrite.deletePushToken(userId: device.userId, deviceId: device.deviceId, kind: $0.kind, sessionId: $0.sessionId) }
+        commit(deletions + [.upsertPushToken(record)]) { outcome in completion(outcome.map { _ in () }) }
     }
 
     /// Removes a device's push token of a kind (per session for Live Activity update tokens).

@@ -36,7 +36,9 @@ extension GatewayHub {
             case (let to?, nil):
                 sendContactEvent(from: me, to: to, name: command.name, payload: command.payload, completion: reply.complete)
             case (nil, let groupId?):
-                sendGroupEvent(from: me, groupId: groupId, name: command.name, payload: command.payload, completion: reply.complete)
+                asMember(of: groupId, me, reply: reply) { [self] in
+                    sendGroupEvent(from: me, groupId: groupId, name: command.name, payload: command.payload, completion: reply.complete)
+                }
             default:
                 throw GatewayError(.invalidField, "give exactly one of \"to\" and \"groupId\"")
             }
@@ -44,27 +46,46 @@ extension GatewayHub {
             createGroup(ownerId: me, GroupSpec(name: c.name, kind: c.kind, maxMembers: c.maxMembers, invitePolicy: c.invitePolicy,
                                                roleLimits: c.roleLimits), completion: reply.complete)
         case .groupGet(let command):
-            let groupId = command.groupId
-            // Non-members learn nothing about a group, not even that it exists.
-            guard relations.isActiveMember(me, of: groupId), let group = groupData(groupId) else {
-                throw GatewayError(.groupNotFound, "no group \"\(groupId)\" of yours")
+            asMember(of: command.groupId, me, reply: reply) { [self] in
+                guard let group = groupData(command.groupId) else { return reply.fail(GatewayError(hiddenGroup: command.groupId)) }
+                reply.ok(group)
             }
-            reply.ok(group)
         case .groupList:
             reply.ok(["groups": groups(of: me)])
         case .groupLeave(let command):
-            removeGroupMember(groupId: command.groupId, userId: me, actor: me) { reply.complete($0.map { _ in Empty() }) }
+            asMember(of: command.groupId, me, reply: reply) { [self] in
+                removeGroupMember(groupId: command.groupId, userId: me, actor: me) { reply.complete($0.map { _ in Empty() }) }
+            }
         case .groupRemoveMember(let c):
-            removeGroupMember(groupId: c.groupId, userId: c.userId, actor: me, completion: reply.complete)
+            asMember(of: c.groupId, me, reply: reply) { [self] in
+                removeGroupMember(groupId: c.groupId, userId: c.userId, actor: me, completion: reply.complete)
+            }
         case .groupSendMessage(let c):
-            sendGroupMessage(from: me, groupId: c.groupId, text: c.text, clientMessageId: c.clientMessageId, completion: reply.complete)
+            asMember(of: c.groupId, me, reply: reply) { [self] in
+                sendGroupMessage(from: me, groupId: c.groupId, text: c.text, clientMessageId: c.clientMessageId, completion: reply.complete)
+            }
         case .inviteCreate(let c):
-            createInvite(inviterId: me, groupId: c.groupId, InviteSpec(phone: c.phone, email: c.email, role: c.role, expiresInHours: c.expiresInHours),
-                         completion: reply.complete)
+            asMember(of: c.groupId, me, reply: reply) { [self] in
+                createInvite(inviterId: me, groupId: c.groupId, InviteSpec(phone: c.phone, email: c.email, role: c.role, expiresInHours: c.expiresInHours),
+                             completion: reply.complete)
+            }
         case .inviteRedeem(let command):
             redeemInvite(userId: me, code: command.code, completion: reply.complete)
         case .discover(let c):
             discover(userId: me, numbers: c.numbers ?? [], hashes: c.hashes ?? []) { reply.complete($0.map { ["entries": $0] }) }
         }
+    }
+
+    /// Runs `body` (on the hub thread, the group loaded) when `userId` is an active member of the group; otherwise
+    /// answers as for a missing group (`GroupMembership.isVisible`). Every group command of a client goes through
+    /// here first, so a non-member gets the same `group_not_found` whether or not the group exists, before any other
+    /// rule (text, name, role) could tell the two apart.
+    private func asMember(of groupId: String, _ userId: String, reply: Reply, _ body: @escaping () -> Void) {
+        guard loadedGroup(groupId, plus: [], failed: { reply.fail($0) }, retry: { [self] in
+            asMember(of: groupId, userId, reply: reply, body)
+        }) else { return }
+        let state = relations.groups[groupId].map { GroupMembership.State(group: $0, members: relations.members[groupId] ?? [:]) }
+        guard GroupMembership.isVisible(state, to: userId) else { return reply.fail(GatewayError(hiddenGroup: groupId)) }
+        body()
     }
 }

@@ -57,6 +57,8 @@ public final class GatewayHub: @unchecked Sendable {
     var attemptLimits = AttemptLimiter.State()
     /// Contact-discovery entries per user, over the discovery window (GatewayHub+Discovery).
     var discoveryLimits = AttemptLimiter.State()
+    /// Invites per inviter and per node, over the invite window (GatewayHub+Invites).
+    var inviteLimits = AttemptLimiter.State()
     /// The same limits counted for every node together (Redis), consulted after this node's own; nil on a single node.
     /// Set before `start`.
     public var sharedAttemptLimits: SharedAttemptLimits?

@@ -48,6 +48,9 @@ public struct GatewaySettings: Sendable, Equatable {
     /// nodes"). `cluster.presence_refresh_ms` and `cluster.presence_ttl_ms`.
     public var clusterPresenceRefreshMs: Int64 = 2_000
     public var clusterPresenceTtlMs: Int64 = 6_000
+    /// Live Activity update tokens (one per session) a device keeps at most; registering one more replaces the one
+    /// registered longest ago. `push.live_activity_tokens_per_device`.
+    public var liveActivityTokensPerDevice = 16
     /// Friend requests, connect codes, groups, invites and discovery.
     public var relationships = RelationshipSettings()
     /// The events written to the outbox for the app's backend (signed webhooks; off until their URL is configured).

@@ -48,6 +48,8 @@ public enum GatewayErrorCode: String, Sendable, Codable {
     case inviteNotFound = "invite_not_found"
     case inviteExpired = "invite_expired"
     case inviteUsed = "invite_used"
+    /// The invite's inviter left the group or was removed: nobody can redeem it.
+    case inviteRevoked = "invite_revoked"
     case phoneInvalid = "phone_invalid"
 }
 

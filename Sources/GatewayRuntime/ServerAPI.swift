@@ -79,7 +79,7 @@ final class ServerAPI: HTTPApplication, Sendable {
         switch error.code {
         case .notFound, .userNotFound, .sessionNotFound, .approvalNotFound, .requestNotFound, .groupNotFound, .inviteNotFound: status = 404
         case .requestAlreadySent, .alreadyFriends, .alreadyMember, .requestAlreadyResolved, .inviteUsed, .groupFull, .contactPaused: status = 409
-        case .inviteExpired, .connectCodeExpired: status = 410
+        case .inviteExpired, .inviteRevoked, .connectCodeExpired: status = 410
         case .notAMember: status = 403
         case .unauthenticated, .tokenInvalid: status = 401
         case .forbidden: status = 403

@@ -84,6 +84,9 @@ extension GatewayRuntime.Options {
         settings.relationships.maxGroupMembers = r.maxGroupMembers
         settings.relationships.discoveryMaxEntriesPerRequest = r.discoveryMaxPerRequest
         settings.relationships.discoveryMaxEntriesPerWindow = r.discoveryMaxPerDay
+        settings.relationships.invitesPerUserPerDay = r.invitesPerUserPerDay
+        settings.relationships.invitesPerNodePerDay = r.invitesPerNodePerDay
+        settings.liveActivityTokensPerDevice = config.push.liveActivityTokensPerDevice
         inviteWebhookURL = r.inviteWebhookURL.isEmpty ? nil : r.inviteWebhookURL
         retentionHours = config.storage.retentionHours
         keepLatestEvents = config.storage.keepLatestEvents

@@ -97,6 +97,7 @@ enum ConfigSchema {
             .string("push.webhook_secret", \.push.webhookSecret),
             .string("push.deep_link_scheme", \.push.deepLinkScheme),
             .integer("push.max_in_flight", \.push.maxInFlight, 1...10_000),
+            .integer("push.live_activity_tokens_per_device", \.push.liveActivityTokensPerDevice, 1...1_000),
 
             .integer("relationships.connect_code_lifetime_hours", \.relationships.connectCodeLifetimeHours, 0...87_600),
             .integer("relationships.default_invite_hours", \.relationships.defaultInviteHours, 1...8_760),
@@ -105,6 +106,8 @@ enum ConfigSchema {
             .integer("relationships.max_group_members", \.relationships.maxGroupMembers, 2...100_000),
             .integer("relationships.discovery_max_per_request", \.relationships.discoveryMaxPerRequest, 1...100_000),
             .integer("relationships.discovery_max_per_day", \.relationships.discoveryMaxPerDay, 1...10_000_000),
+            .integer("relationships.invites_per_user_per_day", \.relationships.invitesPerUserPerDay, 1...100_000),
+            .integer("relationships.invites_per_node_per_day", \.relationships.invitesPerNodePerDay, 1...10_000_000),
             .string("relationships.invite_webhook_url", \.relationships.inviteWebhookURL),
 
             .string("cluster.postgres_url", \.cluster.postgresURL),

@@ -20,5 +20,7 @@ public struct PushSection: Sendable, Equatable {
     public var webhookSecret: String = ""
     public var deepLinkScheme: String = "switchboard"
     public var maxInFlight: Int = 64
+    /// Live Activity update tokens (one per session) a device keeps at most; a new one replaces the oldest.
+    public var liveActivityTokensPerDevice: Int = 16
     public init() {}
 }

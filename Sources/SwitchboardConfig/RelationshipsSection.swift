@@ -8,6 +8,9 @@ public struct RelationshipsSection: Sendable, Equatable {
     public var maxGroupMembers: Int = 256
     public var discoveryMaxPerRequest: Int = 500
     public var discoveryMaxPerDay: Int = 2000
+    /// Invites one user may make, and the node accepts in all, per sliding 24 hours (each may be an SMS or e-mail).
+    public var invitesPerUserPerDay: Int = 30
+    public var invitesPerNodePerDay: Int = 2000
     /// Invite texts (SMS/e-mail) are POSTed here for the app to deliver; empty = invites are created but not delivered.
     public var inviteWebhookURL: String = ""
     public init() {}

@@ -26,14 +26,27 @@ import Testing
         M.transition(.new, .create(request, group: group ?? self.group()), limits: limits, now: 10 * day)
     }
 
+    /// The daily limits' counters for an invite by `inviter` with the default settings.
+    func counting(by inviter: String = "pete") -> [M.Action] {
+        [.count([AttemptLimiter.Counter(key: "invite-user:" + inviter, limit: 30), AttemptLimiter.Counter(key: "invite-node", limit: 2_000)],
+                windowMs: day, what: "too many invites")]
+    }
+
+    /// `create`, past the daily limits' count.
+    func counted(_ request: M.Request, _ group: GroupMembership.State? = nil) -> (M.State, [M.Action]) {
+        M.transition(create(request, group).0, .counted, limits: limits, now: 10 * day)
+    }
+
     func refused(_ result: (M.State, [M.Action])) -> M.Refusal? {
         guard case .refused(let refusal) = result.0, result.1 == [.refuse(refusal)] else { return nil }
         return refusal
     }
 
     @Test func aShareableCodeIsDrawnStoredAndRepliedWithoutDelivery() {
-        let (drawing, draw) = create(request())
+        let (countingState, count) = create(request())
         let draft = M.Draft(groupId: "fam", inviterId: "pete", role: "member", hours: 168, recipient: nil, channel: .sms)
+        #expect(countingState == .counting(draft) && count == counting())
+        let (drawing, draw) = M.transition(countingState, .counted, limits: limits, now: 10 * day)
         #expect(drawing == .drawing(draft, attempt: 1) && draw == [.drawCode])
         let (storing, commit) = M.transition(drawing, .drawn(code: "K7PM3QXA"), limits: limits, now: 10 * day + 5)
         let invite = InviteRecord(code: "K7PM3QXA", groupId: "fam", inviterId: "pete", recipient: nil, role: "member",
@@ -47,7 +60,9 @@ import Testing
         let (looking, lookUp) = create(request(phone: "+44 7700 900123", role: "parent", hours: 72))
         let draft = M.Draft(groupId: "fam", inviterId: "pete", role: "parent", hours: 72, recipient: "+447700900123", channel: .sms)
         #expect(looking == .lookingUp(draft) && lookUp == [.lookUpRecipient("+447700900123", .sms)])
-        let (drawing, draw) = M.transition(looking, .recipientLooked(ownerIsMember: false, latest: nil), limits: limits, now: 10 * day)
+        let (countingState, count) = M.transition(looking, .recipientLooked(ownerIsMember: false, latest: nil), limits: limits, now: 10 * day)
+        #expect(countingState == .counting(draft) && count == counting())
+        let (drawing, draw) = M.transition(countingState, .counted, limits: limits, now: 10 * day)
         #expect(drawing == .drawing(draft, attempt: 1) && draw == [.drawCode])
         let (storing, _) = M.transition(drawing, .drawn(code: "ABCDEFGH"), limits: limits, now: 10 * day)
         guard case .storing(let invite, _, _) = storing else { Issue.record("not storing"); return }
@@ -95,13 +110,27 @@ import Testing
                                   createdAt: 9 * day, expiresAt: 20 * day)
         let look = M.Input.recipientLooked(ownerIsMember: false, latest: latest)
         #expect(refused(M.transition(looking, look, limits: limits, now: 10 * day - 1)) == .alreadyInvited("+447700900123", until: 10 * day))
-        #expect(M.transition(looking, look, limits: limits, now: 10 * day).1 == [.drawCode])
+        #expect(M.transition(looking, look, limits: limits, now: 10 * day).1 == counting())
         let error = GatewayError(M.Refusal.alreadyInvited("+447700900123", until: 10 * day), group: group().group)
         #expect(error.code == .rateLimited && error.message == "+447700900123 was already invited to \"Family\"; try again after \(10 * day)")
     }
 
+    /// The daily limits count only an invite every other rule allows, once, whatever the codes drawn after.
+    @Test func theDailyLimitsCountOnlyAnAllowedInviteOnce() {
+        #expect(create(request(role: "owner")).1 != counting())        // refused before the count
+        let (looking, _) = create(request(phone: "+447700900123"))
+        #expect(refused(M.transition(looking, .recipientLooked(ownerIsMember: true, latest: nil), limits: limits, now: 10 * day)) == .recipientIsMember)
+        #expect(create(request(by: "olga")).1 == counting(by: "olga"))
+        let (drawing, _) = counted(request())
+        let (storing, _) = M.transition(drawing, .drawn(code: "CODE0001"), limits: limits, now: 10 * day)
+        let taken = StoreConflict.inviteCodeTaken(current: InviteRecord(code: "CODE0001", groupId: "other", inviterId: "zed", recipient: nil,
+                                                                        role: "member", createdAt: 0, expiresAt: 1))
+        #expect(M.transition(storing, .conflict(taken), limits: limits, now: 10 * day).1 == [.drawCode])   // drawn again, not counted again
+        #expect(M.transition(drawing, .counted, limits: limits, now: 10 * day) == (drawing, []))
+    }
+
     @Test func aTakenCodeIsDrawnAgainUpToTheAttemptsThenRefused() {
-        var (state, _) = create(request())
+        var (state, _) = counted(request())
         let taken = StoreConflict.inviteCodeTaken(current: InviteRecord(code: "X", groupId: "other", inviterId: "zed", recipient: nil,
                                                                         role: "member", createdAt: 0, expiresAt: 1))
         for attempt in 1...M.codeAttempts {
@@ -116,7 +145,7 @@ import Testing
             }
         }
         // Any other conflict is not retried.
-        let (first, _) = create(request())
+        let (first, _) = counted(request())
         let (storing, _) = M.transition(first, .drawn(code: "CODE0001"), limits: limits, now: 10 * day)
         let other = StoreConflict.inviteRedeemed(current: nil)
         #expect(refused(M.transition(storing, .conflict(other), limits: limits, now: 10 * day)) == .notStored(other))

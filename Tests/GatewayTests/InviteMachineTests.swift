@@ -9,26 +9,34 @@ import Testing
                               createdAt: 1_000, expiresAt: 10_000)
 
     @Test func aRedeemUsesTheInviteAndJoins() {
-        let (used, actions) = InviteMachine.transition(invite, .redeem(by: "bob", isMember: false), now: 5_000)
+        let (used, actions) = InviteMachine.transition(invite, .redeem(by: "bob", isMember: false, inviterIsMember: true), now: 5_000)
         #expect(used.state == .used && used.usedBy == "bob" && used.usedAt == 5_000)
         #expect(actions == [.join(used)])
     }
 
     @Test func aSecondRedeemIsRefusedAsUsedAndSoIsARevokedInvite() {
-        let (used, _) = InviteMachine.transition(invite, .redeem(by: "bob", isMember: false), now: 5_000)
-        #expect(InviteMachine.transition(used, .redeem(by: "cid", isMember: false), now: 5_001) == (used, [.refuse(.used)]))
+        let (used, _) = InviteMachine.transition(invite, .redeem(by: "bob", isMember: false, inviterIsMember: true), now: 5_000)
+        #expect(InviteMachine.transition(used, .redeem(by: "cid", isMember: false, inviterIsMember: true), now: 5_001) == (used, [.refuse(.used)]))
         var revoked = invite
         revoked.state = .revoked
-        #expect(InviteMachine.transition(revoked, .redeem(by: "cid", isMember: false), now: 5_001).1 == [.refuse(.used)])
+        #expect(InviteMachine.transition(revoked, .redeem(by: "cid", isMember: false, inviterIsMember: true), now: 5_001).1 == [.refuse(.used)])
     }
 
     @Test func anExpiredInviteAndAMemberAreRefusedAndTheInviteStaysPending() {
-        #expect(InviteMachine.transition(invite, .redeem(by: "bob", isMember: false), now: 10_000) == (invite, [.refuse(.expired(at: 10_000))]))
-        #expect(InviteMachine.transition(invite, .redeem(by: "bob", isMember: true), now: 9_999) == (invite, [.refuse(.alreadyMember)]))
+        #expect(InviteMachine.transition(invite, .redeem(by: "bob", isMember: false, inviterIsMember: true), now: 10_000) == (invite, [.refuse(.expired(at: 10_000))]))
+        #expect(InviteMachine.transition(invite, .redeem(by: "bob", isMember: true, inviterIsMember: true), now: 9_999) == (invite, [.refuse(.alreadyMember)]))
+    }
+
+    @Test func anInviteWhoseInviterIsNoLongerAMemberIsRefusedForEveryoneAndStaysPending() {
+        for redeemer in ["ann", "bob"] {   // the removed inviter herself, and anyone else
+            #expect(InviteMachine.transition(invite, .redeem(by: redeemer, isMember: false, inviterIsMember: false), now: 5_000)
+                    == (invite, [.refuse(.inviterGone)]))
+        }
+        #expect(GatewayError(InviteMachine.Refusal.inviterGone).code == .inviteRevoked)
     }
 
     @Test func anotherNodeRedeemedFirstTheStoresInviteReplacesOurs() {
-        let (ours, _) = InviteMachine.transition(invite, .redeem(by: "bob", isMember: false), now: 5_000)
+        let (ours, _) = InviteMachine.transition(invite, .redeem(by: "bob", isMember: false, inviterIsMember: true), now: 5_000)
         var theirs = invite
         theirs.state = .used
         theirs.usedBy = "cid"
@@ -38,7 +46,7 @@ import Testing
     }
 
     @Test func aFailedJoinLeavesTheInvitePendingAgain() {
-        let (ours, _) = InviteMachine.transition(invite, .redeem(by: "bob", isMember: false), now: 5_000)
+        let (ours, _) = InviteMachine.transition(invite, .redeem(by: "bob", isMember: false, inviterIsMember: true), now: 5_000)
         #expect(InviteMachine.transition(ours, .joinFailed, now: 5_001) == (invite, []))
         #expect(GatewayError(InviteMachine.Refusal.expired(at: 10_000)).code == .inviteExpired)
     }

@@ -26,4 +26,20 @@ import Testing
         #expect(defaults.clusterPresenceRefreshMs == 2_000 && defaults.clusterPresenceTtlMs == 6_000)
         #expect(defaults.clusterRecheckIntervalMs == 1_000)
     }
+
+    @Test func inviteAndLiveActivityLimitsComeFromTheFile() throws {
+        let config = try SwitchboardConfiguration.parse("""
+            [push]
+            live_activity_tokens_per_device = 4
+            [relationships]
+            invites_per_user_per_day = 7
+            invites_per_node_per_day = 70
+            """, fileName: "x")
+        let settings = GatewayRuntime.Options(config).settings
+        #expect(settings.liveActivityTokensPerDevice == 4)
+        #expect(settings.relationships.invitesPerUserPerDay == 7 && settings.relationships.invitesPerNodePerDay == 70)
+        let defaults = GatewayRuntime.Options(SwitchboardConfiguration()).settings
+        #expect(defaults.liveActivityTokensPerDevice == 16)
+        #expect(defaults.relationships.invitesPerUserPerDay == 30 && defaults.relationships.invitesPerNodePerDay == 2_000)
+    }
 }

@@ -56,11 +56,11 @@ import Testing
     @Test func anInvalidLiveActivityTokenFallsBackToAnAlertInTheSameDeliveryAndIsForgotten() throws {
         let g = try PushEndToEndGateway()
         let alert = Self.p.apnsToken("aa"), activity = Self.p.apnsToken("b410")
+        try g.createSession(user: "ann", id: "s1")   // first: a Live Activity token needs an existing session of the user
         try g.offlineDevice(user: "ann", device: "ann-phone", commands: [
             ("push_register", ["kind": "apns", "token": alert, "environment": "sandbox"]),
             ("push_register", ["kind": "liveActivityUpdate", "token": activity, "sessionId": "s1", "environment": "sandbox"]),
         ])
-        try g.createSession(user: "ann", id: "s1")
         let first = try g.requestApproval(session: "s1")
 
         #expect(g.eventually { g.job(1)?.state == "sent" })

@@ -66,11 +66,14 @@ final class OutboxFixture {
         let created = DispatchSemaphore(value: 0)
         onHub { hub in
             hub.connect(client, resumeAfter: nil)
-            for (i, t) in tokens.enumerated() {
-                let json = #"{"id":"\#(i)","type":"push_register","kind":"\#(t.kind)","token":"\#(t.token)","sessionId":"s1"}"#
-                hub.handle(Array(json.utf8), from: client)
+            // The session first: a Live Activity token is accepted only for an existing session of the user.
+            hub.createSession(id: "s1", userId: "u1", title: nil) { _ in
+                for (i, t) in tokens.enumerated() {
+                    let json = #"{"id":"\#(i)","type":"push_register","kind":"\#(t.kind)","token":"\#(t.token)","sessionId":"s1"}"#
+                    hub.handle(Array(json.utf8), from: client)
+                }
+                created.signal()
             }
-            hub.createSession(id: "s1", userId: "u1", title: nil) { _ in created.signal() }
         }
         // The hub answers each registration, and completes the session, once its write has committed.
         #expect(created.wait(timeout: .now() + 5) == .success)

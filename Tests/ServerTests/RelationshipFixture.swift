@@ -1,5 +1,6 @@
 import Dispatch
 import Foundation
+import Gateway
 @testable import GatewayRuntime
 import Glibc
 import HTTP1
@@ -15,15 +16,18 @@ final class RelationshipServer {
     private(set) var server: Server
     var port: UInt16 { server.plainAddress?.port ?? 0 }
     private let inviteWebhookURL: String?
+    private let settings: GatewaySettings
 
-    init(inviteWebhookURL: String? = nil) throws {
+    /// `settings`: the hub's tunables (limits lowered for a test).
+    init(inviteWebhookURL: String? = nil, settings: GatewaySettings = GatewaySettings()) throws {
         directory = FileManager.default.temporaryDirectory.appendingPathComponent("relationships-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         self.inviteWebhookURL = inviteWebhookURL
-        (runtime, server) = try Self.start(directory: directory, inviteWebhookURL: inviteWebhookURL)
+        self.settings = settings
+        (runtime, server) = try Self.start(directory: directory, inviteWebhookURL: inviteWebhookURL, settings: settings)
     }
 
-    private static func start(directory: URL, inviteWebhookURL: String?) throws -> (GatewayRuntime, Server) {
+    private static func start(directory: URL, inviteWebhookURL: String?, settings gateway: GatewaySettings) throws -> (GatewayRuntime, Server) {
         var logger = Logger(label: "relationships-test")
         logger.logLevel = .critical
         var options = GatewayRuntime.Options(databasePath: directory.appendingPathComponent("gateway.db").path)
@@ -31,6 +35,7 @@ final class RelationshipServer {
         options.apiKeys = [apiKey]
         options.inviteWebhookURL = inviteWebhookURL
         options.webhookSecret = PushEndToEndProviders.webhookSecret
+        options.settings = gateway
         let runtime = try GatewayRuntime(options: options, logger: logger)
         var settings = ServerSettings()
         settings.listen = .init(host: "127.0.0.1", port: 0)
@@ -45,7 +50,7 @@ final class RelationshipServer {
     func restart() throws {
         server.shutdown()
         runtime.shutdown()
-        (runtime, server) = try Self.start(directory: directory, inviteWebhookURL: inviteWebhookURL)
+        (runtime, server) = try Self.start(directory: directory, inviteWebhookURL: inviteWebhookURL, settings: settings)
     }
 
     deinit {
@@ -56,6 +61,13 @@ final class RelationshipServer {
 
     /// One HTTP request on a fresh connection; the status and the JSON body (an object, or empty).
     func http(_ method: String, _ path: String, _ body: String? = nil, apiKey: String? = RelationshipServer.apiKey) throws -> (Int, [String: Any]) {
+        let (status, object, _) = try httpResponse(method, path, body, apiKey: apiKey)
+        return (status, object)
+    }
+
+    /// `http`, with the response's headers.
+    func httpResponse(_ method: String, _ path: String, _ body: String? = nil,
+                      apiKey: String? = RelationshipServer.apiKey) throws -> (Int, [String: Any], HTTPHeaders) {
         let client = try RawClient(port: port)
         var request = "\(method) \(path) HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n"
         if let apiKey { request += "Authorization: Bearer \(apiKey)\r\n" }
@@ -63,7 +75,7 @@ final class RelationshipServer {
         request += "Content-Type: application/json\r\nContent-Length: \(bytes.count)\r\n\r\n"
         client.send(Array(request.utf8) + bytes)
         let response = try client.readResponse()
-        return (response.head.status, jsonObject(response.body))
+        return (response.head.status, jsonObject(response.body), response.head.headers)
     }
 
     /// Registers a standalone device; returns (userId, hexCode, token).

@@ -95,6 +95,7 @@ import Testing
         webhook_secret = "whsec_c2VjcmV0"
         deep_link_scheme = "agentapp"
         max_in_flight = 8
+        live_activity_tokens_per_device = 3
 
         [relationships]
         connect_code_lifetime_hours = 24
@@ -104,6 +105,8 @@ import Testing
         max_group_members = 12
         discovery_max_per_request = 50
         discovery_max_per_day = 100
+        invites_per_user_per_day = 5
+        invites_per_node_per_day = 50
         invite_webhook_url = "http://127.0.0.1:9000/invites"
 
         [cluster]
@@ -191,6 +194,7 @@ import Testing
         #expect(c.push.webhookSecret == "whsec_c2VjcmV0")
         #expect(c.push.deepLinkScheme == "agentapp")
         #expect(c.push.maxInFlight == 8)
+        #expect(c.push.liveActivityTokensPerDevice == 3)
         #expect(c.relationships.connectCodeLifetimeHours == 24)
         #expect(c.relationships.defaultInviteHours == 72)
         #expect(c.relationships.maxInviteHours == 96)
@@ -198,6 +202,7 @@ import Testing
         #expect(c.relationships.maxGroupMembers == 12)
         #expect(c.relationships.discoveryMaxPerRequest == 50)
         #expect(c.relationships.discoveryMaxPerDay == 100)
+        #expect(c.relationships.invitesPerUserPerDay == 5 && c.relationships.invitesPerNodePerDay == 50)
         #expect(c.relationships.inviteWebhookURL == "http://127.0.0.1:9000/invites")
         #expect(c.cluster.postgresURL == "postgresql://sb@db.internal/sb")
         #expect(c.cluster.postgresPasswordFile == "/run/secrets/pg")

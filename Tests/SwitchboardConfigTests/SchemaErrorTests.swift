@@ -41,6 +41,8 @@ import Testing
         ("websocket.compression.level", -1, 10), ("http.max_header_count", 0, 10_001),
         ("gateway.max_pending_commands", 0, 1_000_001), ("gateway.overload_retry_after_ms", 0, 60_001),
         ("gateway.idempotency_memory_keys", -1, 10_000_001),
+        ("relationships.invites_per_user_per_day", 0, 100_001), ("relationships.invites_per_node_per_day", 0, 10_000_001),
+        ("push.live_activity_tokens_per_device", 0, 1_001),
     ])
     func outOfRangeOnBothSides(key: String, below: Int, above: Int) throws {
         let section = String(key[..<key.lastIndex(of: ".")!])

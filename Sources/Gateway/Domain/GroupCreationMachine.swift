@@ -12,6 +12,9 @@ enum GroupInvitePolicy: String, Equatable {
 /// otherwise, in the order clients see the rules. No threads, clock, store or randomness: the hub draws the id when
 /// none is chosen, reads a chosen id's group first, and commits the rows with `group_created` in the owner's log.
 struct GroupCreationMachine {
+    /// A group name's length bound, in characters after trimming.
+    static let maxNameCharacters = 64
+
     /// What a creator asks for; nil fields take the defaults of `RelationshipSettings`.
     struct Request: Equatable {
         var ownerId: String
@@ -31,7 +34,8 @@ struct GroupCreationMachine {
 
     enum Refusal: Error, Equatable {
         case ownerNotFound(String)
-        case invalidName
+        /// The name breaks the shown-name rules (`GatewayHub.shownNameProblem`): the rule that failed.
+        case invalidName(String)
         /// `maxMembers` outside 1…`limit`.
         case invalidMaxMembers(limit: Int)
         case invalidKind
@@ -70,10 +74,9 @@ struct GroupCreationMachine {
     /// The field rules; the group (its `createdAt` still 0) when they hold.
     private static func validated(_ request: Request, ownerExists: Bool, limits: RelationshipSettings) -> Result<GroupRecord, Refusal> {
         guard ownerExists else { return .failure(.ownerNotFound(request.ownerId)) }
+        // The display-name rules: a group's name is shown to its members and quoted in every invite text.
         let name = request.name.trimmedOfWhitespace
-        guard (1...64).contains(name.count), !name.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) else {
-            return .failure(.invalidName)
-        }
+        if let problem = GatewayHub.shownNameProblem(name, what: "name", maxCharacters: maxNameCharacters) { return .failure(.invalidName(problem)) }
         let maxMembers = request.maxMembers ?? limits.defaultGroupMembers
         guard (1...limits.maxGroupMembers).contains(maxMembers) else { return .failure(.invalidMaxMembers(limit: limits.maxGroupMembers)) }
         let kind = request.kind ?? "group"
@@ -95,7 +98,7 @@ extension GatewayError {
     init(_ refusal: GroupCreationMachine.Refusal) {
         switch refusal {
         case .ownerNotFound(let id): self.init(.userNotFound, "no user \"\(id)\"")
-        case .invalidName: self.init(.invalidField, "name must have 1 to 64 characters and no control characters")
+        case .invalidName(let problem): self.init(.invalidField, problem)
         case .invalidMaxMembers(let limit): self.init(.invalidField, "maxMembers must be 1 to \(limit)")
         case .invalidKind: self.init(.invalidField, "kind must be 1 to 32 of a-z, 0-9, _ and -")
         case .invalidInvitePolicy: self.init(.invalidField, "invitePolicy must be \"members\" or \"owner\"")

@@ -81,9 +81,22 @@ struct GroupMembership {
         case .roleFull(let role, let limit): return .roleFull(role: role, limit: limit)
         }
     }
+
+    /// Whether `user` may learn anything of the group through a client command: only an active member may. A
+    /// non-member is answered exactly as for a group that does not exist (`GatewayError(hiddenGroup:)`), so group
+    /// ids cannot be probed for existence, names or membership. `state`: nil when there is no such group.
+    static func isVisible(_ state: State?, to user: String) -> Bool {
+        state?.members[user]?.active == true
+    }
 }
 
 extension GatewayError {
+    /// The one answer to a client about a group it cannot see (missing, or it is not an active member): the same
+    /// code and text either way, naming only the id the client sent.
+    init(hiddenGroup groupId: String) {
+        self.init(.groupNotFound, "no group \"\(groupId)\" of yours")
+    }
+
     /// The wire error for a refused membership change in `group`.
     init(_ refusal: GroupMembership.Refusal, group: GroupRecord) {
         switch refusal {

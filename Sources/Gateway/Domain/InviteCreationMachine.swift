@@ -1,9 +1,10 @@
 import GatewayProtocol
 
 /// Creating one invite as a pure state machine:
-/// `new --create--> lookingUp` (the rules hold and there is a recipient) `--recipientLooked--> drawing`
-/// (no member owns the number, no invite to it in the group within the repeat window) `--drawn--> storing --stored-->
-/// stored`; an invite without recipient goes from `new` straight to `drawing`. When the store reports the drawn code as
+/// `new --create--> lookingUp` (the rules hold and there is a recipient) `--recipientLooked--> counting`
+/// (no member owns the number, no invite to it in the group within the repeat window) `--counted--> drawing` (the
+/// inviter's and the node's daily invite limits had room) `--drawn--> storing --stored--> stored`; an invite without
+/// recipient goes from `new` straight to `counting`. Only an invite every other rule allows is counted, once. When the store reports the drawn code as
 /// another invite's (another node drew it first), a new code is drawn, `codeAttempts` times at most. Any refusal ends
 /// in `refused`. No threads, clock, store or randomness: the hub reads the group, the number's owner and the latest
 /// invite, draws codes, commits, and hands the text to the `InviteDeliverer` after the commit.
@@ -42,6 +43,8 @@ struct InviteCreationMachine {
         case new
         /// The recipient's number owner and latest invite to the group are being read.
         case lookingUp(Draft)
+        /// The daily invite limits are counting the invite (a refusal there is the hub's `rate_limited`).
+        case counting(Draft)
         /// A code is due (`attempt` counts the codes drawn so far, this one included).
         case drawing(Draft, attempt: Int)
         case storing(InviteRecord, Draft, attempt: Int)
@@ -55,6 +58,8 @@ struct InviteCreationMachine {
         /// The reads on the recipient: whether its number belongs to an active member of the group, and the latest
         /// invite to it in the group.
         case recipientLooked(ownerIsMember: Bool, latest: InviteRecord?)
+        /// The daily limits counted the invite.
+        case counted
         /// A code, drawn free of the invites this node holds.
         case drawn(code: String)
         /// The store refused the invite's row.
@@ -88,6 +93,9 @@ struct InviteCreationMachine {
     enum Action: Equatable {
         /// Read the number's owner (an `sms` recipient) and the latest invite to the recipient in the group.
         case lookUpRecipient(String, Channel)
+        /// Count one invite under `counters` (the inviter's, the node's) in a sliding window of `windowMs`; when a
+        /// counter is full the hub answers `rate_limited` with `retryAfterMs`, `what` naming the limit.
+        case count([AttemptLimiter.Counter], windowMs: Int64, what: String)
         /// Draw a code free of the invites this node holds.
         case drawCode
         /// Commit the invite (the store inserts the code only if absent) with `event` in the inviter's log.
@@ -104,7 +112,7 @@ struct InviteCreationMachine {
             switch draft(request, group: group, limits: limits) {
             case .failure(let refusal): return refuse(refusal)
             case .success(let draft):
-                guard let recipient = draft.recipient else { return (.drawing(draft, attempt: 1), [.drawCode]) }
+                guard let recipient = draft.recipient else { return count(draft, limits: limits) }
                 return (.lookingUp(draft), [.lookUpRecipient(recipient, draft.channel)])
             }
         case (.lookingUp(let draft), .recipientLooked(let ownerIsMember, let latest)):
@@ -112,6 +120,8 @@ struct InviteCreationMachine {
             if let latest, latest.createdAt > now - limits.inviteRepeatWindowMs {
                 return refuse(.alreadyInvited(draft.recipient ?? "", until: latest.createdAt + limits.inviteRepeatWindowMs))
             }
+            return count(draft, limits: limits)
+        case (.counting(let draft), .counted):
             return (.drawing(draft, attempt: 1), [.drawCode])
         case (.drawing(let draft, let attempt), .drawn(let code)):
             let invite = InviteRecord(code: code, groupId: draft.groupId, inviterId: draft.inviterId, recipient: draft.recipient, role: draft.role,
@@ -128,6 +138,14 @@ struct InviteCreationMachine {
     }
 
     private static func refuse(_ refusal: Refusal) -> (State, [Action]) { (.refused(refusal), [.refuse(refusal)]) }
+
+    /// Counts the invite against its inviter's and the node's daily limits: they bound the texts one account (and
+    /// the whole node) can have sent by SMS and e-mail, and the invite rows stored.
+    private static func count(_ draft: Draft, limits: RelationshipSettings) -> (State, [Action]) {
+        let counters = [AttemptLimiter.Counter(key: "invite-user:" + draft.inviterId, limit: limits.invitesPerUserPerDay),
+                        AttemptLimiter.Counter(key: "invite-node", limit: limits.invitesPerNodePerDay)]
+        return (.counting(draft), [.count(counters, windowMs: limits.inviteLimitWindowMs, what: "too many invites")])
+    }
 
     /// The rules on the inviter, the group and the fields, in the order clients see them.
     private static func draft(_ request: Request, group: GroupMembership.State?, limits: RelationshipSettings) -> Result<Draft, Refusal> {

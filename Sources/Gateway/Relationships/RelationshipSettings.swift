@@ -7,6 +7,12 @@ public struct RelationshipSettings: Sendable, Equatable {
     public var maxInviteHours = 720
     /// The same phone/e-mail is not invited to the same group twice within this window (24 h).
     public var inviteRepeatWindowMs: Int64 = 86_400_000
+    /// Invites one user may make, and the whole node accepts, per sliding window of `inviteLimitWindowMs` (24 h):
+    /// every invite is a text sent by SMS or e-mail (or a stored code), quoting a name its inviter chose.
+    /// `relationships.invites_per_user_per_day` and `relationships.invites_per_node_per_day`.
+    public var invitesPerUserPerDay = 30
+    public var invitesPerNodePerDay = 2_000
+    public var inviteLimitWindowMs: Int64 = 86_400_000
     /// Group size when the creator does not set one, and the largest size allowed.
     public var defaultGroupMembers = 12
     public var maxGroupMembers = 256

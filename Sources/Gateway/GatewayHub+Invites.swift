@@ -104,16 +104,39 @@ extension GatewayHub {
 
     /// Redeems an invite (codes are case-insensitive; spaces and dashes ignored). Errors: `invite_not_found`,
     /// `invite_used`, `invite_expired`, `invite_revoked` (its inviter is no longer a member), `already_member` (the
-    /// invite stays unused), `group_full`, `group_not_found`.
+    /// invite stays unused), `group_full`, `group_not_found`, `rate_limited` (too many unknown codes).
     /// A former member is reactivated (keeping the original join time). Answers with the group.
-    public func redeemInvite(userId: String, code rawCode: String, completion: @escaping (Result<GroupData, GatewayError>) -> Void) {
+    ///
+    /// Unknown codes are guesses: they count against the caller's, its source address's (`source`, nil for the server
+    /// API) and the node's hourly limits (`RelationshipSettings.inviteRedeemFailuresPer…`), and once one is full every
+    /// redemption is `rate_limited` (with `retryAfterMs`) before the code is looked at, a right one too.
+    public func redeemInvite(userId: String, code rawCode: String, source: String? = nil,
+                             completion: @escaping (Result<GroupData, GatewayError>) -> Void) {
+        let limits = settings.relationships
+        var counters = [AttemptLimiter.Counter(key: "redeem-user:" + userId, limit: limits.inviteRedeemFailuresPerUserPerHour),
+                        AttemptLimiter.Counter(key: "redeem-node", limit: limits.inviteRedeemFailuresPerNodePerHour)]
+        if let source {
+            counters.append(AttemptLimiter.Counter(key: "redeem-address:" + source, limit: limits.inviteRedeemFailuresPerAddressPerHour))
+        }
+        let what = "too many failed invite redemptions"
+        limitAttempt(.ask(counters), what) { [self] refused in
+            if let refused { return completion(.failure(refused)) }
+            redeem(userId: userId, code: rawCode, notFound: { [self] error in
+                limitAttempt(.count(counters), what) { completion(.failure($0 ?? error)) }
+            }, completion: completion)
+        }
+    }
+
+    /// The redemption once the guessing limits let it go ahead; `notFound` answers an unknown code.
+    private func redeem(userId: String, code rawCode: String, notFound: @escaping (GatewayError) -> Void,
+                        completion: @escaping (Result<GroupData, GatewayError>) -> Void) {
         let code = rawCode.uppercased().filter { $0 != " " && $0 != "-" }
         lookUpInvite(code, failed: { completion(.failure($0)) }) { [self] found in
         guard let invite = found else {
-            return completion(.failure(GatewayError(.inviteNotFound, "no invite \"\(rawCode)\"")))
+            return notFound(GatewayError(.inviteNotFound, "no invite \"\(rawCode)\""))
         }
         guard loadedGroup(invite.groupId, plus: [userId], failed: { completion(.failure($0)) }, retry: { [self] in
-            redeemInvite(userId: userId, code: rawCode, completion: completion)
+            redeem(userId: userId, code: rawCode, notFound: notFound, completion: completion)
         }) else { return }
         let input = InviteMachine.Input.redeem(by: userId, isMember: relations.isActiveMember(userId, of: invite.groupId),
                                                inviterIsMember: relations.isActiveMember(invite.inviterId, of: invite.groupId))

@@ -70,7 +70,7 @@ extension GatewayHub {
                              completion: reply.complete)
             }
         case .inviteRedeem(let command):
-            redeemInvite(userId: me, code: command.code, completion: reply.complete)
+            redeemInvite(userId: me, code: command.code, source: client.sourceAddress, completion: reply.complete)
         case .discover(let c):
             discover(userId: me, numbers: c.numbers ?? [], hashes: c.hashes ?? []) { reply.complete($0.map { ["entries": $0] }) }
         }

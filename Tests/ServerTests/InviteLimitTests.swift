@@ -77,4 +77,42 @@ import Testing
         #expect((result(try a.command(#""type":"group_list""#))["groups"] as? [Any])?.isEmpty == true)
         #expect(result(try a.command(#""type":"group_create","name":"Family 👩\u200D👩\u200D👧""#))["name"] as? String == "Family 👩\u{200D}👩\u{200D}👧")
     }
+
+    /// Guessing codes: unknown codes count per user and per node (per hour); past a limit even a right code is refused
+    /// before it is looked at, with when to retry.
+    @Test func unknownInviteCodesAreLimitedPerUserAndPerNode() throws {
+        var settings = GatewaySettings()
+        settings.relationships.inviteRedeemFailuresPerUserPerHour = 3
+        settings.relationships.inviteRedeemFailuresPerAddressPerHour = 100   // every test client shares 127.0.0.1
+        settings.relationships.inviteRedeemFailuresPerNodePerHour = 5
+        let server = try RelationshipServer(settings: settings)
+        let ann = try server.register("ann-device")
+        let eve = try server.register("eve-device")
+        let mal = try server.register("mal-device")
+        let dan = try server.register("dan-device")
+        let a = try server.socket(token: ann.token)
+        let groupId = try #require(result(try a.command(#""type":"group_create","name":"Family""#))["groupId"] as? String)
+        let code = try #require(result(try a.command(#""type":"invite_create","groupId":"\#(groupId)""#))["code"] as? String)
+        let forDan = try #require(result(try a.command(#""type":"invite_create","groupId":"\#(groupId)""#))["code"] as? String)
+
+        let e = try server.socket(token: eve.token)
+        for guess in ["AAAAAAAA", "BBBBBBBB", "CCCCCCCC"] {
+            #expect(errorCode(try e.command(#""type":"invite_redeem","code":"\#(guess)""#)) == "invite_not_found")
+        }
+        let limited = try e.command(#""type":"invite_redeem","code":"\#(code)""#)   // a right code, after 3 wrong ones
+        #expect(errorCode(limited) == "rate_limited")
+        #expect(((limited["error"] as? [String: Any])?["retryAfterMs"] as? Int).map { $0 > 0 && $0 <= 3_600_000 } == true, "\(limited)")
+        // Mal has his own 3, but the node only 2 more; then Dan's right code is refused too.
+        let m = try server.socket(token: mal.token)
+        for guess in ["DDDDDDDD", "EEEEEEEE"] {
+            #expect(errorCode(try m.command(#""type":"invite_redeem","code":"\#(guess)""#)) == "invite_not_found")
+        }
+        #expect(errorCode(try m.command(#""type":"invite_redeem","code":"FFFFFFFF""#)) == "rate_limited")
+        let d = try server.socket(token: dan.token)
+        #expect(errorCode(try d.command(#""type":"invite_redeem","code":"\#(forDan)""#)) == "rate_limited")
+        let (status, _, headers) = try server.httpResponse("POST", "/v1/invites/\(forDan)/redeem", #"{"userId":"\#(dan.userId)"}"#)
+        #expect(status == 429 && !headers.values("Retry-After").isEmpty)
+        // Nothing was redeemed: the group still has its owner alone.
+        #expect((result(try a.command(#""type":"group_get","groupId":"\#(groupId)""#))["members"] as? [Any])?.count == 1)
+    }
 }

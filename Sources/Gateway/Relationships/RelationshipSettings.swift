@@ -13,6 +13,12 @@ public struct RelationshipSettings: Sendable, Equatable {
     public var invitesPerUserPerDay = 30
     public var invitesPerNodePerDay = 2_000
     public var inviteLimitWindowMs: Int64 = 86_400_000
+    /// Failed invite redemptions (unknown codes: guesses) per sliding hour: per user, per source address (an IPv4
+    /// address, an IPv6 /64; socket commands only) and for the whole node. Fresh identities are free in standalone
+    /// mode, so the address and node limits are what bound an attacker with many accounts.
+    public var inviteRedeemFailuresPerUserPerHour = 20
+    public var inviteRedeemFailuresPerAddressPerHour = 60
+    public var inviteRedeemFailuresPerNodePerHour = 600
     /// Group size when the creator does not set one, and the largest size allowed.
     public var defaultGroupMembers = 12
     public var maxGroupMembers = 256

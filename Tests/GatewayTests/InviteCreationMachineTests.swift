@@ -109,9 +109,10 @@ import Testing
         let latest = InviteRecord(code: "OLDCODE2", groupId: "fam", inviterId: "olga", recipient: "+447700900123", role: "member",
                                   createdAt: 9 * day, expiresAt: 20 * day)
         let look = M.Input.recipientLooked(ownerIsMember: false, latest: latest)
-        #expect(refused(M.transition(looking, look, limits: limits, now: 10 * day - 1)) == .alreadyInvited("+447700900123", until: 10 * day))
+        #expect(refused(M.transition(looking, look, limits: limits, now: 10 * day - 1)) == .alreadyInvited("+447700900123", until: 10 * day, retryAfterMs: 1))
         #expect(M.transition(looking, look, limits: limits, now: 10 * day).1 == counting())
-        let error = GatewayError(M.Refusal.alreadyInvited("+447700900123", until: 10 * day), group: group().group)
+        let error = GatewayError(M.Refusal.alreadyInvited("+447700900123", until: 10 * day, retryAfterMs: 1), group: group().group)
+        #expect(error.retryAfterMs == 1)   // like every rate_limited answer, when to retry
         #expect(error.code == .rateLimited && error.message == "+447700900123 was already invited to \"Family\"; try again after \(10 * day)")
     }
 

@@ -81,8 +81,9 @@ import Testing
         #expect(delivery["groupName"] as? String == "Family" && delivery["inviterId"] as? String == olga.userId)
         #expect(delivery["inviterName"] as? String != nil && delivery["expiresAt"] as? Int64 == invite["expiresAt"] as? Int64)
         #expect(delivery["deepLink"] as? String == "switchboard://invite/\(code)")
-        let (again, _) = try server.http("POST", "/v1/groups/fam/invites", #"{"inviterId":"\#(olga.userId)","phone":"+442079460001"}"#)
-        #expect(again == 429)
+        let (again, _, retry) = try server.httpResponse("POST", "/v1/groups/fam/invites", #"{"inviterId":"\#(olga.userId)","phone":"+442079460001"}"#)
+        // The 24-hour rule says when (seconds left of the day since the first invite).
+        #expect(again == 429 && Int(retry.values("Retry-After").first ?? "").map { (86_000...86_400).contains($0) } == true)
         let o = try server.socket(token: olga.token)
         let p = try server.socket(token: pete.token)
         #expect(result(try p.command(#""type":"invite_redeem","code":"\#(code)""#))["groupId"] as? String == "fam")

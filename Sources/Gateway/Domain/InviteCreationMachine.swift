@@ -80,7 +80,7 @@ struct InviteCreationMachine {
         /// The number belongs to an active member.
         case recipientIsMember
         /// The 24-hour rule: invited to the group at `until - window`.
-        case alreadyInvited(String, until: Int64)
+        case alreadyInvited(String, until: Int64, retryAfterMs: Int64)
         /// Not stored: a code taken every time, or another conflict.
         case notStored(StoreConflict)
     }
@@ -118,7 +118,8 @@ struct InviteCreationMachine {
         case (.lookingUp(let draft), .recipientLooked(let ownerIsMember, let latest)):
             guard !ownerIsMember else { return refuse(.recipientIsMember) }
             if let latest, latest.createdAt > now - limits.inviteRepeatWindowMs {
-                return refuse(.alreadyInvited(draft.recipient ?? "", until: latest.createdAt + limits.inviteRepeatWindowMs))
+                let until = latest.createdAt + limits.inviteRepeatWindowMs
+                return refuse(.alreadyInvited(draft.recipient ?? "", until: until, retryAfterMs: until - now))
             }
             return count(draft, limits: limits)
         case (.counting(let draft), .counted):
@@ -196,7 +197,8 @@ extension GatewayError {
         case .emailInvalid(let email): self.init(.invalidField, "\"\(email)\" is not an e-mail address")
         case .phoneAndEmail: self.init(.invalidField, "give phone or email, not both")
         case .recipientIsMember: self.init(.alreadyMember, "this number belongs to a member of \"\(name)\"")
-        case .alreadyInvited(let recipient, let until): self.init(.rateLimited, "\(recipient) was already invited to \"\(name)\"; try again after \(until)")
+        case .alreadyInvited(let recipient, let until, let wait):
+            self.init(.rateLimited, "\(recipient) was already invited to \"\(name)\"; try again after \(until)", retryAfterMs: Int(wait))
         case .notStored(let conflict): self.init(.storageFailed, "could not store the invite: \(conflict)")
         }
     }

@@ -150,6 +150,9 @@ struct JSONParser {
         guard let value = Double(text), value.isFinite else {
             throw JSONParseError(offset: start, reason: "number out of range")
         }
+        // An integer literal beyond Int64 stays a Double: -9223372036854775809 rounds to exactly -2^63 as a Double,
+        // and must not come back as the different integer Int64.min.
+        if integral { return .number(value) }
         return JSONValue.exactInt64(value).map(JSONValue.int) ?? .number(value)
     }
 

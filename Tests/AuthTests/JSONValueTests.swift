@@ -22,6 +22,8 @@ import Testing
         #expect(try parse("9223372036854775807") == .int(.max))
         #expect(try parse("-9223372036854775808") == .int(.min))
         #expect(try parse("9223372036854775808") == .number(9_223_372_036_854_775_808))
+        // One below Int64.min rounds to exactly -2^63 as a Double; it must not become the other integer Int64.min.
+        #expect(try parse("-9223372036854775809") == .number(-9_223_372_036_854_775_808))
         #expect(try parse("[0,-7,1234567890123]") == .array([.int(0), .int(-7), .int(1_234_567_890_123)]))
         #expect(try parse("0.25") == .number(0.25))
         #expect(try parse("1E-2") == .number(0.01))

@@ -30,11 +30,8 @@ extension GatewayHub {
         guard session.state == .active else {
             return completion(.failure(GatewayError(.sessionEnded, "session \"\(sessionId)\" has ended")))
         }
-        let timeout = timeoutMs ?? settings.approvalDefaultTimeoutMs
-        guard timeout >= settings.approvalMinTimeoutMs && timeout <= settings.approvalMaxTimeoutMs else {
-            return completion(.failure(GatewayError(.timeoutOutOfRange,
-                "timeoutSeconds must be between \(settings.approvalMinTimeoutMs / 1000) and \(settings.approvalMaxTimeoutMs / 1000)")))
-        }
+        let timeout: Int64
+        do { timeout = try ApprovalTimeout(settings).checked(timeoutMs) } catch { return completion(.failure(error)) }
         let scope = Self.approvalScope(userId: session.userId, sessionId: sessionId)
         let spec = ApprovalSpec(session: session, toolName: toolName, summary: summary, details: details, timeoutMs: timeout,
                                 idempotencyKey: idempotencyKey, scope: scope)

@@ -103,13 +103,30 @@ extension GatewayHub {
         }
     }
 
-    /// Feeds `ReadMarks` the mark and commits what it decides. The hub holds no marks (an empty state): every mark
-    /// is committed and the store keeps the larger one, so two devices or nodes marking at once never move it back.
+    /// Reads the conversation's newest message id off the hub thread, feeds `ReadMarks` the mark with it and commits
+    /// what it decides. The hub holds no marks (an empty state): every mark is committed and the store keeps the
+    /// larger one, so two devices or nodes marking at once never move it back.
     func markRead(_ command: MarkReadCommand, for client: GatewayClient, reply: Reply) {
-        let (_, actions) = ReadMarks.transition(ReadMarks.State(), .markRead(peer: command.with, upTo: command.upTo))
+        let (me, store) = (client.userId, self.store)
+        scheduler.runBlocking { [self] in
+            let newest = Result { try store.messages(between: me, and: command.with, before: nil, limit: 1).first?.id ?? 0 }
+            scheduler.execute { [self] in
+                switch newest {
+                case .success(let newest): markRead(command, newest: newest, for: client, reply: reply)
+                case .failure(let error): reply.fail(GatewayError(.storageFailed, "\(error)"))
+                }
+            }
+        }
+    }
+
+    private func markRead(_ command: MarkReadCommand, newest: Int64, for client: GatewayClient, reply: Reply) {
+        let (_, actions) = ReadMarks.transition(ReadMarks.State(), .markRead(peer: command.with, upTo: command.upTo, newest: newest))
         var writes: [StoreWrite] = []
         for action in actions {
             switch action {
+            case .refuse(let newest):
+                return reply.fail(GatewayError(.invalidField,
+                    "upTo \(command.upTo) is outside this conversation: mark 0 to \(newest), the newest messageId you received"))
             case .commitMark(let peer, let upTo): writes.append(.setReadMark(userId: client.userId, peerId: peer, messageId: upTo))
             case .reply:
                 guard !writes.isEmpty else { return reply.ok(Empty()) }

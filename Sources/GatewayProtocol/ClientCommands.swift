@@ -11,6 +11,8 @@ public struct AuthCommand: Sendable, JSONFieldsDecodable {
     public init(fields f: JSONFields) throws(GatewayError) {
         token = try f.optionalString("token")
         offset = try f.optionalInt64("offset")
+        // As the `offset` query parameter: an offset is a position in the log, never below 0.
+        if let offset, offset < 0 { throw GatewayError(.invalidField, "offset must be a non-negative integer") }
     }
 }
 

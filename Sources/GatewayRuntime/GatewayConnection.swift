@@ -118,6 +118,11 @@ final class GatewayConnection: WebSocketHandler, GatewayClient, @unchecked Senda
         do {
             read = try CommandFrame.decode(frame)
         } catch {
+            // An `auth` with a bad field (an offset that is no integer, or negative) gets that field's error so the
+            // client can fix it; the type is looked up again only on this failure path.
+            if case .invalid(let id, let reason) = error, (try? JSONFields.parse(frame).string("type")) == "auth" {
+                return sendNow(ServerFrames.error(id: id, reason))
+            }
             return refuseUnauthenticated(id: error.id)
         }
         guard case .auth(let command) = read.command, let token = command.token else { return refuseUnauthenticated(id: read.id) }

@@ -104,9 +104,11 @@ extension ServerAPI {
                 return true
             }
             let id = route[1]
-            // Millisecond precision (1.5 is 1 500 ms, never silently truncated). Clamped before converting (a huge
-            // value would trap); out-of-bounds values get timeout_out_of_range.
-            let timeout = body.timeoutSeconds.map { Int64((min(max($0, -1e9), 1e9) * 1000).rounded()) }
+            let timeout: Int64?
+            do { timeout = try ApprovalTimeout(hub.settings).milliseconds(seconds: body.timeoutSeconds) } catch {
+                respond(Self.failure(error))
+                return true
+            }
             onHub { hub in
                 hub.requestApproval(sessionId: id, toolName: body.toolName, summary: body.summary, details: body.details, timeoutMs: timeout,
                                     idempotencyKey: idempotencyHeader ?? body.idempotencyKey, completion: Self.reply(respond, status: 201))
@@ -135,9 +137,12 @@ extension ServerAPI {
             onHub(users: [id], respond: respond) { hub in hub.updateNotificationSettings(userId: id, body, completion: Self.reply(respond)) }
         case ("GET", 2, "approvals"):
             let id = route[1]
-            let wait = request.head.queryItem("wait").flatMap(Double.init).map { min(max($0, 0), 60) } ?? 0
+            guard let waitMs = Self.waitMilliseconds(request.head.queryItem("wait")) else {
+                respond(Self.failure(GatewayError(.invalidField, "wait must be a number of seconds (0 to 60; more waits 60)")))
+                return true
+            }
             onHub { hub in
-                hub.waitForApproval(id, waitMs: Int64(wait * 1000)) { result in
+                hub.waitForApproval(id, waitMs: waitMs) { result in
                     switch result {
                     case .success(let data?): respond(Self.ok(data))
                     case .success(nil): respond(Self.failure(GatewayError(.approvalNotFound, "no approval request \"\(id)\"")))
@@ -150,6 +155,18 @@ extension ServerAPI {
             respond(.jsonError(status: 404, code: "not_found", message: "no API route \(method) \(request.head.path)"))
         }
         return true
+    }
+
+    /// The longest `GET /v1/approvals/{id}?wait=` long-poll: larger values wait this long.
+    static let maxWaitMs: Int64 = 60_000
+
+    /// `?wait=` (seconds) in milliseconds, 0 when absent; nil when it is not a number in JSON's grammar. Finite values
+    /// are clamped to 0...60 s; `nan` (a backend passing JavaScript's NaN), `inf` and text are refused, since NaN
+    /// passes any clamp and would then trap on conversion.
+    static func waitMilliseconds(_ text: String?) -> Int64? {
+        guard let text else { return 0 }
+        guard let seconds = WholeNumber.decimal(text) else { return nil }
+        return WholeNumber.rounded(min(max(seconds, 0), Double(maxWaitMs) / 1000), scale: 1000, in: 0...maxWaitMs)
     }
 
     private struct PendingBody: Encodable { var approvals: [ApprovalData]; var badge: Int }

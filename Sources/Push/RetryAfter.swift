@@ -2,7 +2,7 @@ import Glibc
 
 /// Parses `Retry-After` (RFC 9110 §10.2.3): delay-seconds or an HTTP-date. Pure; `now` passed in.
 public enum RetryAfter {
-    /// The wait in milliseconds the header asks for, never negative; nil when absent or unparsable.
+    /// The wait in milliseconds the header asks for, never negative and at most a day; nil when absent or unparsable.
     /// - Parameters:
     ///   - value: the header value, e.g. `"120"` or `"Sun, 06 Nov 1994 08:49:37 GMT"`.
     ///   - nowSeconds: the current Unix time, used for HTTP-dates.
@@ -14,7 +14,7 @@ public enum RetryAfter {
             return min(seconds, 86_400) * 1000
         }
         guard let date = httpDate(text) else { return nil }
-        return max(0, date - nowSeconds) * 1000
+        return min(max(0, date - nowSeconds), 86_400) * 1000
     }
 
     private static let months = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"]
@@ -40,7 +40,9 @@ public enum RetryAfter {
         default:
             return nil
         }
-        guard let day, let month, let year, let clock, (1...31).contains(day) else { return nil }
+        // Four-digit years only (the grammar's): a year such as 9223372036854775807 from a provider would overflow
+        // the day arithmetic below, and a trap there would end the process.
+        guard let day, let month, let year, let clock, (1...31).contains(day), (0...9999).contains(year) else { return nil }
         let hms = clock.split(separator: ":").compactMap { Int64($0) }
         guard hms.count == 3, (0..<24).contains(hms[0]), (0..<60).contains(hms[1]), (0...60).contains(hms[2]) else {
             return nil

@@ -6,26 +6,39 @@ import Testing
 @Suite struct ReadMarksTests {
     @Test func withoutAKnownMarkEveryMarkIsCommittedForTheStoreToKeepTheLarger() {
         // The hub's case: it holds no marks.
-        let (next, actions) = ReadMarks.transition(ReadMarks.State(), .markRead(peer: "bob", upTo: 7))
+        let (next, actions) = ReadMarks.transition(ReadMarks.State(), .markRead(peer: "bob", upTo: 7, newest: 100))
         #expect(next.marks == ["bob": 7])
         #expect(actions == [.commitMark(peer: "bob", upTo: 7), .reply])
     }
 
     @Test func aMarkNeverMovesBackwards() {
         let state = ReadMarks.State(marks: ["bob": 10])
-        for upTo: Int64 in [10, 9, 0, -5] {
-            #expect(ReadMarks.transition(state, .markRead(peer: "bob", upTo: upTo)) == (state, [.reply]))
+        for upTo: Int64 in [10, 9, 0] {
+            #expect(ReadMarks.transition(state, .markRead(peer: "bob", upTo: upTo, newest: 100)) == (state, [.reply]))
         }
-        let (forward, actions) = ReadMarks.transition(state, .markRead(peer: "bob", upTo: 11))
+        let (forward, actions) = ReadMarks.transition(state, .markRead(peer: "bob", upTo: 11, newest: 100))
         #expect(forward.marks == ["bob": 11] && actions == [.commitMark(peer: "bob", upTo: 11), .reply])
         // Another peer's mark is its own.
-        #expect(ReadMarks.transition(state, .markRead(peer: "cid", upTo: 3)).0.marks == ["bob": 10, "cid": 3])
+        #expect(ReadMarks.transition(state, .markRead(peer: "cid", upTo: 3, newest: 100)).0.marks == ["bob": 10, "cid": 3])
+    }
+
+    @Test func aMarkBeyondTheNewestMessageOrBelowZeroIsRefusedAndChangesNothing() {
+        let state = ReadMarks.State(marks: ["bob": 10])
+        // A `sentAt` in milliseconds passed as an id, the largest id, a negative one: none may become the mark.
+        for upTo: Int64 in [1_764_000_000_000, 21, .max, -1, .min] {
+            #expect(ReadMarks.transition(state, .markRead(peer: "bob", upTo: upTo, newest: 20)) == (state, [.refuse(newest: 20)]))
+        }
+        // No message yet: only 0 is a mark.
+        #expect(ReadMarks.transition(ReadMarks.State(), .markRead(peer: "bob", upTo: 1, newest: 0)).1 == [.refuse(newest: 0)])
+        #expect(ReadMarks.transition(ReadMarks.State(), .markRead(peer: "bob", upTo: 0, newest: 0)).1 == [.commitMark(peer: "bob", upTo: 0), .reply])
+        // The newest message itself is a mark.
+        #expect(ReadMarks.transition(state, .markRead(peer: "bob", upTo: 20, newest: 20)).1 == [.commitMark(peer: "bob", upTo: 20), .reply])
     }
 
     @Test func marksInAnyOrderEndAtTheLargest() {
         for order: [Int64] in [[3, 9, 5], [9, 5, 3], [5, 3, 9]] {
             var state = ReadMarks.State()
-            for upTo in order { state = ReadMarks.transition(state, .markRead(peer: "bob", upTo: upTo)).0 }
+            for upTo in order { state = ReadMarks.transition(state, .markRead(peer: "bob", upTo: upTo, newest: 100)).0 }
             #expect(state.marks["bob"] == 9)
             #expect(order.reduce(nil as Int64?) { ReadMarks.advance($0, to: $1) } == 9)   // the stores' rule
         }

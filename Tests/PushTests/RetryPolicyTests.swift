@@ -70,4 +70,17 @@ import Testing
         #expect(RetryAfter.httpDate("Thu, 01 Jan 1970 00:00:00 GMT") == 0)
         #expect(RetryAfter.httpDate("Tue, 29 Feb 2028 12:00:00 GMT") == 1_835_438_400)
     }
+
+    /// A provider's header is a number from outside: years no day count holds are no date, and a far-off date waits a
+    /// day, as a huge number of seconds does.
+    @Test func yearsBeyondFourDigitsAreNoDateAndFarDatesWaitADay() {
+        for year in ["9223372036854775807", "-9223372036854775808", "10000", "-1", "99999999999"] {
+            #expect(RetryAfter.httpDate("Sun, 06 Nov \(year) 08:49:37 GMT") == nil, "\(year)")
+            #expect(RetryAfter.httpDate("Sun Nov  6 08:49:37 \(year)") == nil, "\(year)")
+            #expect(RetryAfter.milliseconds("Sun, 06 Nov \(year) 08:49:37 GMT", nowSeconds: 0) == nil, "\(year)")
+        }
+        #expect(RetryAfter.httpDate("Fri, 31 Dec 9999 23:59:59 GMT") == 253_402_300_799)
+        #expect(RetryAfter.milliseconds("Fri, 31 Dec 9999 23:59:59 GMT", nowSeconds: 0) == 86_400_000)
+        #expect(RetryAfter.milliseconds("99999999999999999999999", nowSeconds: 0) == 86_400_000)
+    }
 }

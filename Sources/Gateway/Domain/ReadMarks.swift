@@ -14,8 +14,9 @@ struct ReadMarks {
     }
 
     enum Input: Equatable {
-        /// The reader has read every message from `peer` up to `upTo`.
-        case markRead(peer: String, upTo: Int64)
+        /// The reader has read every message from `peer` up to `upTo`; `newest` is the newest message id between the
+        /// two (either direction, 0 when none) as the store has it now.
+        case markRead(peer: String, upTo: Int64, newest: Int64)
     }
 
     enum Action: Equatable {
@@ -23,11 +24,16 @@ struct ReadMarks {
         case commitMark(peer: String, upTo: Int64)
         /// Answer `{}` (after the commit, when there is one).
         case reply
+        /// Answer `invalid_field`: `upTo` is negative or beyond the newest message. A mark never moves back, so a
+        /// mark past the conversation's end (a `sentAt` in milliseconds passed as an id) would hide every later
+        /// message from the unread counts for good.
+        case refuse(newest: Int64)
     }
 
     static func transition(_ state: State, _ input: Input) -> (State, [Action]) {
         switch input {
-        case .markRead(let peer, let upTo):
+        case .markRead(let peer, let upTo, let newest):
+            guard upTo >= 0, upTo <= newest else { return (state, [.refuse(newest: newest)]) }
             if let mark = state.marks[peer], upTo <= mark { return (state, [.reply]) }
             var next = state
             next.marks[peer] = advance(state.marks[peer], to: upTo)

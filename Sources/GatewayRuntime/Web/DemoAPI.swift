@@ -70,7 +70,11 @@ final class DemoAPI: Sendable {
             guard head.method == "POST" else { respond(ServerAPI.methodNotAllowed("POST")); return true }
             guard let caller = api.deviceIdentity(request, respond: respond),
                   let body = api.decode(ApprovalBody.self, request, respond: respond) else { return true }
-            let timeout = body.timeoutSeconds.map { Int64(($0 * 1000).rounded()) }
+            let timeout: Int64?
+            do { timeout = try ApprovalTimeout(api.hub.settings).milliseconds(seconds: body.timeoutSeconds) } catch {
+                respond(ServerAPI.failure(error))
+                return true
+            }
             api.onHub { hub in
                 Self.demoSession(of: caller, hub: hub) { created in
                     switch created {

@@ -24,44 +24,72 @@ final class ServerAPI: HTTPApplication, Sendable {
     typealias Respond = @Sendable (HTTPResponse) -> Void
 
     func handle(_ request: HTTPRequest, respond: @escaping Respond) -> Bool {
-        let head = request.head
-        guard head.path.hasPrefix("/v1/"), head.path != GatewayEndpoint.path else { return false }
+        switch route(request.head) {
+        case .notMine:
+            return false
+        case .refuse(let response):
+            respond(response)
+        case .register:
+            registerDevice(request, respond: respond)
+        case .ownDisplayName:
+            setOwnDisplayName(request, respond: respond)
+        case .backend(let route):
+            return backendRoute(route, request: request, respond: respond)
+        }
+        return true
+    }
+
+    /// What the head decides before the body is read (`Expect: 100-continue`): the same checks `handle` makes first.
+    func verdict(onHead head: HTTPRequestHead) -> HTTPHeadVerdict {
+        switch route(head) {
+        case .notMine: .notMine
+        case .refuse(let response): .refuse(response)
+        case .register, .ownDisplayName, .backend: .readBody
+        }
+    }
+
+    /// Where a request goes, decided from its head alone.
+    private enum Route {
+        case notMine
+        case refuse(HTTPResponse)
+        case register
+        case ownDisplayName
+        /// The path's segments after `/v1`, for a caller with a valid API key.
+        case backend([String])
+    }
+
+    private func route(_ head: HTTPRequestHead) -> Route {
+        guard head.path.hasPrefix("/v1/"), head.path != GatewayEndpoint.path else { return .notMine }
         // Routes match decoded segments; every segment after /v1 (route words and ids alike) follows the id grammar,
         // so a lookup never sees a malformed id.
         guard let parts = head.pathSegments() else {   // ["v1", ...]
-            respond(.jsonError(status: 400, code: "invalid_path", message: "the path has a malformed percent-escape (use %XX with two hex digits, UTF-8)"))
-            return true
+            return .refuse(.jsonError(status: 400, code: "invalid_path", message: "the path has a malformed percent-escape (use %XX with two hex digits, UTF-8)"))
         }
-        let route = Array(parts.dropFirst())
-        for segment in route where !Identifier.isValid(segment) {
-            respond(Self.failure(GatewayError(.invalidID, "path segment \"\(segment)\" is not a valid id: ids are \(Identifier.rule)")))
-            return true
+        let segments = Array(parts.dropFirst())
+        for segment in segments where !Identifier.isValid(segment) {
+            return .refuse(Self.failure(GatewayError(.invalidID, "path segment \"\(segment)\" is not a valid id: ids are \(Identifier.rule)")))
         }
 
         // Standalone endpoints authenticate as devices, not backends.
-        if route == ["devices", "register"] {
-            guard standalone else { return false }
-            guard head.method == "POST" else { respond(Self.methodNotAllowed("POST")); return true }
-            registerDevice(request, respond: respond)
-            return true
+        if segments == ["devices", "register"] {
+            guard standalone else { return .notMine }
+            guard head.method == "POST" else { return .refuse(Self.methodNotAllowed("POST")) }
+            return .register
         }
-        if route == ["users", "me", "display-name"] {
-            guard head.method == "PUT" else { respond(Self.methodNotAllowed("PUT")); return true }
-            setOwnDisplayName(request, respond: respond)
-            return true
+        if segments == ["users", "me", "display-name"] {
+            guard head.method == "PUT" else { return .refuse(Self.methodNotAllowed("PUT")) }
+            return .ownDisplayName
         }
 
         guard authenticator.serverAPIEnabled else {
-            respond(.jsonError(status: 404, code: "not_found", message: "the server API is off: set auth.api_keys"))
-            return true
+            return .refuse(.jsonError(status: 404, code: "not_found", message: "the server API is off: set auth.api_keys"))
         }
         guard let header = head.headers["Authorization"], let key = BearerToken.parse(authorization: header),
               authenticator.checkAPIKey(key) != nil else {
-            respond(.jsonError(status: 401, code: "unauthenticated", message: "send the API key as Authorization: Bearer <key>",
-                               extraHeaders: HTTPHeaders([("WWW-Authenticate", "Bearer")])))
-            return true
+            return .refuse(.jsonError(status: 401, code: "unauthenticated", message: "send the API key as Authorization: Bearer <key>",
+                                      extraHeaders: HTTPHeaders([("WWW-Authenticate", "Bearer")])))
         }
-        return backendRoute(route, request: request, respond: respond)
+        return .backend(segments)
     }
 
     // MARK: Helpers
@@ -174,17 +202,32 @@ final class ServerAPI: HTTPApplication, Sendable {
 
     /// The device behind `Authorization: Bearer <client jwt>`, or nil after answering 401.
     func deviceIdentity(_ request: HTTPRequest, respond: Respond) -> ClientIdentity? {
-        guard let header = request.head.headers["Authorization"], let token = BearerToken.parse(authorization: header) else {
-            respond(.jsonError(status: 401, code: "unauthenticated", message: "send the device token as Authorization: Bearer <jwt>"))
+        switch deviceIdentity(request.head) {
+        case .success(let found):
+            return found
+        case .failure(let refusal):
+            respond(refusal.response)
             return nil
+        }
+    }
+
+    /// The device the head's bearer token names, or the 401 that refuses it.
+    func deviceIdentity(_ head: HTTPRequestHead) -> Result<ClientIdentity, Refusal> {
+        guard let header = head.headers["Authorization"], let token = BearerToken.parse(authorization: header) else {
+            return .failure(Refusal(.jsonError(status: 401, code: "unauthenticated", message: "send the device token as Authorization: Bearer <jwt>")))
         }
         switch authenticator.identify(token: token) {
         case .success(let found):
-            return found
+            return .success(found)
         case .failure(let error):
-            respond(.jsonError(status: 401, code: "token_invalid", message: "\(error.code): \(error.message)"))
-            return nil
+            return .failure(Refusal(.jsonError(status: 401, code: "token_invalid", message: "\(error.code): \(error.message)")))
         }
+    }
+
+    /// A response that refuses a request, as an `Error` for `Result`.
+    struct Refusal: Error {
+        let response: HTTPResponse
+        init(_ response: HTTPResponse) { self.response = response }
     }
 
     private func setOwnDisplayName(_ request: HTTPRequest, respond: @escaping Respond) {

@@ -44,6 +44,12 @@ public struct HTTPRequestHead: Sendable, Equatable {
         return headers.containsToken("keep-alive", in: "Connection")
     }
 
+    /// True when the client waits for `100 Continue` before it sends the body (RFC 9110 §10.1.1: `Expect: 100-continue`,
+    /// case-insensitive). An HTTP/1.0 request's expectation is ignored, as the RFC requires.
+    public var expectsContinue: Bool {
+        versionMinor >= 1 && headers.containsToken("100-continue", in: "Expect")
+    }
+
     /// The path's segments between '/'s (empty ones dropped), each percent-decoded; nil when a segment has a
     /// malformed escape (`%` not followed by two hex digits) or decodes to bytes that are not UTF-8. Routing on
     /// decoded segments makes `/v1/users/o%27neil` and `/v1/users/o'neil` the same resource.

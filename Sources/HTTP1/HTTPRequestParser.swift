@@ -31,6 +31,10 @@ public struct HTTPRequestParser {
     /// True once a head is complete and its body is still being read (the server gives the body its own deadline).
     public var isReadingBody: Bool { pendingHead != nil }
 
+    /// The head whose body is being read (nil otherwise): what the server decides on before the body arrives
+    /// (`Expect: 100-continue`).
+    public var headAwaitingBody: HTTPRequestHead? { pendingHead }
+
     /// Consumes bytes up to the end of at most ONE request; returns the count consumed and the
     /// request when complete.
     ///

@@ -21,7 +21,9 @@ public struct HTTPResponse: Sendable, Equatable {
     /// + body. `keepAlive: false` adds "Connection: close" (unless a Connection header
     /// already says close). Always HTTP/1.1. CR, LF and NUL inside header names or values
     /// are written as spaces, so a header can never inject another line.
-    public func serialize(keepAlive: Bool) -> [UInt8] {
+    /// `headersOnly` answers a HEAD request (RFC 9110 §9.3.2): the same header section as the GET response,
+    /// Content-Length included, and no body (a body would be read as the start of the next response).
+    public func serialize(keepAlive: Bool, headersOnly: Bool = false) -> [UInt8] {
         var output: [UInt8] = []
         output.reserveCapacity(128 + headers.count * 32 + body.count)
         output += Array("HTTP/1.1 \(status) \(HTTPStatus.reasonPhrase(status))\r\n".utf8)
@@ -36,9 +38,12 @@ public struct HTTPResponse: Sendable, Equatable {
             Self.appendField("Connection", "close", to: &output)
         }
         output += [ASCII.cr, ASCII.lf]
-        if !bodyless { output += body }
+        if !bodyless && !headersOnly { output += body }
         return output
     }
+
+    /// The interim `100 Continue` (RFC 9110 §15.2.1) that tells a client sending `Expect: 100-continue` to send its body.
+    public static let continueInterim: [UInt8] = Array("HTTP/1.1 100 Continue\r\n\r\n".utf8)
 
     /// JSON error body: {"error":{"status":400,"code":"<code>","message":"<message>"}} with
     /// Content-Type application/json; `code` and `message` are JSON-escaped.

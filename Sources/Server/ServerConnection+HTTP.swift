@@ -17,8 +17,9 @@ extension ServerConnection {
             return
         }
         let keepAlive = head.keepAlive && !state.shared.draining.load(ordering: .relaxed)
+        let headersOnly = head.method == "HEAD"
         if let response = builtInRoute(head) {
-            respond(response, keepAlive: keepAlive)
+            respond(response, keepAlive: keepAlive, headersOnly: headersOnly)
             return
         }
         if let api = state.shared.httpApplication {
@@ -31,12 +32,35 @@ extension ServerConnection {
                     loop.execute { me.value.logRefusal(what: "API request refused", path: path, status: response.status,
                                                        reason: response.errorCode ?? "unauthorized") }
                 }
-                loop.execute { me.value.finishAsyncResponse(response, keepAlive: keepAlive) }
+                loop.execute { me.value.finishAsyncResponse(response, keepAlive: keepAlive, headersOnly: headersOnly) }
             }
             if handled { return }
             awaitingResponse = false
         }
-        respond(fallbackRoute(head), keepAlive: keepAlive)
+        respond(fallbackRoute(head), keepAlive: keepAlive, headersOnly: headersOnly)
+    }
+
+    /// A head is complete and its body not yet read. A client that sent `Expect: 100-continue` waits for `100 Continue`
+    /// before it sends the body (RFC 9110 §10.1.1); a request that will be refused whatever its body says (no route,
+    /// no or a wrong key) gets its final status at once instead, and the body is never read: the connection closes
+    /// after that response, since the client may send the body anyway and nothing here could frame what follows.
+    func headAwaitingBody(_ head: HTTPRequestHead) {
+        guard head.expectsContinue, !WebSocketHandshake.isUpgradeAttempt(head) else { return }
+        var refusal: HTTPResponse?
+        if builtInRoute(head) == nil {
+            switch state.shared.httpApplication?.verdict(onHead: head) ?? .notMine {
+            case .readBody: break
+            case .refuse(let response): refusal = response
+            case .notMine: refusal = fallbackRoute(head)
+            }
+        }
+        guard let refusal else { return send(HTTPResponse.continueInterim) }
+        metrics.add(metrics.httpRequests)
+        requestID = RequestID.forRequest(head.headers["X-Request-Id"])
+        if refusal.status == 401 || refusal.status == 403 {
+            logRefusal(what: "API request refused", path: head.path, status: refusal.status, reason: refusal.errorCode ?? "unauthorized")
+        }
+        respond(refusal, keepAlive: false, headersOnly: head.method == "HEAD")
     }
 
     /// The client's address for limits: the peer, or what a trusted proxy says in `X-Forwarded-For`.
@@ -46,10 +70,10 @@ extension ServerConnection {
     }
 
     /// Completes a response produced by the HTTP application, then resumes reading pipelined requests.
-    func finishAsyncResponse(_ response: HTTPResponse, keepAlive: Bool) {
+    func finishAsyncResponse(_ response: HTTPResponse, keepAlive: Bool, headersOnly: Bool) {
         guard awaitingResponse, !socket.isClosed else { return }
         awaitingResponse = false
-        respond(response, keepAlive: keepAlive)
+        respond(response, keepAlive: keepAlive, headersOnly: headersOnly)
         guard case .http = phase, !socket.isClosed else { return }
         let stashed = stashedInput
         stashedInput = []
@@ -92,9 +116,12 @@ extension ServerConnection {
     }
 
     private func fallbackRoute(_ head: HTTPRequestHead) -> HTTPResponse {
+        // A HEAD is answered as its GET would be (RFC 9110 §9.3.2), so it asks about the GET.
+        var asGet = head
+        if asGet.method == "HEAD" { asGet.method = "GET" }
         switch head.path {
         default:
-            if case .accept? = state.shared.application?.upgrade(head) {
+            if case .accept? = state.shared.application?.upgrade(asGet) {
                 return HTTPResponse.jsonError(status: 426, code: "upgrade_required",
                                               message: "this endpoint speaks WebSocket only",
                                               extraHeaders: HTTPHeaders([("Upgrade", "websocket"), ("Sec-WebSocket-Version", "13")]))
@@ -108,11 +135,12 @@ extension ServerConnection {
                                extraHeaders: HTTPHeaders([("Allow", "GET")]))
     }
 
-    func respond(_ response: HTTPResponse, keepAlive: Bool) {
+    /// `headersOnly` for a HEAD request: the GET response's header section, Content-Length included, without the body.
+    func respond(_ response: HTTPResponse, keepAlive: Bool, headersOnly: Bool = false) {
         metrics.increment("switchboard_http_responses_total", label: String(response.status))
         var response = response
         if let requestID { response.headers.replaceOrAdd(name: "X-Request-Id", value: requestID) }
-        send(response.serialize(keepAlive: keepAlive))
+        send(response.serialize(keepAlive: keepAlive, headersOnly: headersOnly))
         idleSince = state.loop.now
         if !keepAlive { closeAfterFlush() ; phase = .lingering }
     }
@@ -143,7 +171,7 @@ extension ServerConnection {
         case .reject(let response):
             metrics.increment("switchboard_handshake_failures_total", label: "rejected_\(response.status)")
             logRefusal(head, status: response.status, reason: response.errorCode ?? "rejected")
-            respond(response, keepAlive: false)
+            respond(response, keepAlive: false, headersOnly: head.method == "HEAD")
             return
         case .notFound:
             metrics.increment("switchboard_handshake_failures_total", label: "no_endpoint")
@@ -157,7 +185,7 @@ extension ServerConnection {
         case .failure(let error):
             metrics.increment("switchboard_handshake_failures_total", label: error.code)
             logRefusal(head, status: error.response().status, reason: error.code)
-            respond(error.response(), keepAlive: false)
+            respond(error.response(), keepAlive: false, headersOnly: head.method == "HEAD")
             return
         case .success(let accepted):
             request = accepted

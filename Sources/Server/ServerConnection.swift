@@ -112,7 +112,10 @@ final class ServerConnection: SocketConnectionDelegate {
                 }
                 offset += result.consumed
                 guard let request = result.request else {
-                    if http.parser.isReadingBody && !wasReadingBody { requestPartStartedAt = state.loop.now }
+                    if !wasReadingBody, let head = http.parser.headAwaitingBody {
+                        requestPartStartedAt = state.loop.now
+                        headAwaitingBody(head)
+                    }
                     return offset
                 }
                 requestPartStartedAt = nil

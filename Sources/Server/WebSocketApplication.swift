@@ -24,6 +24,25 @@ public protocol HTTPApplication: AnyObject, Sendable {
     /// Returns false to let the request fall through (404). When it returns true it must call `respond` exactly
     /// once, from any thread; the connection reads no further request until then.
     func handle(_ request: HTTPRequest, respond: @escaping @Sendable (HTTPResponse) -> Void) -> Bool
+
+    /// What the head alone decides before the body is read, for a client that sent `Expect: 100-continue` and
+    /// waits: no credentials, no such route. Called on the connection's loop; must not keep state or block.
+    func verdict(onHead head: HTTPRequestHead) -> HTTPHeadVerdict
+}
+
+extension HTTPApplication {
+    /// By default every body is read.
+    public func verdict(onHead head: HTTPRequestHead) -> HTTPHeadVerdict { .readBody }
+}
+
+/// An application's answer to a request head whose client waits before sending the body (RFC 9110 §10.1.1).
+public enum HTTPHeadVerdict: Sendable, Equatable {
+    /// The body is needed: the server answers `100 Continue` and reads it.
+    case readBody
+    /// Refused whatever the body says: answered at once, the body never read (the connection then closes).
+    case refuse(HTTPResponse)
+    /// Not the application's path: the server's own fallback answers (404, or 426 on a WebSocket-only path).
+    case notMine
 }
 
 /// Routes upgrades by exact path, with an optional fallback for every other path (the echo endpoint).

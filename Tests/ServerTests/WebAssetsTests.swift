@@ -36,8 +36,8 @@ import Testing
         #expect(asset.response(to: try Self.head("GET", [("If-None-Match", "\"old\", W/\(asset.etag)")])).status == 304)
         #expect(asset.response(to: try Self.head("GET", [("If-None-Match", "*")])).status == 304)
         #expect(asset.response(to: try Self.head("GET", [("If-None-Match", "\"old\"")])).status == 200)
-        let head = asset.response(to: try Self.head("HEAD"))
-        #expect(head.status == 200 && head.body.isEmpty && head.headers["Content-Length"] == "20")
+        // A HEAD gets the GET response; the server leaves the body out of every HEAD response (HeadAndContinueTests).
+        #expect(asset.response(to: try Self.head("HEAD")) == full)
         let post = asset.response(to: try Self.head("POST", [("Content-Length", "0")]))
         #expect(post.status == 405 && post.headers["Allow"] == "GET, HEAD")
         #expect(StaticAsset("other", contentType: "text/plain").etag != asset.etag)

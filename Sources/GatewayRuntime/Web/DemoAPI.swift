@@ -1,6 +1,7 @@
 import Gateway
 import GatewayProtocol
 import HTTP1
+import Server
 
 /// The demo page's own endpoints (only when the demo is enabled). Each acts for the user of the device token it is
 /// called with — never for anyone else — and does what an app backend would do for that user:
@@ -93,6 +94,12 @@ final class DemoAPI: Sendable {
             respond(.jsonError(status: 404, code: "not_found", message: "no demo route \(head.method) \(head.path)"))
         }
         return true
+    }
+
+    /// Before the body: the stats take none, every other endpoint needs the caller's device token.
+    func verdict(onHead head: HTTPRequestHead) -> HTTPHeadVerdict {
+        guard head.path != Self.prefix + "stats", case .failure(let refusal) = api.deviceIdentity(head) else { return .readBody }
+        return .refuse(refusal.response)
     }
 
     /// The caller's own demo session, created on first use (on the hub loop).

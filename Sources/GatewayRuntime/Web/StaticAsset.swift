@@ -19,7 +19,8 @@ struct StaticAsset: Sendable {
         etag = "\"" + String(decoding: SHA1.hash(body).prefix(10).flatMap { [digits[Int($0 >> 4)], digits[Int($0 & 0xF)]] }, as: UTF8.self) + "\""
     }
 
-    /// `GET`/`HEAD` → 200 (or 304 when `If-None-Match` names this version); other methods → 405.
+    /// `GET`/`HEAD` → 200 (or 304 when `If-None-Match` names this version); other methods → 405. A HEAD gets the
+    /// same response: the server leaves the body out of every HEAD response.
     func response(to head: HTTPRequestHead) -> HTTPResponse {
         guard head.method == "GET" || head.method == "HEAD" else {
             return .jsonError(status: 405, code: "method_not_allowed", message: "\(head.method) is not allowed on \(head.path)",
@@ -31,10 +32,6 @@ struct StaticAsset: Sendable {
         for (name, value) in extraHeaders { headers.add(name: name, value: value) }
         if let candidates = head.headers["If-None-Match"], Self.matches(candidates, etag) {
             return HTTPResponse(status: 304, headers: headers)
-        }
-        if head.method == "HEAD" {
-            headers.add(name: "Content-Length", value: String(body.count))
-            return HTTPResponse(status: 200, headers: headers)
         }
         return HTTPResponse(status: 200, headers: headers, body: body)
     }

@@ -34,4 +34,14 @@ final class WebRoutes: HTTPApplication, Sendable {
         }
         return next.handle(request, respond: respond)
     }
+
+    /// The static files take no body; the demo's endpoints refuse a caller without a device token before its body.
+    func verdict(onHead head: HTTPRequestHead) -> HTTPHeadVerdict {
+        if head.path == Self.clientPath { return .readBody }
+        if let demo {
+            if head.path == Self.demoPath || head.path == Self.demoPath + "/" { return .readBody }
+            if head.path.hasPrefix(DemoAPI.prefix) { return demo.verdict(onHead: head) }
+        }
+        return next.verdict(onHead: head)
+    }
 }

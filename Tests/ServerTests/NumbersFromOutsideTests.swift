@@ -141,6 +141,31 @@ import Testing
         try Self.expectAlive(server)
     }
 
+    @Test func integerFieldsOfServerAPIBodiesRefuseWhatNoIntegerHolds() throws {
+        let server = try GatewayTestServer()
+        defer { server.shutdown() }
+        #expect(try server.api("POST", "/v1/users", ["userId": "ann"]).status == 200)
+        #expect(try server.api("POST", "/v1/groups", ["ownerId": "ann", "groupId": "fam", "name": "Family"]).status == 201)
+        let bodies: [(path: String, template: String)] = [
+            ("/v1/groups", #"{"ownerId":"ann","name":"g","maxMembers":N}"#),
+            ("/v1/groups", #"{"ownerId":"ann","name":"g","roleLimits":{"member":N}}"#),
+            ("/v1/groups/fam/invites", #"{"inviterId":"ann","email":"x@example.com","expiresInHours":N}"#),
+        ]
+        for (path, template) in bodies {
+            // A role limit may be any count from 0 up (Int64.max is "no limit"); the others have ranges of their own.
+            let extremes = template.contains("roleLimits") ? ["-1", "-9223372036854775808"] : ["0", "9223372036854775807", "-9223372036854775808"]
+            for value in Self.noInteger + extremes {
+                let refused = try server.api("POST", path, template.replacingOccurrences(of: "N", with: value))
+                #expect(refused.status == 400 && refused.errorCode == "invalid_field", "\(path) \(value): \(refused.json)")
+            }
+            for value in Self.notJSON {
+                let refused = try server.api("POST", path, template.replacingOccurrences(of: "N", with: value))
+                #expect(refused.status == 400 && refused.errorCode == "invalid_json", "\(path) \(value): \(refused.json)")
+            }
+        }
+        try Self.expectAlive(server)
+    }
+
     @Test func resumeOffsetsAreNonNegativeIntegers() throws {
         let server = try GatewayTestServer()
         defer { server.shutdown() }

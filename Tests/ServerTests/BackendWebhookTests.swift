@@ -129,6 +129,24 @@ import Testing
         #expect(last["devices"] as? Int == 0 && last["userId"] as? String == "ann")
     }
 
+    @Test func anInviteIsPostedSignedWithItsFields() throws {
+        let sink = try PushEndToEndFakeProvider(script: "webhook_server.py", arguments: ["{log}", Self.secret])
+        defer { sink.stop() }
+        let server = try RelationshipServer(inviteWebhookURL: "http://127.0.0.1:\(sink.port)/ok")
+        let olga = try server.register("olga-invites-device")
+        #expect(try server.http("POST", "/v1/groups", #"{"ownerId":"\#(olga.userId)","groupId":"fam","name":"Family"}"#).0 == 201)
+        let (invited, invite) = try server.http("POST", "/v1/groups/fam/invites", #"{"inviterId":"\#(olga.userId)","email":"Kim@Example.com"}"#)
+        #expect(invited == 201)
+        let record = try #require(Self.records(of: sink, within: 10) { !$0.isEmpty }.first)
+        #expect(record["signature_valid"] as? Bool == true && PushEndToEndFakeProvider.referenceLibraryVerified(record))
+        let body = try #require(PushEndToEndFakeProvider.body(record))
+        let delivery = try #require(body["delivery"] as? [String: Any])
+        #expect(body["type"] as? String == "invite" && delivery["channel"] as? String == "email" && delivery["to"] as? String == "kim@example.com")
+        #expect(delivery["code"] as? String == invite["code"] as? String && delivery["groupName"] as? String == "Family")
+        #expect(delivery["inviterName"] as? String == olga.hexCode)   // no display name: the hex code
+        #expect(delivery["deepLink"] as? String == "switchboard://invite/\(invite["code"] as? String ?? "")")
+    }
+
     @Test func aMalformedOrMissingSecretRefusesToStartNamingTheKey() throws {
         for secret in ["whsec_not base64!", "nope", "whsec_" + Data(repeating: 1, count: 8).base64EncodedString(), ""] {
             do {

@@ -13,6 +13,8 @@ final class ClientState: @unchecked Sendable {
     var lastSentOffset: Int64 = 0
     /// The highest offset this device acknowledged on this connection.
     var ackedOffset: Int64 = 0
+    /// A resume's replay still being read in parts (GatewayHub+Connections); nil once its last part is sent.
+    var replay: ReplayCursor?
 
     init(client: GatewayClient) { self.client = client }
 
@@ -54,6 +56,15 @@ final class ClientState: @unchecked Sendable {
         if !frames.isEmpty { client.sendReplay(frames) }
         return held.isEmpty
     }
+}
+
+/// Where a resume's replay read in parts stands: the events up to `end` (the log's end when the resume began, which
+/// `lastSentOffset` already counts as sent) are read after `after`, one part at a time.
+struct ReplayCursor {
+    var after: Int64
+    let end: Int64
+    /// A part is being read (the client asks once per part; a second ask meanwhile is ignored).
+    var reading = false
 }
 
 /// Presence of one user across devices: the machine's state and the hub's grace timer for it.

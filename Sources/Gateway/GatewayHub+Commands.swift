@@ -7,7 +7,10 @@ extension GatewayHub {
     public func handle(_ frame: [UInt8], from client: GatewayClient) {
         // Behind the device's connect and its user's earlier work while the user is read (GatewayHub+Loading).
         guard cache.ready([client.userId]) else {
-            return withUsers([client.userId], failed: { client.send(ServerFrames.error(id: nil, $0)) }) { [self] in
+            return withUsers([client.userId], failed: { error in
+                client.send(ServerFrames.error(id: nil, error))
+                client.commandAnswered()
+            }) { [self] in
                 handleLoaded(frame, from: client)
             }
         }
@@ -15,7 +18,7 @@ extension GatewayHub {
     }
 
     private func handleLoaded(_ frame: [UInt8], from client: GatewayClient) {
-        guard let state = state(of: client) else { return }
+        guard let state = state(of: client) else { return client.commandAnswered() }   // its device is gone
         // One strict parse per frame, and the typed command read from it by hand (ids checked as they are read).
         let read: CommandFrame
         do {
@@ -25,6 +28,7 @@ extension GatewayHub {
             case .unreadable(let id, let error):
                 metrics.commandErrors.add(1, ordering: .relaxed)
                 client.send(ServerFrames.error(id: id, error))
+                client.commandAnswered()
             case .invalid(let id, let error):
                 metrics.commands.add(1, ordering: .relaxed)
                 Reply(client: client, id: id, metrics: metrics).fail(error)
@@ -123,13 +127,19 @@ final class Reply: @unchecked Sendable {
         metrics.commandsInFlight.add(1, ordering: .relaxed)
     }
 
-    // A reply dropped unanswered (a bug) must not hold a place under the pending-command bound forever.
-    deinit { if !answered { metrics.commandsInFlight.subtract(1, ordering: .relaxed) } }
+    // A reply dropped unanswered (a bug) must not hold a place under the pending-command bounds forever.
+    deinit {
+        if !answered {
+            metrics.commandsInFlight.subtract(1, ordering: .relaxed)
+            client.commandAnswered()
+        }
+    }
 
     func ok(_ result: some Encodable) {
         guard !answered else { return }
         answered = true
         metrics.commandsInFlight.subtract(1, ordering: .relaxed)
+        client.commandAnswered()
         client.send(ServerFrames.ok(id: id, result: result))
     }
 
@@ -138,6 +148,7 @@ final class Reply: @unchecked Sendable {
         guard !answered else { return }
         answered = true
         metrics.commandsInFlight.subtract(1, ordering: .relaxed)
+        client.commandAnswered()
         client.send(ServerFrames.ok(id: id, result: result))
     }
 
@@ -145,6 +156,7 @@ final class Reply: @unchecked Sendable {
         guard !answered else { return }
         answered = true
         metrics.commandsInFlight.subtract(1, ordering: .relaxed)
+        client.commandAnswered()
         metrics.commandErrors.add(1, ordering: .relaxed)
         client.send(ServerFrames.error(id: id, error))
     }

@@ -106,21 +106,24 @@ extension GatewayHub {
 
     // MARK: Resume
 
+    /// Reads the first part of the missed events (`settings.replayChunkEvents`) off the hub thread; the rest follows
+    /// part by part (`continueReplay`), so a long log is never held whole for one device.
     private func resume(_ state: ClientState, after: Int64, latest: Int64) {
         state.resuming = true
         let userId = state.client.userId
-        let limit = settings.maxReplayEvents
+        let limit = settings.replayChunkEvents
         let store = self.store
         let from = min(after, latest)  // ahead of the log: what is committed meanwhile comes from `latest` on
         scheduler.runBlocking { [self] in
             let read = Result { (try store.events(userId: userId, after: from, limit: limit), try store.oldestOffset(userId: userId)) }
             scheduler.execute { [self] in
-                finishResume(state, after: after, latest: latest, read: read)
+                finishResume(state, after: after, latest: latest, limit: limit, read: read)
             }
         }
     }
 
-    private func finishResume(_ state: ClientState, after: Int64, latest: Int64, read: Result<([StoredEvent], Int64?), Error>) {
+    private func finishResume(_ state: ClientState, after: Int64, latest: Int64, limit: Int,
+                              read: Result<([StoredEvent], Int64?), Error>) {
         guard self.state(of: state.client) === state else { return } // disconnected meanwhile
         var events: [StoredEvent] = []
         var recovered: Bool
@@ -129,8 +132,7 @@ extension GatewayHub {
         case .failure:
             // The store is unreachable (a database restart): the log is not gone, so `recovered: false` would be a lie
             // that makes the device skip what it missed. It reconnects (1011: with backoff) and resumes again.
-            state.client.close(code: 1011, reason: "the event log could not be read; reconnect and resume")
-            return
+            return closeUnreadable(state)
         case .success(let (found, oldest)):
             // This node's memory of the log's end can lag the store: in a cluster, events another node committed and
             // had not announced yet (e.g. just before it was killed). The read began at that end, so what it found is
@@ -144,16 +146,21 @@ extension GatewayHub {
             } else if after == end {
                 recovered = true
             } else if let oldest, oldest <= after + 1 {
-                recovered = found.count < settings.maxReplayEvents || found.last.map { $0.offset >= latest } == true
+                recovered = true                        // everything up to `end` follows, part by part
             } else {
                 recovered = false                       // pruned past the client's offset
             }
         }
+        // A full part that stops short of the end: the rest is read in further parts.
+        let more = stopsShort(events, limit: limit, end: end)
         metrics.resumes.increment()
         if !recovered { metrics.resumesUnrecovered.increment() }
-        let summary = ResumeData(recovered: recovered, requestedOffset: after,
-                                 firstReplayed: events.first?.offset, lastReplayed: events.last?.offset)
+        let summary = ResumeData(recovered: recovered, requestedOffset: after, firstReplayed: events.first?.offset,
+                                 lastReplayed: more ? end : events.last?.offset)
         state.client.send(ServerFrames.event(type: "resume", offset: nil, timestamp: clock.now(), data: encode(summary)))
+        if let lastRead = events.last?.offset, more {
+            return startReplayInParts(state, first: events, after: lastRead, end: end)
+        }
         // The replay and the live events buffered meanwhile leave as one batch, so the socket can pace it. A device
         // ahead of the log continues from its end (what its welcome said, or later), so the next event reaches it.
         // With a cluster bus, live events buffered meanwhile may follow another node's event the read did not see: they
@@ -162,6 +169,63 @@ extension GatewayHub {
         state.resuming = false
         let complete = clusterBus == nil ? Int64.max : max(events.last?.offset ?? 0, min(after, end))
         if !state.sendInOrder(events.map(\.frame), complete: complete) { catchUp(state.client.userId) }
+    }
+
+    /// Whether a read of `limit` events (those kept in `events`) stopped before `end`: more of the replay remains.
+    private func stopsShort(_ events: [StoredEvent], limit: Int, end: Int64) -> Bool {
+        events.count >= limit && (events.last?.offset ?? end) < end
+    }
+
+    /// Sends the first part of a replay that continues up to `end`. A socket keeps live frames behind the whole replay
+    /// itself, so for it every event up to `end` counts as sent now and live events go out as usual (bounded there by
+    /// the slow-consumer limit, not held here); for a client without that queue they wait here until the last part.
+    private func startReplayInParts(_ state: ClientState, first: [StoredEvent], after: Int64, end: Int64) {
+        state.replay = ReplayCursor(after: after, end: end)
+        state.client.sendReplayPart(first.map(\.frame.frame), last: false)
+        guard state.client.pacesReplay else {
+            state.lastSentOffset = after
+            return continueReplay(state.client)
+        }
+        state.lastSentOffset = end
+        state.resuming = false
+        // Live events that waited for the first read: those after `end` follow the replay; earlier ones are in it.
+        if !state.sendInOrder([], complete: clusterBus == nil ? .max : end) { catchUp(state.client.userId) }
+    }
+
+    /// Reads and sends the next part of `client`'s replay (a socket asks once it has sent the previous part and its
+    /// outbound queue has drained). Nothing happens when no replay is in parts or a part is being read.
+    public func continueReplay(_ client: GatewayClient) {
+        guard let state = state(of: client), let cursor = state.replay, !cursor.reading else { return }
+        state.replay?.reading = true
+        let userId = client.userId
+        let limit = settings.replayChunkEvents
+        let store = self.store
+        scheduler.runBlocking { [self] in
+            let read = Result { try store.events(userId: userId, after: cursor.after, limit: limit) }
+            scheduler.execute { [self] in finishReplayPart(state, cursor: cursor, limit: limit, read: read) }
+        }
+    }
+
+    private func finishReplayPart(_ state: ClientState, cursor: ReplayCursor, limit: Int, read: Result<[StoredEvent], Error>) {
+        guard self.state(of: state.client) === state else { return } // disconnected meanwhile
+        guard case .success(let found) = read else { return closeUnreadable(state) }
+        let events = found.filter { $0.offset <= cursor.end }
+        let more = events.count == found.count && stopsShort(events, limit: limit, end: cursor.end)
+        state.replay = more ? ReplayCursor(after: events.last?.offset ?? cursor.end, end: cursor.end) : nil
+        if state.client.pacesReplay {
+            return state.client.sendReplayPart(events.map(\.frame.frame), last: !more)
+        }
+        guard !more else {
+            state.client.sendReplayPart(events.map(\.frame.frame), last: false)
+            state.lastSentOffset = events.last?.offset ?? state.lastSentOffset
+            return continueReplay(state.client)
+        }
+        state.resuming = false
+        if !state.sendInOrder(events.map(\.frame), complete: clusterBus == nil ? .max : cursor.end) { catchUp(state.client.userId) }
+    }
+
+    private func closeUnreadable(_ state: ClientState) {
+        state.client.close(code: 1011, reason: "the event log could not be read; reconnect and resume")
     }
 
     // MARK: Presence

@@ -9,8 +9,13 @@ public struct GatewaySettings: Sendable, Equatable {
     /// Direct message length in characters after trimming.
     public var maxMessageCharacters = 500
     public var historyPageLimit = 100
-    /// Events replayed on resume at most; older gaps report `recovered: false`.
+    /// Events one store read takes when another node's events are caught up (GatewayHub+Cluster); more are read in
+    /// further reads of this size.
     public var maxReplayEvents = 10_000
+    /// Events a resume reads from the store at a time (`gateway.replay_chunk_events`). The next part is read only
+    /// when the device's socket has sent the previous one and its outbound queue has drained, so a replay holds at
+    /// most one part per socket (plus the socket's own queue up to its low-water mark) however long the log is.
+    public var replayChunkEvents = 64
     /// An approval request that no connected device acknowledged (`ack` with its offset) within this time goes to
     /// push as if the user were offline: a connected but asleep phone still rings. 0 turns it off.
     public var approvalPushDelayMs: Int64 = 5_000

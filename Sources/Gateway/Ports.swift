@@ -36,6 +36,17 @@ public protocol GatewayClient: AnyObject, Sendable {
     /// A resume's missed events, in order. A socket paces them by its own draining (they may be far more than its
     /// outbound limit); live frames sent later go out after them.
     func sendReplay(_ frames: [[UInt8]])
+    /// One part of a resume's replay read in parts (`GatewaySettings.replayChunkEvents`), in order; `last` ends it.
+    /// Frames sent meanwhile with `send`, `sendEvent` or `sendReplay` wait behind the whole replay. With `last` false
+    /// a client that `pacesReplay` asks for the next part with `GatewayHub.continueReplay` once it has room for it.
+    func sendReplayPart(_ frames: [[UInt8]], last: Bool)
+    /// Whether the client asks for each next part of a replay itself (a socket, as it drains); when false the hub
+    /// reads the next part as soon as it has sent one.
+    var pacesReplay: Bool { get }
+    /// One command this client sent was answered (or dropped because its device is gone): the client's share of
+    /// the pending-command pool has room for one more. Called on the hub thread, once per command handed to
+    /// `GatewayHub.handle`.
+    func commandAnswered()
     func close(code: UInt16, reason: String)
 }
 
@@ -43,6 +54,10 @@ extension GatewayClient {
     public var sourceAddress: String? { nil }
     /// Clients without an outbound limit (tests, in-memory adapters) take a replay as plain sends.
     public func sendReplay(_ frames: [[UInt8]]) { for frame in frames { send(frame) } }
+    /// Without pacing the next part is asked for at once, so the whole replay arrives as before.
+    public func sendReplayPart(_ frames: [[UInt8]], last: Bool) { sendReplay(frames) }
+    public var pacesReplay: Bool { false }
+    public func commandAnswered() {}
 }
 
 /// Receives approval outcomes for the backend (webhook), off the hub thread.

@@ -29,8 +29,11 @@ public enum GatewayErrorCode: String, Sendable, Codable {
     case rateLimited = "rate_limited"
     case idempotencyKeyReused = "idempotency_key_reused"
     case storageFailed = "storage_failed"
-    /// The node is at its bound of pending commands; retry after the error's `retryAfterMs`.
+    /// The node, the user's sockets together or this socket is at its bound of pending commands; retry after the
+    /// error's `retryAfterMs`.
     case overloaded = "overloaded"
+    /// The user already has `gateway.max_sockets_per_user` sockets open on this node.
+    case tooManySockets = "too_many_sockets"
     case internalError = "internal_error"
     // Relationships (friend requests, connect codes, pauses, groups, invites, discovery)
     case requestAlreadySent = "request_already_sent"
@@ -60,4 +63,7 @@ public enum GatewayCloseCode {
     public static let authenticationTimeout: UInt16 = 4001
     /// The token in the `auth` command was rejected.
     public static let authenticationFailed: UInt16 = 4003
+    /// The user already has `gateway.max_sockets_per_user` sockets open on this node (authenticated with `auth`; with
+    /// a token on the upgrade the upgrade itself is refused with HTTP 429). Reconnect only after closing another.
+    public static let tooManySockets: UInt16 = 4029
 }

@@ -29,16 +29,24 @@ final class GatewayEndpoint: WebSocketApplication, Sendable {
     let overloadRetryAfterMs: Int
     /// Commands handed to an I/O loop's inbox and not yet taken up by the hub.
     let queuedCommands = Atomic<Int>(0)
+    /// Each socket's and user's share of the pending commands, and each user's sockets (every I/O loop admits, the hub
+    /// answers: one lock, taken once per command each way).
+    private let shares: Mutex<CommandShares>
+    /// Frames held for sockets behind a resume and not yet in their outbound queues (`GatewayConnection`'s backlog:
+    /// the replay's current part and live frames waiting behind it; `/metrics`), and the most ever held at once (tests).
+    let replayBacklogBytes = Atomic<Int>(0)
+    let replayBacklogPeak = Atomic<Int>(0)
     private let links = Mutex<[ObjectIdentifier: HubLink]>([:])
 
     init(hub: GatewayHub, scheduler: HubScheduler, authenticator: GatewayAuthenticator, authTimeoutMs: UInt64, maxCommandBytes: Int,
-         maxPendingCommands: Int, overloadRetryAfterMs: Int) {
+         maxPendingCommands: Int, shares: CommandShares.Limits, overloadRetryAfterMs: Int) {
         self.hub = hub
         self.scheduler = scheduler
         self.authenticator = authenticator
         self.authTimeoutMs = authTimeoutMs
         self.maxCommandBytes = maxCommandBytes
         self.maxPendingCommands = maxPendingCommands
+        self.shares = Mutex(CommandShares(limits: shares))
         self.overloadRetryAfterMs = overloadRetryAfterMs
     }
 
@@ -58,15 +66,54 @@ final class GatewayEndpoint: WebSocketApplication, Sendable {
         return perLoop.isEmpty ? [Histogram(bounds: Histogram.latencyBounds, unitsPerSecond: 1_000_000)] : perLoop
     }
 
-    /// Takes one more command unless the node is at its bound (then the caller refuses it with `overloaded`).
-    func admitCommand() -> Bool {
+    /// Takes one more command of `connection` unless the node, its user's sockets together or the socket itself is at
+    /// its bound; the refusal says which (the caller refuses the command with `overloaded`).
+    func admitCommand(from connection: GatewayConnection) -> CommandRefusal? {
         let pending = queuedCommands.load(ordering: .relaxed) + hub.metrics.commandsInFlight.load(ordering: .relaxed)
-        guard pending < maxPendingCommands else {
+        var refusal: CommandRefusal? = pending < maxPendingCommands ? nil : .node
+        if refusal == nil, let share = shares.withLock({ $0.admit(ObjectIdentifier(connection)) }) {
+            refusal = .share(share)
+        }
+        guard refusal == nil else {
             hub.metrics.commandsRefused.add(1, ordering: .relaxed)
-            return false
+            return refusal
         }
         queuedCommands.add(1, ordering: .relaxed)
-        return true
+        return nil
+    }
+
+    /// One command of `connection` was answered (hub thread).
+    func commandAnswered(by connection: GatewayConnection) {
+        shares.withLock { $0.answered(ObjectIdentifier(connection)) }
+    }
+
+    /// Counts an authenticated socket of its user; false when the user is at `gateway.max_sockets_per_user`.
+    func openSocket(_ connection: GatewayConnection) -> Bool {
+        shares.withLock { $0.open(ObjectIdentifier(connection), user: connection.userId) }
+    }
+
+    /// The socket is gone: its count and its pending commands leave its user's shares.
+    func closeSocket(_ connection: GatewayConnection) {
+        shares.withLock { $0.close(ObjectIdentifier(connection)) }
+    }
+
+    var maxSocketsPerUser: Int { shares.withLock { $0.limits.socketsPerUser } }
+
+    /// Commands pending for `user`'s sockets on this node (tests).
+    func pendingCommands(of user: String) -> Int { shares.withLock { $0.pending(of: user) } }
+
+    /// Sockets `user` has open on this node (tests).
+    func sockets(of user: String) -> Int { shares.withLock { $0.sockets(of: user) } }
+
+    /// `bytes` more (or, negative, fewer) held in replay backlogs; the peak follows the total.
+    func holdReplayBacklog(_ bytes: Int) {
+        let total = replayBacklogBytes.wrappingAdd(bytes, ordering: .relaxed).newValue
+        var peak = replayBacklogPeak.load(ordering: .relaxed)
+        while total > peak {
+            let (exchanged, original) = replayBacklogPeak.compareExchange(expected: peak, desired: total, ordering: .relaxed)
+            if exchanged { break }
+            peak = original
+        }
     }
 
     func upgrade(_ head: HTTPRequestHead) -> UpgradeDecision {
@@ -81,6 +128,11 @@ final class GatewayEndpoint: WebSocketApplication, Sendable {
         }
         switch authenticator.identify(token: token) {
         case .success(let identity):
+            // Checked here for a plain HTTP answer; counted when the socket opens (an accepted upgrade can still fail).
+            guard shares.withLock({ $0.hasRoomForSocket(of: identity.userId) }) else {
+                return .reject(.jsonError(status: 429, code: GatewayErrorCode.tooManySockets.rawValue,
+                                          message: Self.tooManySocketsMessage(limit: maxSocketsPerUser)))
+            }
             return .accept(GatewayConnection(endpoint: self, identity: identity, resumeAfter: offset, sourceAddress: source))
         case .failure(let error):
             return .reject(.jsonError(status: 401, code: "token_invalid", message: "\(error.code): \(error.message)",
@@ -98,5 +150,30 @@ final class GatewayEndpoint: WebSocketApplication, Sendable {
             }
         }
         return nil
+    }
+}
+
+extension GatewayEndpoint {
+    /// Why a command was refused `overloaded`.
+    enum CommandRefusal: Equatable {
+        /// The node's pool (`gateway.max_pending_commands`) is full.
+        case node
+        /// The socket's or its user's share is spent.
+        case share(CommandShares.Refusal)
+
+        /// The error's message, with the retry hint.
+        func message(retryAfterMs: Int) -> String {
+            switch self {
+            case .node: "the server is at capacity; retry after \(retryAfterMs) ms"
+            case .share(.connection(let limit)):
+                "this connection already has \(limit) commands waiting for their replies; retry after \(retryAfterMs) ms"
+            case .share(.user(let limit)):
+                "your connections together already have \(limit) commands waiting for their replies; retry after \(retryAfterMs) ms"
+            }
+        }
+    }
+
+    static func tooManySocketsMessage(limit: Int) -> String {
+        "this user already has \(limit) connections open; close one before opening another"
     }
 }

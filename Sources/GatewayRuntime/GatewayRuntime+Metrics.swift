@@ -21,6 +21,9 @@ extension GatewayRuntime {
             out.single("switchboard_backend_webhook_oldest_pending_seconds", "gauge",
                        "Age of the oldest backend webhook job still waiting to be sent (0 when none): how far behind the backend is.", age)
         }
+        out.single("switchboard_gateway_replay_backlog_bytes", "gauge",
+                   "Bytes of resume replays (the part being sent) and of frames waiting behind them, held for sockets beyond their outbound queues.",
+                   endpoint.replayBacklogBytes.load(ordering: .relaxed))
         out.single("switchboard_store_database_bytes", "gauge", "The database's size in bytes (SQLite: the file plus its write-ahead log; PostgreSQL: pg_database_size).",
                    store.databaseBytes())
         return out.text

@@ -38,6 +38,13 @@ public final class GatewayRuntime: @unchecked Sendable {
         /// Commands read and not yet answered, node-wide, before new ones are refused with `overloaded`
         /// (`gateway.max_pending_commands`). Bounds the memory queued work can take and keeps every command answered.
         public var maxPendingCommands = 1024
+        /// Commands one socket may have pending (`gateway.max_pending_commands_per_connection`): its share of the pool.
+        public var maxPendingCommandsPerConnection = 256
+        /// Commands one user's sockets on this node may have pending together (`gateway.max_pending_commands_per_user`).
+        public var maxPendingCommandsPerUser = 512
+        /// Authenticated sockets one user may have open on this node (`gateway.max_sockets_per_user`); one more is
+        /// refused (HTTP 429 or close 4029), the open ones are never closed for it.
+        public var maxSocketsPerUser = 32
         /// The retry hint sent with `overloaded`.
         public var overloadRetryAfterMs = 100
         /// Where finished approvals (and, with `presenceWebhook`, `user_online`/`user_offline`) are POSTed, signed.
@@ -123,7 +130,11 @@ public final class GatewayRuntime: @unchecked Sendable {
         let transport = try Self.outboxTransport(options: options, pushes: pushTransport)
         endpoint = GatewayEndpoint(hub: hub, scheduler: scheduler, authenticator: authenticator,
                                    authTimeoutMs: options.authTimeoutMs, maxCommandBytes: options.maxCommandBytes,
-                                   maxPendingCommands: options.maxPendingCommands, overloadRetryAfterMs: options.overloadRetryAfterMs)
+                                   maxPendingCommands: options.maxPendingCommands,
+                                   shares: CommandShares.Limits(perConnection: options.maxPendingCommandsPerConnection,
+                                                                perUser: options.maxPendingCommandsPerUser,
+                                                                socketsPerUser: options.maxSocketsPerUser),
+                                   overloadRetryAfterMs: options.overloadRetryAfterMs)
         api = ServerAPI(hub: hub, scheduler: scheduler, authenticator: authenticator, standalone: options.standalone)
         web = WebRoutes(next: api, demo: options.demo ? DemoAPI(api: api) : nil)
         if let transport {

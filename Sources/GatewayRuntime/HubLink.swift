@@ -15,6 +15,8 @@ final class HubLink: Sendable {
         case connect(GatewayConnection, resumeAfter: Int64?)
         case command(GatewayConnection, [UInt8])
         case disconnect(GatewayConnection)
+        /// The socket sent the replay's previous part and drained: the next part may be read.
+        case replayMore(GatewayConnection)
     }
 
     /// Work for the sockets of one I/O loop from the hub.
@@ -24,13 +26,15 @@ final class HubLink: Sendable {
         case event(GatewayConnection, [UInt8], committedAt: Int)
         /// A resume's missed events, paced by the socket draining.
         case replay(GatewayConnection, [[UInt8]])
+        /// One part of a replay read in parts; `last` ends it.
+        case replayPart(GatewayConnection, [[UInt8]], last: Bool)
         case close(GatewayConnection, code: UInt16, reason: String)
 
         /// The frame of a `.frame` or `.event`.
         var frame: [UInt8]? {
             switch self {
             case .frame(_, let frame), .event(_, let frame, _): frame
-            case .replay, .close: nil
+            case .replay, .replayPart, .close: nil
             }
         }
     }
@@ -72,6 +76,7 @@ final class HubLink: Sendable {
                 endpoint.queuedCommands.subtract(1, ordering: .relaxed)
                 hub.handle(frame, from: connection)
             case .disconnect(let connection): hub.disconnect(connection)
+            case .replayMore(let connection): hub.continueReplay(connection)
             }
         }
     }
@@ -89,6 +94,7 @@ final class HubLink: Sendable {
                 if now == 0 { now = MetricsClock.microseconds() }   // one clock read per batch
                 delivery.observe(now - committedAt)
             case .replay(let connection, let frames): connection.deliverReplay(frames)
+            case .replayPart(let connection, let frames, let last): connection.deliverReplayPart(frames, last: last)
             case .close(let connection, let code, let reason): connection.closeNow(code: code, reason: reason)
             }
         }

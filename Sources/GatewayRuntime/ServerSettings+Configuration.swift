@@ -74,6 +74,10 @@ extension GatewayRuntime.Options {
         presenceWebhook = g.presenceWebhook
         settings.backendWebhooks.deepLinkScheme = config.push.deepLinkScheme
         maxPendingCommands = g.maxPendingCommands
+        maxPendingCommandsPerConnection = g.maxPendingCommandsPerConnection
+        maxPendingCommandsPerUser = g.maxPendingCommandsPerUser
+        maxSocketsPerUser = g.maxSocketsPerUser
+        settings.replayChunkEvents = g.replayChunkEvents
         overloadRetryAfterMs = g.overloadRetryAfterMs
         settings.idempotencyMemoryKeys = g.idempotencyMemoryKeys
         let r = config.relationships

@@ -80,6 +80,10 @@ enum ConfigSchema {
             .boolean("gateway.presence_webhook", \.gateway.presenceWebhook),
             .integer("gateway.approval_push_delay_ms", \.gateway.approvalPushDelayMs, 0...600_000),
             .integer("gateway.max_pending_commands", \.gateway.maxPendingCommands, 1...1_000_000),
+            .integer("gateway.max_pending_commands_per_connection", \.gateway.maxPendingCommandsPerConnection, 1...1_000_000),
+            .integer("gateway.max_pending_commands_per_user", \.gateway.maxPendingCommandsPerUser, 1...1_000_000),
+            .integer("gateway.max_sockets_per_user", \.gateway.maxSocketsPerUser, 1...100_000),
+            .integer("gateway.replay_chunk_events", \.gateway.replayChunkEvents, 1...100_000),
             .integer("gateway.overload_retry_after_ms", \.gateway.overloadRetryAfterMs, 1...60_000),
             .integer("gateway.idempotency_memory_keys", \.gateway.idempotencyMemoryKeys, 0...10_000_000),
 

@@ -47,6 +47,14 @@ public struct GatewaySection: Sendable, Equatable {
     public var approvalPushDelayMs: Int = 5_000
     /// Commands read and not yet answered, node-wide, before new ones are refused with `overloaded`.
     public var maxPendingCommands: Int = 1_024
+    /// Commands one socket may have pending before its next ones are refused with `overloaded`.
+    public var maxPendingCommandsPerConnection: Int = 256
+    /// Commands all of one user's sockets on the node may have pending together before more are refused `overloaded`.
+    public var maxPendingCommandsPerUser: Int = 512
+    /// Authenticated sockets one user may have open on the node; one more is refused (HTTP 429, or close 4029).
+    public var maxSocketsPerUser: Int = 32
+    /// Events a resume reads from the store at a time; the next part only once the socket has sent and drained this one.
+    public var replayChunkEvents: Int = 64
     /// The retry hint (`retryAfterMs`) sent with `overloaded`.
     public var overloadRetryAfterMs: Int = 100
     /// POSTed a signed JSON body whenever an approval is decided or times out; empty = off.

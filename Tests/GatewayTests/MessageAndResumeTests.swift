@@ -111,3 +111,66 @@ import Testing
         #expect(unread("u3") == nil)   // nothing unread: alice is absent
     }
 }
+
+/// A resume reads the log in parts (`GatewaySettings.replayChunkEvents`): a socket asks for each next part as it
+/// drains, so nothing more than one part is read ahead for it.
+@Suite struct ReplayInPartsTests {
+    /// A client that paces its replay like a socket: it records each part and the frames sent outside the replay.
+    final class PacingClient: GatewayClient, @unchecked Sendable {
+        // @unchecked: tests drive the hub on one thread.
+        let userId: String
+        let deviceId = "d1"
+        let clientType = "ios"
+        var parts: [(offsets: [Int64], last: Bool)] = []
+        var sent: [[String: Any]] = []
+        var pacesReplay: Bool { true }
+
+        init(_ userId: String) { self.userId = userId }
+        func send(_ frame: [UInt8]) { sent.append(parseJSONObject(frame)) }
+        func sendReplayPart(_ frames: [[UInt8]], last: Bool) {
+            parts.append((frames.map { parseJSONObject($0)["offset"] as? Int64 ?? -1 }, last))
+        }
+        func close(code: UInt16, reason: String) {}
+    }
+
+    static func publish(_ f: HubFixture, _ user: String, count: Int) {
+        for i in 0..<count { f.hub.publish(userId: user, name: "n\(i)", payload: nil, idempotencyKey: nil) { _ in } }
+    }
+
+    /// A hub reading replays `chunk` events at a time, with user u1's log at offsets 1...`events`.
+    static func fixture(chunk: Int, events: Int) throws -> HubFixture {
+        var settings = GatewaySettings()
+        settings.replayChunkEvents = chunk
+        let f = try HubFixture(settings: settings)
+        f.hub.upsertUser(id: "u1", displayName: nil) { _ in }
+        publish(f, "u1", count: events)
+        return f
+    }
+
+    @Test func aPacedReplayReadsTheNextPartOnlyWhenAskedAndLiveEventsAreNotHeldByTheHub() throws {
+        let f = try Self.fixture(chunk: 4, events: 10)
+        let client = PacingClient("u1")
+        f.hub.connect(client, resumeAfter: 0)
+        let resume = try #require(client.sent.first { $0["type"] as? String == "resume" })
+        #expect(data(resume)["recovered"] as? Bool == true)
+        #expect(data(resume)["firstReplayed"] as? Int64 == 1 && data(resume)["lastReplayed"] as? Int64 == 10)
+        #expect(client.parts.map(\.offsets) == [[1, 2, 3, 4]] && client.parts.map(\.last) == [false])
+        // A live event goes to the client at once (a socket keeps it behind the replay), not into the hub's memory.
+        Self.publish(f, "u1", count: 1)
+        #expect(client.sent.compactMap { $0["offset"] as? Int64 } == [11])
+        f.hub.continueReplay(client)
+        f.hub.continueReplay(client)
+        f.hub.continueReplay(client)
+        #expect(client.parts.map(\.offsets) == [[1, 2, 3, 4], [5, 6, 7, 8], [9, 10]])
+        #expect(client.parts.map(\.last) == [false, false, true])
+    }
+
+    @Test func aClientThatDoesNotPaceGetsEveryPartThenTheLiveEventsInOrder() throws {
+        let f = try Self.fixture(chunk: 3, events: 10)
+        let device = f.connect("u1", "d1", resumeAfter: 2)
+        let resume = try #require(device.events("resume").first)
+        #expect(data(resume)["firstReplayed"] as? Int64 == 3 && data(resume)["lastReplayed"] as? Int64 == 10)
+        Self.publish(f, "u1", count: 1)
+        #expect(device.frames.compactMap { $0["offset"] as? Int64 } == Array(3...11))
+    }
+}

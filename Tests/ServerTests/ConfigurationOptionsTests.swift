@@ -42,4 +42,20 @@ import Testing
         #expect(defaults.liveActivityTokensPerDevice == 16)
         #expect(defaults.relationships.invitesPerUserPerDay == 30 && defaults.relationships.invitesPerNodePerDay == 2_000)
     }
+
+    @Test func commandSharesSocketCapAndReplayPartsComeFromTheFile() throws {
+        let config = try SwitchboardConfiguration.parse("""
+            [gateway]
+            max_pending_commands_per_connection = 3
+            max_pending_commands_per_user = 9
+            max_sockets_per_user = 4
+            replay_chunk_events = 10
+            """, fileName: "x")
+        let options = GatewayRuntime.Options(config)
+        #expect(options.maxPendingCommandsPerConnection == 3 && options.maxPendingCommandsPerUser == 9)
+        #expect(options.maxSocketsPerUser == 4 && options.settings.replayChunkEvents == 10)
+        let defaults = GatewayRuntime.Options(SwitchboardConfiguration())
+        #expect(defaults.maxPendingCommandsPerConnection == 256 && defaults.maxPendingCommandsPerUser == 512)
+        #expect(defaults.maxSocketsPerUser == 32 && defaults.settings.replayChunkEvents == 64)
+    }
 }

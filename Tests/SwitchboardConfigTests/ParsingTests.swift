@@ -77,6 +77,10 @@ import Testing
         presence_webhook = true
         approval_push_delay_ms = 2000
         max_pending_commands = 500
+        max_pending_commands_per_connection = 5
+        max_pending_commands_per_user = 50
+        max_sockets_per_user = 7
+        replay_chunk_events = 16
         overload_retry_after_ms = 250
         idempotency_memory_keys = 0
 
@@ -178,6 +182,10 @@ import Testing
         #expect(c.gateway.presenceWebhook == true)
         #expect(c.gateway.approvalPushDelayMs == 2000)
         #expect(c.gateway.maxPendingCommands == 500)
+        #expect(c.gateway.maxPendingCommandsPerConnection == 5)
+        #expect(c.gateway.maxPendingCommandsPerUser == 50)
+        #expect(c.gateway.maxSocketsPerUser == 7)
+        #expect(c.gateway.replayChunkEvents == 16)
         #expect(c.gateway.overloadRetryAfterMs == 250)
         #expect(c.gateway.idempotencyMemoryKeys == 0)
         #expect(c.push.apnsTeamID == "TEAM123456")

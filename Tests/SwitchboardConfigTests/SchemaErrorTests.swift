@@ -43,6 +43,8 @@ import Testing
         ("gateway.idempotency_memory_keys", -1, 10_000_001),
         ("relationships.invites_per_user_per_day", 0, 100_001), ("relationships.invites_per_node_per_day", 0, 10_000_001),
         ("push.live_activity_tokens_per_device", 0, 1_001),
+        ("gateway.max_pending_commands_per_connection", 0, 1_000_001), ("gateway.max_pending_commands_per_user", 0, 1_000_001),
+        ("gateway.max_sockets_per_user", 0, 100_001), ("gateway.replay_chunk_events", 0, 100_001),
     ])
     func outOfRangeOnBothSides(key: String, below: Int, above: Int) throws {
         let section = String(key[..<key.lastIndex(of: ".")!])

@@ -1,4 +1,9 @@
+// JSONEncoder: FoundationEssentials where it exists (Linux: no ICU, a smaller binary), Foundation on Apple platforms.
+#if canImport(FoundationEssentials)
 import FoundationEssentials
+#else
+import Foundation
+#endif
 import JSON
 
 /// Builds server → client frames. Events carry their stored JSON `data` verbatim, so a durable event is encoded once

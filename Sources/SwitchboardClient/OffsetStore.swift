@@ -13,7 +13,7 @@ public protocol OffsetStore: Sendable {
 }
 
 /// Keeps the offset in memory: resume works across reconnects, not across app restarts.
-/// `@unchecked Sendable`: the value is guarded by `lock` (Mutex needs macOS 15; the package supports 14).
+/// `@unchecked Sendable`: the value is guarded by `lock` (Mutex needs iOS 18 and macOS 15; the client supports iOS 16 and macOS 13).
 public final class InMemoryOffsetStore: OffsetStore, @unchecked Sendable {
     private let lock = NSLock()
     private var value: Int64?

@@ -17,7 +17,7 @@ extension GatewayHub {
         // The id is reserved from the store (GatewayHub+Ids); one still found taken at the insert is asked for again
         // above the store's latest and the message sent again under it.
         func send(_ requestHash: String, attempt: Int, above: Int64 = 0, done: @escaping (Result<SentMessage, GatewayError>) -> Void) {
-            withNewId(.message, above: above) { [self] reserved in
+            withNewId(.message, above: above) { reserved in
                 switch reserved {
                 case .success(let id): send(requestHash, id: id, attempt: attempt, done: done)
                 case .failure(let error): done(.failure(error))

@@ -85,8 +85,8 @@ public enum ServerFrames {
         return out
     }
 
-    nonisolated(unsafe) private static let encoder: JSONEncoder = {
-        // nonisolated(unsafe): configured once here and only used for encode(), which does not mutate it.
+    private static let encoder: JSONEncoder = {
+        // Configured once here and only used for encode(), which does not mutate it (JSONEncoder is Sendable).
         let e = JSONEncoder()
         e.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
         return e

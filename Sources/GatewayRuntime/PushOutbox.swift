@@ -78,7 +78,7 @@ final class PushOutbox: @unchecked Sendable {
     /// The host name, process id and a random suffix (two runtimes in one process claim apart).
     private static func claimantName() -> String {
         var name = [CChar](repeating: 0, count: 256)
-        let host = gethostname(&name, name.count) == 0 ? String(cString: name) : "node"
+        let host = gethostname(&name, name.count) == 0 ? String(nulTerminated: name) : "node"
         return "\(host)/\(getpid())/\(UInt32.random(in: 0...UInt32.max))"
     }
 

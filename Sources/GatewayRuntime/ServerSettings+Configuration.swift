@@ -118,7 +118,7 @@ extension GatewayRuntime.Options {
     public static func nodeID(_ cluster: ClusterSection) -> String {
         if !cluster.nodeID.isEmpty { return cluster.nodeID }
         var name = [CChar](repeating: 0, count: 256)
-        return gethostname(&name, name.count) == 0 ? String(cString: name) : "node"
+        return gethostname(&name, name.count) == 0 ? String(nulTerminated: name) : "node"
     }
 
     /// Reads the PostgreSQL password from `cluster.postgres_password_file` (first line), else from the environment
@@ -132,7 +132,7 @@ extension GatewayRuntime.Options {
             }
             defer { fclose(file) }
             var line = [CChar](repeating: 0, count: 4096)
-            let text = fgets(&line, Int32(line.count), file) == nil ? "" : String(cString: line)
+            let text = fgets(&line, Int32(line.count), file) == nil ? "" : String(nulTerminated: line)
             let password = String(text.prefix { $0 != "\n" && $0 != "\r" })
             guard !password.isEmpty else {
                 throw ServerError.configuration("cluster.postgres_password_file: \(cluster.postgresPasswordFile) is empty")

@@ -116,6 +116,8 @@ extension GatewayHub {
         public var hexCode: String
         public var deviceId: String
         public var clientType: String
+        /// This call created the user and device (the server API answers 201 then, 200 for a known device).
+        public var created = false
     }
 
     /// Standalone devices (no app backend): a new device secret creates a user and a device; a known one returns them.
@@ -165,7 +167,7 @@ extension GatewayHub {
             let device = DeviceRecord(id: "dev_" + randomToken(), userId: user.id, clientType: platform, deviceToken: deviceToken, createdAt: clock.now())
             devices[device.key] = device
             devicesByToken[deviceToken] = device.key
-            let registration = Registration(userId: user.id, hexCode: user.hexCode, deviceId: device.id, clientType: platform)
+            let registration = Registration(userId: user.id, hexCode: user.hexCode, deviceId: device.id, clientType: platform, created: true)
             commit([.upsertUser(user), .upsertDevice(device)]) { outcome in completion(outcome.map { _ in registration }) }
         }
     }

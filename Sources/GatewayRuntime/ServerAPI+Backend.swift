@@ -46,7 +46,11 @@ extension ServerAPI {
         case ("POST", 1, "users"):
             guard let body = decode(UserBody.self, request, respond: respond) else { return true }
             guard Self.validID(body.userId) else { respond(Self.badID("userId")); return true }
-            onHub(users: [body.userId], respond: respond) { $0.upsertUser(id: body.userId, displayName: body.displayName, completion: Self.reply(respond)) }
+            // 201 when this call created the user, 200 when it only updated one (the hub has read it from the store by now).
+            onHub(users: [body.userId], respond: respond) { hub in
+                let status = hub.user(body.userId) == nil ? 201 : 200
+                hub.upsertUser(id: body.userId, displayName: body.displayName, completion: Self.reply(respond, status: status))
+            }
         case ("GET", 2, "users"):
             let id = route[1]
             onHub(users: [id], respond: respond) { hub in respond(hub.user(id).map { Self.ok($0) } ?? Self.failure(GatewayError(.userNotFound, "no user \"\(id)\""))) }

@@ -187,7 +187,7 @@ final class ServerAPI: HTTPApplication, Sendable {
                     guard let token = try? authenticator.issueToken(for: identity) else {
                         return respond(Self.failure(GatewayError(.internalError, "could not sign a token")))
                     }
-                    respond(Self.ok(Registered(userId: r.userId, hexCode: r.hexCode, deviceId: r.deviceId, token: token)))
+                    respond(Self.ok(Registered(userId: r.userId, hexCode: r.hexCode, deviceId: r.deviceId, token: token), status: r.created ? 201 : 200))
                 case .failure(let error):
                     respond(Self.failure(error))
                 }

@@ -11,7 +11,7 @@ import Testing
         let directory = try TemporaryDirectory()
         var (process, port) = try GatewayProcess.launch(directory: directory)
         defer { if process.isRunning { kill(process.processIdentifier, SIGKILL); process.waitUntilExit() } }
-        #expect(try GatewayHTTP.request(port: port, "POST", "/v1/users", ["userId": "kim"]).status == 200)
+        #expect(try GatewayHTTP.request(port: port, "POST", "/v1/users", ["userId": "kim"]).status == 201)
 
         let offsets = FileOffsetStore(path: directory.path + "/kim-phone.offset")
         let fixedPort = port
@@ -81,7 +81,7 @@ import Testing
         let directory = try TemporaryDirectory()
         var (process, port) = try GatewayProcess.launch(directory: directory)
         defer { if process.isRunning { kill(process.processIdentifier, SIGKILL); process.waitUntilExit() } }
-        for id in ["ari", "bea"] { #expect(try GatewayHTTP.request(port: port, "POST", "/v1/users", ["userId": id]).status == 200) }
+        for id in ["ari", "bea"] { #expect(try GatewayHTTP.request(port: port, "POST", "/v1/users", ["userId": id]).status == 201) }
         #expect(try GatewayHTTP.request(port: port, "POST", "/v1/contacts", ["userA": "ari", "userB": "bea"]).status == 200)
         let fixedPort = port
         let ari = TestDevice(port: { fixedPort }, user: "ari", device: "ari-phone")

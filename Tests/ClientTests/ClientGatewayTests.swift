@@ -175,7 +175,7 @@ extension ClientGatewayTests {
     static func contacts(_ a: String, _ b: String) throws -> (GatewayTestServer, TestDevice, TestDevice) {
         let server = try GatewayTestServer()
         let port = server.port
-        for id in [a, b] { #expect(try server.api("POST", "/v1/users", ["userId": id]).status == 200) }
+        for id in [a, b] { #expect(try server.api("POST", "/v1/users", ["userId": id]).status == 201) }
         #expect(try server.api("POST", "/v1/contacts", ["userA": a, "userB": b]).status == 200)
         return (server, TestDevice(port: { port }, user: a, device: "\(a)-phone"), TestDevice(port: { port }, user: b, device: "\(b)-phone"))
     }

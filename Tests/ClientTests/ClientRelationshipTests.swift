@@ -8,7 +8,7 @@ import Testing
 @Suite struct ClientRelationshipTests {
     /// Creates `user` through the server API and returns its hex code.
     static func user(_ server: GatewayTestServer, _ user: String) throws -> String {
-        #expect(try server.api("POST", "/v1/users", ["userId": user]).status == 200)
+        #expect(try server.api("POST", "/v1/users", ["userId": user]).status == 201)
         return try #require(GatewayJSON.string(try server.api("GET", "/v1/users/\(user)").json, "hexCode"))
     }
 

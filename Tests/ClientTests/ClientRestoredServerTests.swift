@@ -24,7 +24,7 @@ import Testing
         }
 
         // The backup: the user and two events.
-        #expect(try GatewayHTTP.request(port: port, "POST", "/v1/users", ["userId": "uma"]).status == 200)
+        #expect(try GatewayHTTP.request(port: port, "POST", "/v1/users", ["userId": "uma"]).status == 201)
         #expect(try publish(1) == 1)
         #expect(try publish(2) == 2)
         stopServer()

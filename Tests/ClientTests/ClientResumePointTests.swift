@@ -37,7 +37,7 @@ import Testing
     @Test(.timeLimit(.minutes(1))) func anEventLostWithTheFirstConnectionComesWithTheNext() async throws {
         let server = try GatewayTestServer()
         let port = server.port
-        #expect(try server.api("POST", "/v1/users", ["userId": "noa"]).status == 200)
+        #expect(try server.api("POST", "/v1/users", ["userId": "noa"]).status == 201)
         for n in 1...3 { #expect(try server.api("POST", "/v1/users/noa/events", ["name": "old", "payload": ["n": n]]).status == 201) }
         let attempts = Counter()
         let offsets = InMemoryOffsetStore()

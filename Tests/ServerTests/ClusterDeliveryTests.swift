@@ -169,7 +169,7 @@ import Testing
     @Test func aDeviceResumingOnTheOtherNodeGetsWhatItMissedThenLiveEventsFromBothNodesInOrder() throws {
         let cluster = try Cluster()
         let a = try cluster.addNode()
-        #expect(try a.api("POST", "/v1/users", ["userId": "ann"]).status == 200)
+        #expect(try a.api("POST", "/v1/users", ["userId": "ann"]).status == 201)
         let b = try cluster.addNode()
         try cluster.waitForBus(up: true)
         let phone = try a.connect(user: "ann", device: "ann-phone")
@@ -200,7 +200,7 @@ import Testing
     @Test func eventsANodeCommitsWhileItStopsAreAnnouncedBeforeItsBusStops() throws {
         let cluster = try Cluster()
         let a = try cluster.addNode()
-        #expect(try a.api("POST", "/v1/users", ["userId": "ann"]).status == 200)
+        #expect(try a.api("POST", "/v1/users", ["userId": "ann"]).status == 201)
         let b = try cluster.addNode()
         try cluster.waitForBus(up: true)
         let desk = try b.connect(user: "ann", device: "ann-desk")
@@ -227,7 +227,7 @@ import Testing
     @Test func withRedisKilledEventsStillArriveAndOnceItIsBackNoticesCarryThemAgain() throws {
         let cluster = try Cluster()
         let a = try cluster.addNode()
-        #expect(try a.api("POST", "/v1/users", ["userId": "ann"]).status == 200)   // known to B's snapshot too
+        #expect(try a.api("POST", "/v1/users", ["userId": "ann"]).status == 201)   // known to B's snapshot too
         let b = try cluster.addNode()
         try cluster.waitForBus(up: true)
         let desk = try b.connect(user: "ann", device: "ann-desk")

@@ -145,8 +145,8 @@ import Testing
         func register(_ node: GatewayTestServer, _ secret: String) throws -> GatewayHTTP.Response {
             try GatewayHTTP.request(port: node.port, "POST", "/v1/devices/register", ["deviceToken": secret, "platform": "ios"], key: nil)
         }
-        #expect(try register(a, "secret-a-0123456789").status == 200)
-        #expect(try register(b, "secret-b-0123456789").status == 200)
+        #expect(try register(a, "secret-a-0123456789").status == 201)
+        #expect(try register(b, "secret-b-0123456789").status == 201)
         let third = try register(a, "secret-c-0123456789")
         #expect(third.status == 429)
         #expect(third.errorCode == "rate_limited")

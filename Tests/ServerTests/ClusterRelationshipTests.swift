@@ -14,7 +14,7 @@ import TestSupport
     /// refreshes `other`'s copies after the change a test makes).
     static func createUsers(_ node: GatewayTestServer, seenBy other: GatewayTestServer, _ ids: String...) throws {
         let notices = other.runtime.hub.metrics.userChangeNotices.value
-        for id in ids { #expect(try node.api("POST", "/v1/users", ["userId": id, "displayName": id.capitalized]).status == 200) }
+        for id in ids { #expect(try node.api("POST", "/v1/users", ["userId": id, "displayName": id.capitalized]).status == 201) }
         try ClusterUserRecordsTests.waitForNotices(other, moreThan: notices + ids.count - 1, "the other node hears of \(ids)")
     }
 

@@ -83,7 +83,7 @@ import Testing
         let key = "cluster-api-key-0123456789"
         let a = try ServeProcess(["serve", "--config", configA], directory: directory)
         try a.waitUntilServing(port: portA)
-        #expect(try GatewayHTTP.request(port: portA, "POST", "/v1/users", ["userId": "ann"], key: key).status == 200)
+        #expect(try GatewayHTTP.request(port: portA, "POST", "/v1/users", ["userId": "ann"], key: key).status == 201)
         let b = try ServeProcess(["serve", "--config", configB], directory: directory)
         try b.waitUntilServing(port: portB)
         #expect(b.stderr.contains("cross-node delivery: Redis publish/subscribe at unix(path: \"\(redis.socketPath)\")"), "\(b.stderr)")
@@ -112,7 +112,7 @@ import Testing
         let a = try ServeProcess(["serve", "--config", configA], directory: directory)
         try a.waitUntilServing(port: portA)
         for user in ["ann", "bob"] {
-            #expect(try GatewayHTTP.request(port: portA, "POST", "/v1/users", ["userId": user], key: key).status == 200)
+            #expect(try GatewayHTTP.request(port: portA, "POST", "/v1/users", ["userId": user], key: key).status == 201)
         }
         #expect(try GatewayHTTP.request(port: portA, "POST", "/v1/contacts", ["userA": "ann", "userB": "bob"], key: key).status == 200)
         let b = try ServeProcess(["serve", "--config", configB], directory: directory)

@@ -16,7 +16,7 @@ import Testing
         defer { cluster.stop() }
         let url = try cluster.createDatabase()
         let node = try GatewayTestServer { $0.postgres = PostgresStoreOptions(url: url) }
-        #expect(try node.api("POST", "/v1/users", ["userId": "ann"]).status == 200)
+        #expect(try node.api("POST", "/v1/users", ["userId": "ann"]).status == 201)
         let phone = try node.connect(user: "ann", device: "ann-phone")
         var accepted: [String] = []
         for i in 0..<3 {

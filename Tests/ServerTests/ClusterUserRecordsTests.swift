@@ -34,7 +34,7 @@ import Testing
         try cluster.waitForBus(up: true)
         #expect(try b.api("GET", "/v1/users/ann").status == 404)     // not yet: and the miss is not remembered
         let created = try a.api("POST", "/v1/users", ["userId": "ann", "displayName": "Ann"])
-        #expect(created.status == 200, "\(created.json)")
+        #expect(created.status == 201, "\(created.json)")
         let onB = try b.api("GET", "/v1/users/ann")                 // at once: read on the miss, no notice needed
         #expect(onB.status == 200)
         #expect(GatewayJSON.string(onB.json, "hexCode") == GatewayJSON.string(created.json, "hexCode"))
@@ -59,7 +59,7 @@ import Testing
         try cluster.waitForBus(up: true)
         let secret = "a-device-secret-of-enough-length"
         let first = try a.api("POST", "/v1/devices/register", ["deviceToken": secret, "platform": "ios"], key: nil)
-        #expect(first.status == 200, "\(first.json)")
+        #expect(first.status == 201, "\(first.json)")
         let userId = try #require(GatewayJSON.string(first.json, "userId"))
         // A's notice of the new user reaches B first (B holds nothing of it, so the notice drops nothing); a notice
         // arriving after B's read below, or the bus coming up then, would make B forget its copy and read it again.

@@ -14,27 +14,27 @@ import Testing
 
     @Test func registrationsPastTheAddressLimitGet429WithRetryAfterWhileOtherAddressesGoOn() throws {
         let server = try GatewayTestServer { $0.settings.registrationsPerAddressPerHour = 2 } server: { $0.trustedProxies = ["127.0.0.1"] }
-        #expect(try Self.register(server, "secret-a-0123456789", from: "203.0.113.7").status == 200)
-        #expect(try Self.register(server, "secret-b-0123456789", from: "203.0.113.7").status == 200)
+        #expect(try Self.register(server, "secret-a-0123456789", from: "203.0.113.7").status == 201)
+        #expect(try Self.register(server, "secret-b-0123456789", from: "203.0.113.7").status == 201)
         let third = try Self.register(server, "secret-c-0123456789", from: "203.0.113.7")
         #expect(third.status == 429)
         #expect(third.errorCode == "rate_limited")
         let seconds = try #require(third.retryAfter.flatMap { Int($0) })
         #expect(seconds > 3000 && seconds <= 3600)
         // Another address has its own allowance; a known device still gets its token.
-        #expect(try Self.register(server, "secret-c-0123456789", from: "198.51.100.4").status == 200)
+        #expect(try Self.register(server, "secret-c-0123456789", from: "198.51.100.4").status == 201)
         #expect(try Self.register(server, "secret-a-0123456789", from: "203.0.113.7").status == 200)
         // IPv6 addresses of one /64 are one address.
-        #expect(try Self.register(server, "secret-d-0123456789", from: "2001:db8:1:2::5").status == 200)
-        #expect(try Self.register(server, "secret-e-0123456789", from: "2001:db8:1:2::6").status == 200)
+        #expect(try Self.register(server, "secret-d-0123456789", from: "2001:db8:1:2::5").status == 201)
+        #expect(try Self.register(server, "secret-e-0123456789", from: "2001:db8:1:2::6").status == 201)
         #expect(try Self.register(server, "secret-f-0123456789", from: "2001:db8:1:2::7").status == 429)
-        #expect(try Self.register(server, "secret-f-0123456789", from: "2001:db8:1:3::7").status == 200)
+        #expect(try Self.register(server, "secret-f-0123456789", from: "2001:db8:1:3::7").status == 201)
     }
 
     @Test func forwardedForFromAnUntrustedPeerIsIgnored() throws {
         let server = try GatewayTestServer { $0.settings.registrationsPerAddressPerHour = 2 }
-        #expect(try Self.register(server, "secret-a-0123456789", from: "203.0.113.1").status == 200)
-        #expect(try Self.register(server, "secret-b-0123456789", from: "203.0.113.2").status == 200)
+        #expect(try Self.register(server, "secret-a-0123456789", from: "203.0.113.1").status == 201)
+        #expect(try Self.register(server, "secret-b-0123456789", from: "203.0.113.2").status == 201)
         // All three came from 127.0.0.1, whatever the header says.
         let third = try Self.register(server, "secret-c-0123456789", from: "203.0.113.3")
         #expect(third.status == 429)

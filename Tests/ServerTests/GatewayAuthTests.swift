@@ -112,8 +112,15 @@ import Testing
         #expect(wrong.status == 401)
         #expect(try server.api("GET", "/v1/users/u1").status == 404) // nothing was created by the refused calls
         let created = try server.api("POST", "/v1/users", ["userId": "u1", "displayName": "Una"])
-        #expect(created.status == 200)
+        #expect(created.status == 201)   // created
         #expect(GatewayJSON.string(created.json, "displayName") == "Una")
+        let renamed = try server.api("POST", "/v1/users", ["userId": "u1", "displayName": "Uma"])
+        #expect(renamed.status == 200)   // the same user, updated: nothing created
+        #expect(GatewayJSON.string(renamed.json, "hexCode") == GatewayJSON.string(created.json, "hexCode"))
+        let unknownContact = try server.api("POST", "/v1/contacts", ["userA": "u1", "userB": "nobody"])
+        #expect(unknownContact.status == 404)
+        #expect(unknownContact.errorCode == "user_not_found")   // and it says how users come to exist
+        #expect(GatewayJSON.string(unknownContact.json, "error", "message")?.contains("POST /v1/users") == true)
         let read = try server.api("GET", "/v1/users/u1")
         #expect(read.status == 200)
         #expect(GatewayJSON.string(read.json, "hexCode")?.count == 8)

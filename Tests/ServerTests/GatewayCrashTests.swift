@@ -22,7 +22,7 @@ import Testing
         var (process, port) = try GatewayProcess.launch(directory: directory)
         defer { if process.isRunning { kill(process.processIdentifier, SIGKILL); process.waitUntilExit() } }
 
-        #expect(try GatewayHTTP.request(port: port, "POST", "/v1/users", ["userId": "kim"]).status == 200)
+        #expect(try GatewayHTTP.request(port: port, "POST", "/v1/users", ["userId": "kim"]).status == 201)
         let token = GatewayTestServer.token(user: "kim", device: "kim-phone")
         let client = try GatewayTestClient(port: port, path: "/v1/ws?token=\(token)")
         _ = try client.next("welcome")

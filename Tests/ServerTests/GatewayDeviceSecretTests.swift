@@ -24,8 +24,9 @@ import Testing
         let directory = try TemporaryDirectory()
         var server: GatewayTestServer? = try GatewayTestServer(directory: directory)
         let first = try Self.register(server!)
-        #expect(first.status == 200)
+        #expect(first.status == 201)
         let again = try Self.register(server!)
+        #expect(again.status == 200)   // found, not created
         #expect(GatewayJSON.string(again.json, "deviceId") == GatewayJSON.string(first.json, "deviceId"))
         let path = server!.databasePath
         server!.shutdown()

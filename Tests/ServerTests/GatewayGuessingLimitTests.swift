@@ -30,8 +30,8 @@ import Testing
         func register(_ secret: String) throws -> GatewayHTTP.Response {
             try GatewayHTTP.request(port: server.port, "POST", "/v1/devices/register", ["deviceToken": secret, "platform": "ios"], key: nil)
         }
-        #expect(try register("secret-a-0123456789").status == 200)
-        #expect(try register("secret-b-0123456789").status == 200)
+        #expect(try register("secret-a-0123456789").status == 201)
+        #expect(try register("secret-b-0123456789").status == 201)
         let third = try register("secret-c-0123456789")
         #expect(third.status == 429)
         #expect(third.errorCode == "rate_limited")

@@ -24,7 +24,7 @@ import Testing
 
     @Test func overlappingRetriesWithOneKeyPublishOnce() throws {
         let server = try GatewayTestServer()
-        #expect(try server.api("POST", "/v1/users", ["userId": "ivy"]).status == 200)
+        #expect(try server.api("POST", "/v1/users", ["userId": "ivy"]).status == 201)
         for round in 0..<5 {
             let offsets = Self.concurrently(server, count: 6, "/v1/users/ivy/events", ["name": "x"], key: "k\(round)", field: "offset")
             #expect(offsets.count == 6)

@@ -8,7 +8,7 @@ import Testing
     /// alice, bob and carol exist; alice and bob are contacts.
     static func makeUsers(_ server: GatewayTestServer) throws {
         for id in ["alice", "bob", "carol"] {
-            #expect(try server.api("POST", "/v1/users", ["userId": id, "displayName": id.capitalized]).status == 200)
+            #expect(try server.api("POST", "/v1/users", ["userId": id, "displayName": id.capitalized]).status == 201)
         }
         let contact = try server.api("POST", "/v1/contacts", ["userA": "alice", "userB": "bob"])
         #expect(contact.status == 200)

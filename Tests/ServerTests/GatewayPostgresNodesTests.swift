@@ -79,7 +79,7 @@ import Testing
     @Test func pipelinedSendsFromTwoNodesToOneUserTakeEveryOffsetOnce() throws {
         let (a, b, url) = try Self.twoNodes()
         for id in ["alice", "bob", "carol"] {
-            #expect(try a.api("POST", "/v1/users", ["userId": id]).status == 200)
+            #expect(try a.api("POST", "/v1/users", ["userId": id]).status == 201)
         }
         #expect(try a.api("POST", "/v1/contacts", ["userA": "alice", "userB": "bob"]).status == 200)
         #expect(try a.api("POST", "/v1/contacts", ["userA": "carol", "userB": "bob"]).status == 200)

@@ -24,7 +24,7 @@ import Testing
 
     @Test func aResumeReplaysInOrderThenGoesLiveWithoutDuplicates() throws {
         let server = try GatewayTestServer()
-        #expect(try server.api("POST", "/v1/users", ["userId": "rita"]).status == 200)
+        #expect(try server.api("POST", "/v1/users", ["userId": "rita"]).status == 201)
         let n = 6
         let offsets = try (1...n).map { try Self.publish(server, "rita", $0) }
         #expect(offsets == Array(1...Int64(n)))
@@ -68,7 +68,7 @@ import Testing
 
     @Test func aResumeDuringPublishingHasNoGapsOrDuplicates() throws {
         let server = try GatewayTestServer()
-        #expect(try server.api("POST", "/v1/users", ["userId": "sam"]).status == 200)
+        #expect(try server.api("POST", "/v1/users", ["userId": "sam"]).status == 201)
         for i in 1...20 { try Self.publish(server, "sam", i) }
         let port = server.port
         // Keep publishing while the device resumes, so live events race the replay read.
@@ -97,7 +97,7 @@ import Testing
     /// until the log catches up with the device's old offset.
     @Test func anOffsetAheadOfTheLogContinuesFromTheLatestOffset() throws {
         let server = try GatewayTestServer()
-        #expect(try server.api("POST", "/v1/users", ["userId": "uli"]).status == 200)
+        #expect(try server.api("POST", "/v1/users", ["userId": "uli"]).status == 201)
         for n in 1...2 { try Self.publish(server, "uli", n) }
         let token = GatewayTestServer.token(user: "uli", device: "uli-phone")
         let client = try GatewayTestClient(port: server.port, path: "/v1/ws?token=\(token)&offset=50")
@@ -123,7 +123,7 @@ import Testing
 @Suite struct GatewayLargeResumeTests {
     @Test func aResumeLargerThanTheOutboundLimitReachesAFastReaderWhole() throws {
         let server = try GatewayTestServer(server: { $0.webSocket.maxOutboundBytes = 64 * 1024 })
-        #expect(try server.api("POST", "/v1/users", ["userId": "vera"]).status == 200)
+        #expect(try server.api("POST", "/v1/users", ["userId": "vera"]).status == 201)
         let count = 300
         let filler = String(repeating: "x", count: 2000)   // 300 × ~2 KB ≈ 9× the outbound limit
         for n in 1...count {

@@ -8,7 +8,7 @@ import Testing
 @Suite struct IdentifierGrammarTests {
     @Test func anAPIPathSegmentIsPercentDecodedBeforeLookup() throws {
         let server = try GatewayTestServer()
-        #expect(try server.api("POST", "/v1/users", ["userId": "quote'x", "displayName": "Q"]).status == 200)
+        #expect(try server.api("POST", "/v1/users", ["userId": "quote'x", "displayName": "Q"]).status == 201)
         let encoded = try server.api("GET", "/v1/users/quote%27x")
         #expect(encoded.status == 200)
         #expect(GatewayJSON.string(encoded.json, "userId") == "quote'x")
@@ -40,7 +40,7 @@ import Testing
             #expect(response.status == 400)
             #expect(response.errorCode == "invalid_id")
         }
-        #expect(try server.api("POST", "/v1/users", ["userId": String(repeating: "x", count: 128)]).status == 200)
+        #expect(try server.api("POST", "/v1/users", ["userId": String(repeating: "x", count: 128)]).status == 201)
         #expect(try server.api("POST", "/v1/sessions", ["userId": "ann", "sessionId": "s 1"]).errorCode == "invalid_id")
         #expect(try server.api("POST", "/v1/contacts", ["userA": "ann", "userB": "b\u{7}"]).errorCode == "invalid_id")
     }

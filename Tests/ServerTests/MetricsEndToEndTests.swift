@@ -20,7 +20,7 @@ import Testing
         defer { kill(process.processIdentifier, SIGKILL); process.waitUntilExit() }
         let before = try MetricsScrape.fetch(port: port)
 
-        #expect(try GatewayHTTP.request(port: port, "POST", "/v1/users", ["userId": "mia"]).status == 200)
+        #expect(try GatewayHTTP.request(port: port, "POST", "/v1/users", ["userId": "mia"]).status == 201)
         let token = GatewayTestServer.token(user: "mia", device: "mia-phone")
         let phone = try GatewayTestClient(port: port, path: "/v1/ws?token=\(token)")
         _ = try phone.next("welcome")

@@ -28,7 +28,7 @@ import Testing
         #expect(try GatewayHTTP.request(port: cluster.port, "GET", "/healthz", key: nil).status == 200)
         #expect(try GatewayHTTP.request(port: cluster.port, "GET", "/metrics", key: nil).status == 404)
         // The server API goes through (a user created on whichever node nginx picked).
-        #expect(try GatewayHTTP.request(port: cluster.port, "POST", "/v1/users", ["userId": "kim"]).status == 200)
+        #expect(try GatewayHTTP.request(port: cluster.port, "POST", "/v1/users", ["userId": "kim"]).status == 201)
         // The body limit is the nodes' (1 MiB): one byte more is refused by nginx with the nodes' JSON error;
         // exactly 1 MiB reaches a node (which refuses it as JSON for what it is, not for its size).
         let tooLarge = try GatewayHTTP.request(port: cluster.port, "POST", "/v1/users", String(repeating: "x", count: 1_048_577))
@@ -111,7 +111,7 @@ import Testing
         var refusal: GatewayHTTP.Response?
         for index in 0...allowance {
             let response = try register(index, from: "127.0.0.2")
-            if response.status != 200 {
+            if response.status != 201 {
                 refusal = response
                 break
             }
@@ -121,7 +121,7 @@ import Testing
         #expect(refusal?.status == 429)
         #expect(refusal?.errorCode == "rate_limited")
         let other = try register(0, from: "127.0.0.3")
-        #expect(other.status == 200, "\(other)")
+        #expect(other.status == 201, "\(other)")
     }
 
     @Test(.enabled(if: NginxFixture.available, "nginx is not installed at /usr/sbin/nginx (apt-get install nginx)"),

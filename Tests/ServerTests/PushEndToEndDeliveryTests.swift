@@ -141,7 +141,7 @@ import Testing
 
     static func makeContacts(_ g: PushEndToEndGateway) throws {
         for (id, name) in [("alice", "Alice"), ("bob", "Bob")] {
-            #expect(try g.server.api("POST", "/v1/users", ["userId": id, "displayName": name]).status == 200)
+            #expect(try g.server.api("POST", "/v1/users", ["userId": id, "displayName": name]).status == 201)
         }
         #expect(try g.server.api("POST", "/v1/contacts", ["userA": "alice", "userB": "bob"]).status == 200)
     }

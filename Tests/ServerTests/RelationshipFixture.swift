@@ -81,7 +81,7 @@ final class RelationshipServer {
     /// Registers a standalone device; returns (userId, hexCode, token).
     func register(_ deviceToken: String) throws -> (userId: String, hexCode: String, token: String) {
         let (status, body) = try http("POST", "/v1/devices/register", #"{"deviceToken":"\#(deviceToken)","platform":"ios"}"#, apiKey: nil)
-        guard status == 200, let userId = body["userId"] as? String, let hex = body["hexCode"] as? String, let token = body["token"] as? String else {
+        guard status == 201 || status == 200, let userId = body["userId"] as? String, let hex = body["hexCode"] as? String, let token = body["token"] as? String else {
             throw TestFailure("register failed: \(status) \(body)")
         }
         return (userId, hex, token)

@@ -39,6 +39,6 @@ import Testing
         #expect(comma.errorCode == "invalid_json")
         #expect(try server.api("GET", "/v1/users/a").status == 404)
         #expect(try server.api("GET", "/v1/users/b").status == 404)
-        #expect(try server.api("POST", "/v1/users", #"{"userId":"a"}"#).status == 200)
+        #expect(try server.api("POST", "/v1/users", #"{"userId":"a"}"#).status == 201)
     }
 }

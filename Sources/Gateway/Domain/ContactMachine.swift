@@ -76,7 +76,7 @@ extension GatewayError {
     init(_ refusal: ContactMachine.Refusal) {
         switch refusal {
         case .ownContact: self.init(.invalidField, "a user cannot be their own contact")
-        case .userNotFound(let id): self.init(.userNotFound, "no user \"\(id)\"")
+        case .userNotFound(let id): self.init(.userNotFound, "no user \"\(id)\": users are created first (POST /v1/users, or a first connect with their token)")
         case .notAContact(let a, let b): self.init(.notAContact, "\"\(a)\" and \"\(b)\" are not contacts")
         }
     }

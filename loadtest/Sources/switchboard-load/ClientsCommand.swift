@@ -109,7 +109,7 @@ struct ClientsCommand: ParsableCommand {
         func call(_ path: String, _ body: String) throws {
             let response: APIClient.Response
             do { response = try api.send("POST", path, json: body) } catch { throw LoadTestError.usage("server API \(path): \(error.kind)") }
-            guard response.status == 200 else {
+            guard (200..<300).contains(response.status) else {   // 201 for a new user, 200 for a known one
                 throw LoadTestError.usage("server API \(path) answered \(response.status): \(String(decoding: response.body, as: UTF8.self))")
             }
         }

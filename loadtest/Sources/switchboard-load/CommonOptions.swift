@@ -41,7 +41,7 @@ struct CommonOptions: ParsableArguments {
     @Option(help: "Seconds the drain phase waits for in-flight messages before counting them as lost.")
     var drainTimeout = 5.0
 
-    @Option(help: "PID of the server under test: report its CPU seconds (/proc/PID/stat utime+stime) and RSS (/proc/PID/status VmRSS) before and after, and messages per server CPU-second.")
+    @Option(help: "PID of the server under test (a process listening on a TCP port; anything else is refused): report its CPU seconds (/proc/PID/stat utime+stime) and RSS (/proc/PID/status VmRSS) before and after, and messages per server CPU-second.")
     var serverPid: Int32?
 
     @Option(help: "Write the full report as JSON to this file.")

@@ -43,6 +43,7 @@ struct LoadRun {
         }
         try scenario.prepare()
         let sampler = try options.serverPid.map { pid throws(LoadTestError) in try ServerProcessSampler(pid: pid) }
+        if let sampler { FileHandle.standardError.write(Data("switchboard-load: measuring the server \(sampler.description)\n".utf8)) }
 
         let source: any LoadSource = options.workers > 1
             ? WorkerPool(arguments: Array(CommandLine.arguments.dropFirst()), count: options.workers)

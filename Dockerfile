@@ -1,8 +1,11 @@
-# Switchboard container image: a Swift build stage, then a slim Debian 12 runtime running as a non-root user.
-#   podman build -t switchboard .        (or docker build)
+# Switchboard container image: a Swift build stage, then a Debian 12 runtime with only the C libraries, running as a
+# non-root user.
+#   podman build -t switchboard .        (or docker build; on a Mac: Docker Desktop or podman machine)
 #   podman run -p 7420:7420 -v switchboard-data:/var/lib/switchboard switchboard
 # The image's configuration (/etc/switchboard/switchboard.toml) is config/switchboard.example.toml listening on
 # 0.0.0.0:7420 with its database in the /var/lib/switchboard volume; mount your own file over it for production.
+# CI (scripts/container-test) builds the `runtime` stage below from a Debian base made with mmdebstrap and adds the
+# files of scripts/image-root built on the host: the same steps as here, without the Swift build image.
 ARG SWIFT_IMAGE=docker.io/library/swift:6.3-bookworm
 ARG RUNTIME_IMAGE=docker.io/library/debian:bookworm-slim
 
@@ -11,21 +14,17 @@ RUN apt-get update && apt-get install -y --no-install-recommends libssl-dev zlib
     && rm -rf /var/lib/apt/lists/*
 WORKDIR /src
 COPY . .
-RUN scripts/build-stamp || true \
-    && swift build -c release --product switchboard --static-swift-stdlib \
-    && install -D -m 0755 "$(swift build -c release --show-bin-path)/switchboard" /out/usr/bin/switchboard \
-    && mkdir -p /out/etc/switchboard \
-    && sed -e 's|^listen = "127.0.0.1:7420"|listen = "0.0.0.0:7420"|' \
-           -e 's|^path = "switchboard.db"|path = "/var/lib/switchboard/switchboard.db"|' \
-           config/switchboard.example.toml > /out/etc/switchboard/switchboard.toml
+RUN (scripts/build-stamp || true) && scripts/image-root /out
 
-FROM ${RUNTIME_IMAGE}
-RUN apt-get update && apt-get install -y --no-install-recommends libssl3 zlib1g libsqlite3-0 libcurl4 libpq5 libhiredis0.14 ca-certificates \
-    && rm -rf /var/lib/apt/lists/* \
+FROM ${RUNTIME_IMAGE} AS runtime
+# The C and C++ libraries the binary links (its Swift runtime is static; it still needs libstdc++). A base that already has them (CI's) skips apt.
+ARG RUNTIME_PACKAGES="libssl3 zlib1g libsqlite3-0 libcurl4 libpq5 libhiredis0.14 libstdc++6 ca-certificates"
+RUN if ! dpkg -s $RUNTIME_PACKAGES >/dev/null 2>&1; then \
+        apt-get update && apt-get install -y --no-install-recommends $RUNTIME_PACKAGES && rm -rf /var/lib/apt/lists/*; \
+    fi \
     && groupadd --system switchboard \
     && useradd --system --gid switchboard --home-dir /var/lib/switchboard --shell /usr/sbin/nologin switchboard \
     && install -d -o switchboard -g switchboard -m 0750 /var/lib/switchboard
-COPY --from=build /out/ /
 USER switchboard
 WORKDIR /var/lib/switchboard
 VOLUME ["/var/lib/switchboard"]
@@ -34,3 +33,6 @@ STOPSIGNAL SIGTERM
 HEALTHCHECK --interval=10s --timeout=3s CMD ["/bin/bash", "-c", "exec 3<>/dev/tcp/127.0.0.1/7420 && printf 'GET /readyz HTTP/1.0\\r\\n\\r\\n' >&3 && grep -q ' 200 ' <&3"]
 ENTRYPOINT ["/usr/bin/switchboard"]
 CMD ["serve", "--config", "/etc/switchboard/switchboard.toml"]
+
+FROM runtime
+COPY --from=build /out/ /

@@ -144,7 +144,7 @@ import Testing
     @Test func integerFieldsOfServerAPIBodiesRefuseWhatNoIntegerHolds() throws {
         let server = try GatewayTestServer()
         defer { server.shutdown() }
-        #expect(try server.api("POST", "/v1/users", ["userId": "ann"]).status == 200)
+        #expect(try server.api("POST", "/v1/users", ["userId": "ann"]).status == 201)
         #expect(try server.api("POST", "/v1/groups", ["ownerId": "ann", "groupId": "fam", "name": "Family"]).status == 201)
         let bodies: [(path: String, template: String)] = [
             ("/v1/groups", #"{"ownerId":"ann","name":"g","maxMembers":N}"#),

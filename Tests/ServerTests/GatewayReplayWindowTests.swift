@@ -12,7 +12,7 @@ import Testing
         let chunk = 8
         let server = try GatewayTestServer(configure: { $0.settings.replayChunkEvents = chunk },
                                            server: { $0.webSocket.maxOutboundBytes = 64 * 1024 })
-        #expect(try server.api("POST", "/v1/users", ["userId": "rita"]).status == 200)
+        #expect(try server.api("POST", "/v1/users", ["userId": "rita"]).status == 201)
         let count = 240
         for n in 1...count {
             let response = try server.api("POST", "/v1/users/rita/events", ["name": "tick", "payload": ["n": n, "pad": Self.padding]])

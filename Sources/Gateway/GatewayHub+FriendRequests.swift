@@ -21,29 +21,58 @@ extension GatewayHub {
 
     /// Sends a friend request to the user with `hexCode` (8 hex characters, any case).
     /// Errors: `user_not_found` (no such code, or no such sender), `self_request`, `already_friends`,
-    /// `request_already_sent`. When the other user already asked the sender, that request is accepted instead — also
-    /// when another node stored it a moment before this one's.
-    public func sendFriendRequest(from userId: String, toHexCode hexCode: String,
+    /// `request_already_sent`, `rate_limited` (`FriendRequestLimits`: too many misses, or too many requests).
+    /// When the other user already asked the sender, that request is accepted instead — also when another node stored
+    /// it a moment before this one's. `source` is the device's address group, nil for the server API.
+    public func sendFriendRequest(from userId: String, toHexCode hexCode: String, source: String? = nil,
                                   completion: @escaping (Result<FriendRequestData, GatewayError>) -> Void) {
-        sendFriendRequest(from: userId, toHexCode: hexCode, lookedUp: false, completion: completion)
-    }
-
-    /// `lookedUp`: the store was asked for the code (and its user loaded): a miss in memory means no such user.
-    private func sendFriendRequest(from userId: String, toHexCode hexCode: String, lookedUp: Bool,
-                                   completion: @escaping (Result<FriendRequestData, GatewayError>) -> Void) {
         let code = hexCode.lowercased()
-        if usersByHexCode[code] == nil && !lookedUp {
-            let store = self.store
-            return load(read: { try store.userId(hexCode: code) }) { [self] found in
-                switch found {
-                case .failure(let error): completion(.failure(error))
-                case .success(let target):
-                    withUsers([userId] + (target.map { [$0] } ?? []), failed: { completion(.failure($0)) }) { [self] in
-                        sendFriendRequest(from: userId, toHexCode: code, lookedUp: true, completion: completion)
+        let limits = FriendRequestLimits(settings.relationships)
+        let guesses = limits.misses(by: userId, source: source)
+        // Once a guessing counter is full the code is not even looked at, so a right guess is refused too.
+        limitAttempt(.ask(guesses), FriendRequestLimits.missesRefused) { [self] refused in
+            if let refused { return completion(.failure(refused)) }
+            lookUpHexCode(code, sender: userId, failed: { completion(.failure($0)) }) { [self] owner in
+                guard let owner else {
+                    // An unknown sender is not a guess (`decideFriendRequest` names it).
+                    guard users[userId] != nil else { return decideFriendRequest(from: userId, toHexCode: code, completion: completion) }
+                    return limitAttempt(.count(guesses), FriendRequestLimits.missesRefused) { refused in
+                        completion(.failure(refused ?? GatewayError(FriendRequestMachine.Refusal.userNotFound(hexCode: hexCode))))
+                    }
+                }
+                guard owner != userId else { return decideFriendRequest(from: userId, toHexCode: code, completion: completion) }
+                limitAttempt(.count(limits.send(from: userId, to: owner)), FriendRequestLimits.sendsRefused) { [self] refused in
+                    if let refused { return completion(.failure(refused)) }
+                    // The counters may have answered from another thread: the users are looked up again.
+                    lookUpHexCode(code, sender: userId, failed: { completion(.failure($0)) }) { [self] _ in
+                        decideFriendRequest(from: userId, toHexCode: code, completion: completion)
                     }
                 }
             }
         }
+    }
+
+    /// Calls `body` with the owner of `code` (nil when nobody has it) once the owner and the sender are in memory;
+    /// a code not in memory is a store read.
+    private func lookUpHexCode(_ code: String, sender: String, failed: @escaping (GatewayError) -> Void,
+                               _ body: @escaping (String?) -> Void) {
+        if let owner = usersByHexCode[code] {
+            return withUsers([sender, owner], failed: failed) { [self] in body(usersByHexCode[code]) }
+        }
+        let store = self.store
+        load(read: { try store.userId(hexCode: code) }) { [self] found in
+            switch found {
+            case .failure(let error): failed(error)
+            case .success(let target):
+                withUsers([sender] + (target.map { [$0] } ?? []), failed: failed) { [self] in body(usersByHexCode[code]) }
+            }
+        }
+    }
+
+    /// Decides and commits a request to the owner of `code`, who (with the sender) is in memory when there is one.
+    private func decideFriendRequest(from userId: String, toHexCode code: String,
+                                     completion: @escaping (Result<FriendRequestData, GatewayError>) -> Void) {
+        let hexCode = code
         do {
             try requireUser(userId)
             let owner = usersByHexCode[code]
@@ -74,7 +103,7 @@ extension GatewayHub {
                     return completion(.failure(.storageFailed("could not store the change: \(conflict)", cause: conflict)))
                 }
                 relations.put(FriendRequestMachine.transition(request, .storeDecided(current), now: clock.now()).0)
-                sendFriendRequest(from: userId, toHexCode: code, lookedUp: true, completion: completion)
+                decideFriendRequest(from: userId, toHexCode: code, completion: completion)
             }) { [self] outcome in
                 if case .failure = outcome {
                     // Not stored: forget it, or the pair would stay blocked by a request nobody can see.
@@ -97,17 +126,31 @@ extension GatewayHub {
     /// The recipient accepts or rejects; the sender cancels. Errors: `request_not_found` (unknown, or not this
     /// user's to answer), `request_already_resolved`. Accepting creates the contact on both sides (reactivating a
     /// removed one) and both see each other's presence at once.
+    /// A cancel counts per sender → recipient pair (`FriendRequestLimits`): over the limit it is `rate_limited`.
     public func answerFriendRequest(userId: String, requestId: String, action: FriendRequestAction,
                                     completion: @escaping (Result<FriendRequestData, GatewayError>) -> Void) {
+        answerFriendRequest(userId: userId, requestId: requestId, action: action, counted: false, completion: completion)
+    }
+
+    /// `counted`: a cancel was already fed to the pair's counter (it is counted once, not again when decided anew).
+    private func answerFriendRequest(userId: String, requestId: String, action: FriendRequestAction, counted: Bool,
+                                     completion: @escaping (Result<FriendRequestData, GatewayError>) -> Void) {
         guard let request = relations.friendRequests[requestId] else {
             return completion(.failure(GatewayError(.notFound(requestId: requestId, action))))
         }
         let (_, checked) = FriendRequestMachine.transition(request, .answer(action, by: userId), now: clock.now())
         for case .refuse(let refusal) in checked { return completion(.failure(GatewayError(refusal))) }
+        if action == .cancel && !counted {
+            let counters = FriendRequestLimits(settings.relationships).cancel(from: request.fromUserId, to: request.toUserId)
+            return limitAttempt(.count(counters), FriendRequestLimits.sendsRefused) { [self] refused in
+                if let refused { return completion(.failure(refused)) }
+                answerFriendRequest(userId: userId, requestId: requestId, action: action, counted: true, completion: completion)
+            }
+        }
         let (a, b) = (request.fromUserId, request.toUserId)
         // Both sides' contacts and names are needed (GatewayHub+Loading).
         guard loaded([a, b], failed: { completion(.failure($0)) }, retry: { [self] in
-            answerFriendRequest(userId: userId, requestId: requestId, action: action, completion: completion)
+            answerFriendRequest(userId: userId, requestId: requestId, action: action, counted: counted, completion: completion)
         }) else { return }
         let before = pairMemory(a, b)
         var writes: [StoreWrite] = []
@@ -132,7 +175,7 @@ extension GatewayHub {
         // Answering only a pending request is the store's decision: when another node answered it first, the
         // store's row is taken and the answer decided again on it (`request_already_resolved`).
         commitPairChange(writes, events: events, before: before, retry: { [self] in
-            answerFriendRequest(userId: userId, requestId: requestId, action: action, completion: completion)
+            answerFriendRequest(userId: userId, requestId: requestId, action: action, counted: counted, completion: completion)
         }) { [self] outcome in
             if case .success = outcome, action == .accept { exchangePresence(a, b) }
             completion(outcome.map { _ in data })

@@ -8,7 +8,7 @@ extension GatewayHub {
         let me = client.userId
         switch command {
         case .friendRequest(let command):
-            sendFriendRequest(from: me, toHexCode: command.hexCode, completion: reply.complete)
+            sendFriendRequest(from: me, toHexCode: command.hexCode, source: client.sourceAddress, completion: reply.complete)
         case .friendRequests:
             reply.ok(friendRequests(of: me))
         case .friendRequestAccept(let command):

@@ -91,6 +91,11 @@ extension GatewayRuntime.Options {
         settings.relationships.invitesPerUserPerDay = r.invitesPerUserPerDay
         settings.relationships.invitesPerNodePerDay = r.invitesPerNodePerDay
         settings.liveActivityTokensPerDevice = config.push.liveActivityTokensPerDevice
+        settings.relationships.friendRequestsPerHour = r.friendRequestsPerHour
+        settings.relationships.friendRequestsPerPairPerHour = r.friendRequestsPerPairPerHour
+        settings.relationships.hexCodeMissesPerUserPerHour = r.hexCodeMissesPerUserPerHour
+        settings.relationships.hexCodeMissesPerAddressPerHour = r.hexCodeMissesPerAddressPerHour
+        settings.relationships.hexCodeMissesPerNodePerHour = r.hexCodeMissesPerNodePerHour
         inviteWebhookURL = r.inviteWebhookURL.isEmpty ? nil : r.inviteWebhookURL
         retentionHours = config.storage.retentionHours
         keepLatestEvents = config.storage.keepLatestEvents

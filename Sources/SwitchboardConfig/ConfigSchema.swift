@@ -112,6 +112,11 @@ enum ConfigSchema {
             .integer("relationships.discovery_max_per_day", \.relationships.discoveryMaxPerDay, 1...10_000_000),
             .integer("relationships.invites_per_user_per_day", \.relationships.invitesPerUserPerDay, 1...100_000),
             .integer("relationships.invites_per_node_per_day", \.relationships.invitesPerNodePerDay, 1...10_000_000),
+            .integer("relationships.friend_requests_per_hour", \.relationships.friendRequestsPerHour, 1...100_000),
+            .integer("relationships.friend_requests_per_pair_per_hour", \.relationships.friendRequestsPerPairPerHour, 2...1_000),
+            .integer("relationships.hex_code_misses_per_user_per_hour", \.relationships.hexCodeMissesPerUserPerHour, 1...100_000),
+            .integer("relationships.hex_code_misses_per_address_per_hour", \.relationships.hexCodeMissesPerAddressPerHour, 1...1_000_000),
+            .integer("relationships.hex_code_misses_per_node_per_hour", \.relationships.hexCodeMissesPerNodePerHour, 1...10_000_000),
             .string("relationships.invite_webhook_url", \.relationships.inviteWebhookURL),
 
             .string("cluster.postgres_url", \.cluster.postgresURL),

@@ -111,6 +111,11 @@ import Testing
         discovery_max_per_day = 100
         invites_per_user_per_day = 5
         invites_per_node_per_day = 50
+        friend_requests_per_hour = 12
+        friend_requests_per_pair_per_hour = 4
+        hex_code_misses_per_user_per_hour = 7
+        hex_code_misses_per_address_per_hour = 21
+        hex_code_misses_per_node_per_hour = 210
         invite_webhook_url = "http://127.0.0.1:9000/invites"
 
         [cluster]
@@ -211,6 +216,11 @@ import Testing
         #expect(c.relationships.discoveryMaxPerRequest == 50)
         #expect(c.relationships.discoveryMaxPerDay == 100)
         #expect(c.relationships.invitesPerUserPerDay == 5 && c.relationships.invitesPerNodePerDay == 50)
+        #expect(c.relationships.friendRequestsPerHour == 12)
+        #expect(c.relationships.friendRequestsPerPairPerHour == 4)
+        #expect(c.relationships.hexCodeMissesPerUserPerHour == 7)
+        #expect(c.relationships.hexCodeMissesPerAddressPerHour == 21)
+        #expect(c.relationships.hexCodeMissesPerNodePerHour == 210)
         #expect(c.relationships.inviteWebhookURL == "http://127.0.0.1:9000/invites")
         #expect(c.cluster.postgresURL == "postgresql://sb@db.internal/sb")
         #expect(c.cluster.postgresPasswordFile == "/run/secrets/pg")

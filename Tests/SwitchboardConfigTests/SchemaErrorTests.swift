@@ -45,6 +45,10 @@ import Testing
         ("push.live_activity_tokens_per_device", 0, 1_001),
         ("gateway.max_pending_commands_per_connection", 0, 1_000_001), ("gateway.max_pending_commands_per_user", 0, 1_000_001),
         ("gateway.max_sockets_per_user", 0, 100_001), ("gateway.replay_chunk_events", 0, 100_001),
+        ("relationships.friend_requests_per_hour", 0, 100_001), ("relationships.friend_requests_per_pair_per_hour", 1, 1_001),
+        ("relationships.hex_code_misses_per_user_per_hour", 0, 100_001),
+        ("relationships.hex_code_misses_per_address_per_hour", 0, 1_000_001),
+        ("relationships.hex_code_misses_per_node_per_hour", 0, 10_000_001),
     ])
     func outOfRangeOnBothSides(key: String, below: Int, above: Int) throws {
         let section = String(key[..<key.lastIndex(of: ".")!])

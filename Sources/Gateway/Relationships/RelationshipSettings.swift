@@ -27,5 +27,19 @@ public struct RelationshipSettings: Sendable, Equatable {
     public var discoveryMaxEntriesPerRequest = 500
     public var discoveryMaxEntriesPerWindow = 2_000
     public var discoveryWindowMs: Int64 = 86_400_000
+    /// Friend requests one user may send per sliding hour (to users that exist, whatever the answer), so knowing
+    /// hex codes does not let one account write into many strangers' logs. `relationships.friend_requests_per_hour`.
+    public var friendRequestsPerHour = 30
+    /// Requests and cancels from one sender to one recipient per sliding hour: a request and its cancel are two
+    /// durable events in the recipient's log, so this bounds what one sender writes there.
+    /// `relationships.friend_requests_per_pair_per_hour`.
+    public var friendRequestsPerPairPerHour = 6
+    /// `friend_request`s to hex codes nobody has (`user_not_found`), per sliding hour: per user, per source address
+    /// (all its users together) and for the whole node — so 8 hex digits cannot be enumerated (docs/LIMITS.md,
+    /// "The cost of guessing"). `relationships.hex_code_misses_per_user_per_hour`, `…_per_address_per_hour`,
+    /// `…_per_node_per_hour`.
+    public var hexCodeMissesPerUserPerHour = 20
+    public var hexCodeMissesPerAddressPerHour = 60
+    public var hexCodeMissesPerNodePerHour = 600
     public init() {}
 }

@@ -56,8 +56,12 @@ extension GatewayHub {
     }
 
     /// Makes two users contacts (both directions; a removed contact is reactivated keeping its creation time), and
-    /// accepts any pending friend request between them. Errors: `invalid_field` (one user twice), `user_not_found`.
+    /// accepts any pending friend request between them. Errors: `invalid_field` (one user twice), `user_not_found`,
+    /// `user_blocked` (either blocked the other: the backend is told, it can lift the block first).
     public func addContact(_ a: String, _ b: String, completion: @escaping (Result<Void, GatewayError>) -> Void) {
+        guard !relations.blockState(a, b).blocked else {
+            return completion(.failure(GatewayError(.userBlocked, "\"\(a)\" and \"\(b)\" are blocked; unblock first")))
+        }
         let before = pairMemory(a, b)
         let (writes, events): ([StoreWrite], [PendingEvent])
         switch contactChange(a, b, .add(missingUser: [a, b].first { users[$0] == nil })) {

@@ -136,6 +136,12 @@ extension GatewayHub {
             guard loaded([other], failed: { completion(.failure($0)) }, retry: { [self] in   // its contacts and name (GatewayHub+Loading)
                 connect(userId: userId, code: rawCode, source: source, completion: completion)
             }) else { return }
+            // Blocked by the owner: the code answers as an unknown one would (and counts as a guess, as one would).
+            switch BlockMachine.gate(relations.blockState(userId, other)) {
+            case .open: break
+            case .blockedByActor: return completion(.failure(.youBlocked))
+            case .hiddenFromActor: return failAttempt(GatewayError(ConnectCodeMachine.Refusal.invalid(rawCode)))
+            }
             guard !areContacts(userId, other) else { return completion(.failure(GatewayError(ConnectCodeMachine.Refusal.alreadyFriends))) }
             connectUsers(userId, other, completion: completion)
             }

@@ -79,13 +79,17 @@ extension GatewayHub {
             let pair = FriendRequestMachine.Pair(
                 target: owner, areContacts: owner.map { areContacts(userId, $0) } ?? false,
                 outgoingPending: owner.map { relations.pendingRequests[RelationshipState.pairKey(userId, $0)] != nil } ?? false,
-                incomingPending: owner.flatMap { relations.pendingRequests[RelationshipState.pairKey($0, userId)] })
+                incomingPending: owner.flatMap { relations.pendingRequests[RelationshipState.pairKey($0, userId)] },
+                gate: owner.map { BlockMachine.gate(relations.blockState(userId, $0)) } ?? .open)
             let request: FriendRequestRecord
             switch FriendRequestMachine.send(from: userId, hexCode: hexCode, pair: pair, id: "frq_" + randomToken(), now: clock.now()) {
             case .failure(let refusal): throw GatewayError(refusal)
             case .success(.acceptIncoming(let reverse)):
                 return answerFriendRequest(userId: userId, requestId: reverse, action: .accept, completion: completion)
             case .success(.create(let record)): request = record
+            case .success(.pretend(let record)):
+                // Blocked by the target: the same answer a sent request gets, and nothing else (docs/PROTOCOL.md, "Blocking").
+                return completion(.success(friendRequestData(record)))
             }
             let target = request.toUserId
             relations.put(request)

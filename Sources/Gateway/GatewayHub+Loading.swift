@@ -414,6 +414,9 @@ extension GatewayHub {
         }
     }
 
+    /// The users `userId` blocked.
+    public func blockedUsers(of userId: String) -> [String] { Array((relations.blocks[userId] ?? [:]).keys) }
+
     /// The owner and active members of `groupId`.
     public func groupUsers(_ groupId: String) -> [String] {
         (relations.groups[groupId].map { [$0.ownerId] } ?? []) + relations.activeMembers(of: groupId).map(\.userId)
@@ -429,6 +432,7 @@ extension GatewayHub {
         switch type {
         case "contacts": return contactIds(of: sender)
         case "friend_requests": return friendRequestUsers(of: sender)
+        case "blocks": return blockedUsers(of: sender)
         case "group_list": return groupUsers(of: sender)
         case "group_get", "group_leave", "group_remove_member", "invite_create":
             guard case .object(let fields) = data, case .string(let groupId)? = fields["groupId"] else { return [] }

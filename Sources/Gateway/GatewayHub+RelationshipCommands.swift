@@ -73,6 +73,12 @@ extension GatewayHub {
             redeemInvite(userId: me, code: command.code, source: client.sourceAddress, completion: reply.complete)
         case .discover(let c):
             discover(userId: me, numbers: c.numbers ?? [], hashes: c.hashes ?? []) { reply.complete($0.map { ["entries": $0] }) }
+        case .block(let command):
+            blockUser(me, command.userId, completion: reply.complete)
+        case .unblock(let command):
+            unblockUser(me, command.userId) { reply.complete($0.map { Empty() }) }
+        case .blocks:
+            reply.ok(["blocks": blocks(of: me)])
         }
     }
 

@@ -126,6 +126,9 @@ public enum RelationshipCommand: Sendable {
     case inviteCreate(InviteCreateCommand)
     case inviteRedeem(InviteRedeemCommand)
     case discover(DiscoverCommand)
+    case block(ContactCommand)
+    case unblock(ContactCommand)
+    case blocks
 
     /// The command of wire type `type`, or nil when `type` is not a relationship command.
     public init?(type: String, fields f: JSONFields) throws(GatewayError) {
@@ -151,6 +154,9 @@ public enum RelationshipCommand: Sendable {
         case "invite_create": self = .inviteCreate(try InviteCreateCommand(fields: f))
         case "invite_redeem": self = .inviteRedeem(try InviteRedeemCommand(fields: f))
         case "discover": self = .discover(try DiscoverCommand(fields: f))
+        case "block": self = .block(try ContactCommand(fields: f))
+        case "unblock": self = .unblock(try ContactCommand(fields: f))
+        case "blocks": self = .blocks
         default: return nil
         }
     }

@@ -44,6 +44,8 @@ public enum GatewayErrorCode: String, Sendable, Codable {
     case connectCodeInvalid = "connect_code_invalid"
     case connectCodeExpired = "connect_code_expired"
     case contactPaused = "contact_paused"
+    /// The caller blocked the other user (a friend request, a connect code, a backend contact): unblock first.
+    case userBlocked = "user_blocked"
     case groupNotFound = "group_not_found"
     case groupFull = "group_full"
     case notAMember = "not_a_member"

@@ -49,6 +49,14 @@ public struct ContactPauseEventData: Codable, Sendable, Equatable {
     public init(user: UserRef, by: String, paused: Bool, at: Int64) { self.user = user; self.by = by; self.paused = paused; self.at = at }
 }
 
+/// A user the caller blocked: the `block` reply, each entry of `blocks`, and the data of `user_blocked` /
+/// `user_unblocked` (in the blocker's log only).
+public struct BlockData: Codable, Sendable, Equatable {
+    public var user: UserRef
+    public var blockedAt: Int64
+    public init(user: UserRef, blockedAt: Int64) { self.user = user; self.blockedAt = blockedAt }
+}
+
 public struct ConnectCodeData: Codable, Sendable, Equatable {
     public var code: String
     public var createdAt: Int64

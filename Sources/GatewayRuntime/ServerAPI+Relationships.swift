@@ -57,6 +57,8 @@ extension ServerAPI {
     }
     private struct Entries: Encodable { var entries: [DiscoveryEntry] }
     private struct Contacts: Encodable { var contacts: [ContactStateData] }
+    private struct Blocks: Encodable { var blocks: [BlockData] }
+    private struct Unblocked: Encodable {}
 
     /// Answers the request when the route is one of these; false otherwise (the caller answers 404).
     func relationshipRoute(_ route: [String], request: HTTPRequest, respond: @escaping Respond) -> Bool {
@@ -76,6 +78,16 @@ extension ServerAPI {
         case ("GET", 3, "users", "friend-requests", ""):
             let id = r[1]
             onHub(users: [id], shown: { $0.friendRequestUsers(of: id) }, respond: respond) { respond(Self.ok($0.friendRequests(of: id))) }
+        case ("GET", 3, "users", "blocks", ""):
+            let id = r[1]
+            onHub(users: [id], shown: { $0.blockedUsers(of: id) }, respond: respond) { respond(Self.ok(Blocks(blocks: $0.blocks(of: id)))) }
+        case ("PUT", 4, "users", "blocks", _), ("DELETE", 4, "users", "blocks", _):
+            let (id, other) = (r[1], r[3])
+            guard Self.validID(other) else { respond(Self.badID("blocked user id")); return true }
+            onHub(users: [id, other], respond: respond) { hub in
+                if method == "PUT" { hub.blockUser(id, other, completion: Self.reply(respond)) }
+                else { hub.unblockUser(id, other) { Self.reply(respond)($0.map { Unblocked() }) } }
+            }
         case ("GET", 3, "users", "connect-code", ""), ("POST", 3, "users", "connect-code", ""):
             let (id, regenerate) = (r[1], method == "POST")
             onHub(users: [id], respond: respond) { $0.connectCode(for: id, regenerate: regenerate, completion: Self.reply(respond, status: regenerate ? 201 : 200)) }

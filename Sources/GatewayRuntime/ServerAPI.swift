@@ -106,7 +106,7 @@ final class ServerAPI: HTTPApplication, Sendable {
         let status: Int
         switch error.code {
         case .notFound, .userNotFound, .sessionNotFound, .approvalNotFound, .requestNotFound, .groupNotFound, .inviteNotFound: status = 404
-        case .requestAlreadySent, .alreadyFriends, .alreadyMember, .requestAlreadyResolved, .inviteUsed, .groupFull, .contactPaused: status = 409
+        case .requestAlreadySent, .alreadyFriends, .alreadyMember, .requestAlreadyResolved, .inviteUsed, .groupFull, .contactPaused, .userBlocked: status = 409
         case .inviteExpired, .inviteRevoked, .connectCodeExpired: status = 410
         case .notAMember: status = 403
         case .unauthenticated, .tokenInvalid: status = 401

@@ -53,6 +53,13 @@ struct RelationshipWriteApplier {
                 """) { $0.bind(1, p.userId); $0.bind(2, p.contactId); $0.bind(3, p.pausedAt) }
         case .deleteContactPause(let userId, let contactId):
             try db.run("DELETE FROM contact_pauses WHERE user_id = ?1 AND contact_id = ?2") { $0.bind(1, userId); $0.bind(2, contactId) }
+        case .upsertBlock(let b):
+            try db.run("""
+                INSERT INTO user_blocks (user_id, blocked_id, created_at) VALUES (?1, ?2, ?3)
+                ON CONFLICT (user_id, blocked_id) DO NOTHING
+                """) { $0.bind(1, b.userId); $0.bind(2, b.blockedId); $0.bind(3, b.createdAt) }
+        case .deleteBlock(let userId, let blockedId):
+            try db.run("DELETE FROM user_blocks WHERE user_id = ?1 AND blocked_id = ?2") { $0.bind(1, userId); $0.bind(2, blockedId) }
         case .upsertConnectCode(let c):
             // An upsert would silently move a code to another user; the primary key must reject that instead.
             // The claim is a decision: two nodes may draw the same random code for different users.
@@ -144,6 +151,8 @@ struct RelationshipWriteApplier {
         case .joinGroup(let m): return "joinGroup \(m.groupId)/\(m.userId)"
         case .upsertContactPause(let p): return "upsertContactPause \(p.userId)->\(p.contactId)"
         case .deleteContactPause(let userId, let contactId): return "deleteContactPause \(userId)->\(contactId)"
+        case .upsertBlock(let b): return "upsertBlock \(b.userId)->\(b.blockedId)"
+        case .deleteBlock(let userId, let blockedId): return "deleteBlock \(userId)->\(blockedId)"
         case .upsertConnectCode(let c): return "upsertConnectCode for \(c.userId)"
         case .upsertGroup(let g): return "upsertGroup \(g.id)"
         case .upsertGroupMember(let m): return "upsertGroupMember \(m.groupId)/\(m.userId)"
@@ -184,6 +193,7 @@ extension StoreReader {
         snapshot.friendRequests = try db.query("SELECT \(Self.friendRequestColumns) FROM friend_requests ORDER BY rowid",
                                                row: Self.friendRequest)
         snapshot.contactPauses = try db.query("SELECT user_id, contact_id, paused_at FROM contact_pauses ORDER BY rowid", row: Self.pause)
+        snapshot.blocks = try db.query("SELECT user_id, blocked_id, created_at FROM user_blocks ORDER BY rowid", row: Self.block)
         snapshot.connectCodes = try db.query("SELECT \(Self.connectCodeColumns) FROM connect_codes ORDER BY rowid",
                                              row: RelationshipWriteApplier.connectCode)
         snapshot.groups = try db.query("SELECT \(Self.groupColumns) FROM user_groups ORDER BY rowid", row: Self.group)

@@ -25,6 +25,7 @@ enum SchemaMigrations {
         SchemaMigration(version: SchemaV11.version, sql: SchemaV11.sql),
         SchemaMigration(version: SchemaV12.version, sql: SchemaV12.sql),
         SchemaMigration(version: SchemaV13.version, sql: SchemaV13.sql),
+        SchemaMigration(version: SchemaV14.version, sql: SchemaV14.sql),
     ]
 
     /// Applies every migration newer than the recorded version, in order; returns the resulting version.

@@ -1,7 +1,7 @@
 import Gateway
 
 /// Relationship reads for loading users on demand (`UserEntry.relationships`) and the look-ups not keyed by user,
-/// each by an index: friend requests by sender and by recipient, pauses by either side, the current connect code by
+/// each by an index: friend requests by sender and by recipient, pauses and blocks by either side, the current connect code by
 /// user (`connect_codes_one_current`), memberships by user (`group_members_by_user`) and by group (primary key),
 /// invites by code and by (group, recipient), phones by user, number and hash (SchemaV2, SchemaV10).
 extension StoreReader {
@@ -18,6 +18,10 @@ extension StoreReader {
 
     static func pause(_ row: SQLiteStatement) -> ContactPauseRecord {
         ContactPauseRecord(userId: row.string(0), contactId: row.string(1), pausedAt: row.int64(2))
+    }
+
+    static func block(_ row: SQLiteStatement) -> BlockRecord {
+        BlockRecord(userId: row.string(0), blockedId: row.string(1), createdAt: row.int64(2))
     }
 
     static func group(_ row: SQLiteStatement) -> GroupRecord {
@@ -43,6 +47,9 @@ extension StoreReader {
         r.contactPauses = try db.query("""
             SELECT user_id, contact_id, paused_at FROM contact_pauses WHERE user_id = ?1 OR contact_id = ?1 ORDER BY rowid
             """) { $0.bind(1, id) } row: { Self.pause($0) }
+        r.blocks = try db.query("SELECT user_id, blocked_id, created_at FROM user_blocks WHERE user_id = ?1 OR blocked_id = ?1 ORDER BY rowid") {
+            $0.bind(1, id)
+        } row: { Self.block($0) }
         r.connectCode = try db.queryFirst("""
             SELECT \(Self.connectCodeColumns) FROM connect_codes WHERE user_id = ?1 AND revoked_at IS NULL
             """) { $0.bind(1, id) } row: { RelationshipWriteApplier.connectCode($0) }

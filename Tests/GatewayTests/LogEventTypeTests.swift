@@ -11,6 +11,7 @@ import Testing
             "friend_request", "friend_request_accepted", "friend_request_rejected", "friend_request_cancelled",
             "contact_paused", "contact_resumed", "contact_event", "connect_code_changed",
             "group_created", "group_member_joined", "group_member_left", "group_message", "group_event", "invite_created",
+            "user_blocked", "user_unblocked",
         ])
     }
 
@@ -24,7 +25,8 @@ import Testing
             + [GroupMembership.Event.joined, .left].map { ($0.rawValue, $0.logType) }
             + [GroupPost.Event.message, .event].map { ($0.rawValue, $0.logType) }
             + [InviteCreationMachine.Event.created].map { ($0.rawValue, $0.logType) }
+            + [BlockMachine.Event.blocked, .unblocked].map { ($0.rawValue, $0.logType) }
         for (raw, type) in pairs { #expect(type.rawValue == raw) }
-        #expect(pairs.count == 15)
+        #expect(pairs.count == 17)
     }
 }

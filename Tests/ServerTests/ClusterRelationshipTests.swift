@@ -141,4 +141,27 @@ import TestSupport
         let refused = try bobOnB.command("send_message", ["to": "ann", "text": "after"])
         #expect(GatewayJSON.string(refused, "error", "code") == "contact_paused", "\(refused)")
     }
+
+    /// A block stored on A reaches B's copy of both users through their change notice: on B the blocked user's friend
+    /// request is then answered as if sent with nothing stored, and the backend cannot make them contacts.
+    @Test func aBlockSetOnOneNodeHoldsOnTheOther() throws {
+        let cluster = try ClusterDeliveryTests.Cluster()
+        let a = try cluster.addNode()
+        let b = try cluster.addNode()
+        try cluster.waitForBus(up: true)
+        try Self.createUsers(a, seenBy: b, "ann", "bob")
+        let annHex = try #require(GatewayJSON.string(try a.api("GET", "/v1/users/ann").json, "hexCode"))
+        #expect(try a.api("POST", "/v1/contacts", ["userA": "ann", "userB": "bob"]).status == 200)
+        try Self.waitUntil("B sees ann and bob connected") { try Self.contacts(b, of: "bob").contains { GatewayJSON.string($0, "user", "userId") == "ann" } }
+        #expect(Self.items(try b.api("GET", "/v1/users/ann/blocks"), "blocks").isEmpty)   // B holds ann, with no block
+
+        let blocked = try a.api("PUT", "/v1/users/ann/blocks/bob")
+        #expect(blocked.status == 200, "\(blocked.json)")
+        try Self.waitUntil("B knows ann blocked bob") { Self.items(try b.api("GET", "/v1/users/ann/blocks"), "blocks").count == 1 }
+        #expect(try Self.contacts(b, of: "bob").isEmpty)
+        let sent = try b.api("POST", "/v1/friend-requests", ["fromUserId": "bob", "toHexCode": annHex])
+        #expect(sent.status == 201 && GatewayJSON.string(sent.json, "state") == "pending", "\(sent.json)")
+        for node in [a, b] { #expect(Self.items(try node.api("GET", "/v1/users/ann/friend-requests"), "incoming").isEmpty) }
+        #expect(try b.api("POST", "/v1/contacts", ["userA": "bob", "userB": "ann"]).errorCode == "user_blocked")
+    }
 }

@@ -9,6 +9,8 @@ import Testing
     static let request = FriendRequestRecord(id: "frq_1", fromUserId: "ana", toUserId: "ben", createdAt: 10)
     static let other = FriendRequestRecord(id: "frq_2", fromUserId: "cid", toUserId: "dan", createdAt: 11)
     static let pause = ContactPauseRecord(userId: "ben", contactId: "ana", pausedAt: 12)
+    static let block = BlockRecord(userId: "ana", blockedId: "dan", createdAt: 12)
+    static let blockOfAna = BlockRecord(userId: "ben", blockedId: "ana", createdAt: 13)
     static let oldCode = ConnectCodeRecord(code: "111111", userId: "ana", createdAt: 13, revokedAt: 14)
     static let code = ConnectCodeRecord(code: "222222", userId: "ana", createdAt: 14)
     static let group = GroupRecord(id: "g1", ownerId: "ben", name: "Family", maxMembers: 5, createdAt: 15)
@@ -23,6 +25,8 @@ import Testing
     func fill(_ s: OpenedStore) {
         #expect(s.write([
             .upsertFriendRequest(Self.request), .upsertFriendRequest(Self.other), .upsertContactPause(Self.pause),
+            .upsertBlock(Self.block), .upsertBlock(Self.blockOfAna), .upsertBlock(BlockRecord(userId: "cid", blockedId: "dan", createdAt: 14)),
+            .deleteBlock(userId: "cid", blockedId: "dan"), .upsertBlock(BlockRecord(userId: "ana", blockedId: "dan", createdAt: 99)),
             .upsertConnectCode(Self.oldCode), .upsertConnectCode(Self.code), .upsertGroup(Self.group),
             .upsertGroupMember(Self.owner), .upsertGroupMember(Self.left), .upsertInvite(Self.invite), .upsertInvite(Self.later),
             .upsertUserPhone(Self.phone),
@@ -36,6 +40,10 @@ import Testing
         let ana = try s.store.userEntry(id: "ana").relationships
         #expect(ana.friendRequests == [Self.request])
         #expect(ana.contactPauses == [Self.pause])
+        // Blocks by and of the user, in first-insert order; blocking again keeps the first block's time.
+        #expect(ana.blocks == [Self.block, Self.blockOfAna])
+        #expect(try s.store.userEntry(id: "dan").relationships.blocks == [Self.block])
+        #expect(try s.store.userEntry(id: "cid").relationships.blocks.isEmpty)
         #expect(ana.connectCode == Self.code)
         #expect(ana.groups.isEmpty && ana.groupMembers.isEmpty && ana.phone == nil)
 

@@ -12,6 +12,8 @@ struct FriendRequestMachine {
     enum Refusal: Error, Equatable {
         case userNotFound(hexCode: String)
         case selfRequest
+        /// The sender blocked the code's owner.
+        case blocked
         case alreadyFriends
         case requestAlreadySent
         /// Unknown, or not this user's to answer (the answer does not tell which).
@@ -28,6 +30,8 @@ struct FriendRequestMachine {
         var outgoingPending = false
         /// The target's pending request to the sender, if any.
         var incomingPending: String?
+        /// How a block between the two answers (`BlockMachine.gate`, the sender as the actor).
+        var gate: BlockMachine.Gate = .open
     }
 
     enum Send: Equatable {
@@ -35,12 +39,19 @@ struct FriendRequestMachine {
         case create(FriendRequestRecord)
         /// The target already asked the sender: that request is accepted instead.
         case acceptIncoming(requestId: String)
+        /// The target blocked the sender: answer with this request as if it were sent, storing and delivering nothing.
+        case pretend(FriendRequestRecord)
     }
 
     /// The rules for sending, in the order clients see them.
     static func send(from sender: String, hexCode: String, pair: Pair, id: String, now: Int64) -> Result<Send, Refusal> {
         guard let target = pair.target else { return .failure(.userNotFound(hexCode: hexCode)) }
         guard target != sender else { return .failure(.selfRequest) }
+        switch pair.gate {
+        case .open: break
+        case .blockedByActor: return .failure(.blocked)
+        case .hiddenFromActor: return .success(.pretend(FriendRequestRecord(id: id, fromUserId: sender, toUserId: target, createdAt: now)))
+        }
         guard !pair.areContacts else { return .failure(.alreadyFriends) }
         guard !pair.outgoingPending else { return .failure(.requestAlreadySent) }
         if let incoming = pair.incomingPending { return .success(.acceptIncoming(requestId: incoming)) }
@@ -108,6 +119,7 @@ extension GatewayError {
         switch refusal {
         case .userNotFound(let hexCode): self.init(.userNotFound, "no user with hex code \"\(hexCode)\"")
         case .selfRequest: self.init(.selfRequest, "you cannot send a friend request to yourself")
+        case .blocked: self = .youBlocked
         case .alreadyFriends: self.init(.alreadyFriends, "you are already contacts")
         case .requestAlreadySent: self.init(.requestAlreadySent, "a friend request to this user is already pending")
         case .notFound(let id, let answer): self.init(.requestNotFound, "no friend request \"\(id)\" for you to \(answer.rawValue)")

@@ -28,6 +28,8 @@ enum LogEventType: String, Equatable, Sendable, CaseIterable {
     case groupMessage = "group_message"
     case groupEvent = "group_event"
     case inviteCreated = "invite_created"
+    case userBlocked = "user_blocked"
+    case userUnblocked = "user_unblocked"
 }
 
 // The events the machines decide, as log event types.
@@ -99,6 +101,15 @@ extension InviteCreationMachine.Event {
     var logType: LogEventType {
         switch self {
         case .created: .inviteCreated
+        }
+    }
+}
+
+extension BlockMachine.Event {
+    var logType: LogEventType {
+        switch self {
+        case .blocked: .userBlocked
+        case .unblocked: .userUnblocked
         }
     }
 }

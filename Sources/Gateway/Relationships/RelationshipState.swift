@@ -9,6 +9,8 @@ struct RelationshipState {
     private(set) var pendingRequests: [String: String] = [:]
     /// pauses[userId][contactId]: userId paused contactId; `pauses.outers(of: contactId)`: who paused contactId.
     private(set) var pauses = IndexedPairs<ContactPauseRecord>()
+    /// blocks[userId][blockedId]: userId blocked blockedId; `blocks.outers(of: blockedId)`: who blocked blockedId.
+    private(set) var blocks = IndexedPairs<BlockRecord>()
     /// The current codes of the users held, and codes this node replaced (they answer "expired" at once).
     private(set) var connectCodes: [String: ConnectCodeRecord] = [:]
     /// The code each user currently hands out.
@@ -65,6 +67,11 @@ struct RelationshipState {
         pauses.set(pause, userId, contactId)
     }
 
+    /// `userId`'s block of `blockedId`: set, or removed (nil).
+    mutating func setBlock(_ block: BlockRecord?, by userId: String, of blockedId: String) {
+        blocks.set(block, userId, blockedId)
+    }
+
     mutating func put(_ code: ConnectCodeRecord) {
         if let old = connectCodes[code.code], old.userId != code.userId {
             Self.remove(code.code, from: old.userId, in: &codesByUser)
@@ -105,6 +112,11 @@ struct RelationshipState {
 
     func isPaused(_ a: String, _ b: String) -> Bool { pauses[a]?[b] != nil || pauses[b]?[a] != nil }
 
+    /// `BlockMachine`'s view of the pair: who blocked whom.
+    func blockState(_ me: String, _ other: String) -> BlockMachine.Pair {
+        BlockMachine.Pair(byMe: blocks[me]?[other], byThem: blocks[other]?[me] != nil)
+    }
+
     func activeMembers(of groupId: String) -> [GroupMemberRecord] {
         (members[groupId] ?? [:]).values.filter(\.active).sorted { ($0.createdAt, $0.userId) < ($1.createdAt, $1.userId) }
     }
@@ -135,6 +147,10 @@ struct RelationshipState {
             let other = pause.userId == id ? pause.contactId : pause.userId
             if replace || !isLoaded(other) { setPause(pause, by: pause.userId, on: pause.contactId) }
         }
+        for block in r.blocks {
+            let other = block.userId == id ? block.blockedId : block.userId
+            if replace || !isLoaded(other) { setBlock(block, by: block.userId, of: block.blockedId) }
+        }
         if let code = r.connectCode, replace || currentCode[id] == nil { put(code) }
         if let phone = r.phone, replace || phoneByUser[id] == nil { setPhone(phone.phone, for: id) }
         for group in r.groups where replace || groups[group.id] == nil {
@@ -155,6 +171,8 @@ struct RelationshipState {
             }
             for other in (pauses[id] ?? [:]).keys where !keep(other) { setPause(nil, by: id, on: other) }
             for pauser in pauses.outers(of: id) where !keep(pauser) { setPause(nil, by: pauser, on: id) }
+            for other in (blocks[id] ?? [:]).keys where !keep(other) { setBlock(nil, by: id, of: other) }
+            for blocker in blocks.outers(of: id) where !keep(blocker) { setBlock(nil, by: blocker, of: id) }
             phoneByUser[id] = nil
             currentCode[id] = nil
             for code in codesByUser.removeValue(forKey: id) ?? [] { connectCodes[code] = nil }
@@ -177,6 +195,8 @@ struct RelationshipState {
         case .upsertFriendRequest(let r), .createFriendRequest(let r), .resolveFriendRequest(let r): return [r.fromUserId, r.toUserId]
         case .upsertContactPause(let p): return [p.userId, p.contactId]
         case .deleteContactPause(let userId, let contactId): return [userId, contactId]
+        case .upsertBlock(let b): return [b.userId, b.blockedId]
+        case .deleteBlock(let userId, let blockedId): return [userId, blockedId]
         case .upsertConnectCode(let c): return [c.userId]
         case .upsertGroup(let g): return [g.ownerId] + activeMembers(of: g.id).map(\.userId)
         case .upsertGroupMember(let m), .joinGroup(let m): return [m.userId] + activeMembers(of: m.groupId).map(\.userId)

@@ -48,6 +48,9 @@ public enum StoreWrite: Sendable, Equatable {
     case upsertFriendRequest(FriendRequestRecord)
     case upsertContactPause(ContactPauseRecord)
     case deleteContactPause(userId: String, contactId: String)
+    /// Blocks are rows like pauses: one per blocking side, deleted on unblock.
+    case upsertBlock(BlockRecord)
+    case deleteBlock(userId: String, blockedId: String)
     case upsertConnectCode(ConnectCodeRecord)
     case upsertGroup(GroupRecord)
     /// Reactivating a member keeps its original `createdAt`.
@@ -206,6 +209,7 @@ public struct GatewaySnapshot: Sendable, Equatable {
     // Relationships, each list in first-insert order.
     public var friendRequests: [FriendRequestRecord] = []
     public var contactPauses: [ContactPauseRecord] = []
+    public var blocks: [BlockRecord] = []
     public var connectCodes: [ConnectCodeRecord] = []
     public var groups: [GroupRecord] = []
     public var groupMembers: [GroupMemberRecord] = []

@@ -33,6 +33,11 @@ extension InMemoryGatewayStore.State {
             replace(&snapshot.contactPauses, pause) { $0.userId == pause.userId && $0.contactId == pause.contactId }
         case .deleteContactPause(let userId, let contactId):
             snapshot.contactPauses.removeAll { $0.userId == userId && $0.contactId == contactId }
+        case .upsertBlock(let block):
+            // Blocking again keeps the standing block (and its time), as the SQL stores' `DO NOTHING`.
+            if !snapshot.blocks.contains(where: { $0.userId == block.userId && $0.blockedId == block.blockedId }) { snapshot.blocks.append(block) }
+        case .deleteBlock(let userId, let blockedId):
+            snapshot.blocks.removeAll { $0.userId == userId && $0.blockedId == blockedId }
         case .upsertConnectCode(let code):
             if let current = snapshot.connectCodes.first(where: { $0.code == code.code && $0.userId != code.userId }) {
                 throw StoreConflict.connectCodeTaken(current: current)
@@ -78,6 +83,7 @@ extension GatewaySnapshot {
         var r = UserRelationships()
         r.friendRequests = friendRequests.filter { $0.fromUserId == id || $0.toUserId == id }
         r.contactPauses = contactPauses.filter { $0.userId == id || $0.contactId == id }
+        r.blocks = blocks.filter { $0.userId == id || $0.blockedId == id }
         r.connectCode = connectCodes.first { $0.userId == id && $0.revokedAt == nil }
         let groupIds = Set(groupMembers.filter { $0.userId == id && $0.active }.map(\.groupId))
         r.groups = groups.filter { groupIds.contains($0.id) }

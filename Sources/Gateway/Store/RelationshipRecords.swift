@@ -48,6 +48,18 @@ public struct ContactPauseRecord: Sendable, Equatable {
     }
 }
 
+/// `userId` blocked `blockedId`: no friend requests, connect-code connections or backend contacts between the two,
+/// in either direction, until `userId` unblocks (deleting the row). One row per blocking side.
+public struct BlockRecord: Sendable, Equatable {
+    public var userId: String
+    public var blockedId: String
+    public var createdAt: Int64
+
+    public init(userId: String, blockedId: String, createdAt: Int64) {
+        self.userId = userId; self.blockedId = blockedId; self.createdAt = createdAt
+    }
+}
+
 /// A user's 6-digit connect code. Codes are never reused: a replaced (or expired) code stays stored so that
 /// connecting with it reports "expired" rather than "invalid". Store rule: `code` is unique across users.
 public struct ConnectCodeRecord: Sendable, Equatable {

@@ -6,6 +6,8 @@ public struct UserRelationships: Sendable, Equatable {
     public var friendRequests: [FriendRequestRecord] = []
     /// Pauses on the user's contacts, by either side (`userId == id` or `contactId == id`).
     public var contactPauses: [ContactPauseRecord] = []
+    /// Blocks by or of the user (`userId == id` or `blockedId == id`).
+    public var blocks: [BlockRecord] = []
     /// The code the user currently hands out (not revoked), if any.
     public var connectCode: ConnectCodeRecord?
     /// The groups the user is an active member of.

@@ -14,6 +14,10 @@ extension PostgresReader {
         ContactPauseRecord(userId: row.string(0), contactId: row.string(1), pausedAt: row.int64(2))
     }
 
+    static func block(_ row: PostgresRow) -> BlockRecord {
+        BlockRecord(userId: row.string(0), blockedId: row.string(1), createdAt: row.int64(2))
+    }
+
     static func group(_ row: PostgresRow) -> GroupRecord {
         GroupRecord(id: row.string(0), ownerId: row.string(1), name: row.string(2), kind: row.string(3), maxMembers: Int(row.int64(4)),
                     invitePolicy: row.string(5), roleLimits: RelationshipWriteApplier.decodeRoleLimits(row.string(6)),
@@ -37,6 +41,9 @@ extension PostgresReader {
         r.contactPauses = try db.query("""
             SELECT user_id, contact_id, paused_at FROM contact_pauses WHERE user_id = $1 OR contact_id = $1 ORDER BY row_order
             """, [id]).map(Self.pause)
+        r.blocks = try db.query("""
+            SELECT user_id, blocked_id, created_at FROM user_blocks WHERE user_id = $1 OR blocked_id = $1 ORDER BY row_order
+            """, [id]).map(Self.block)
         r.connectCode = try db.query("""
             SELECT \(Self.connectCodeColumns) FROM connect_codes WHERE user_id = $1 AND revoked_at IS NULL
             """, [id]).first.map(Self.connectCode)

@@ -37,6 +37,7 @@ struct PostgresReader {
     private func loadRelationships(into s: inout GatewaySnapshot) throws(StorageError) {
         s.friendRequests = try db.query("SELECT \(StoreReader.friendRequestColumns) FROM friend_requests ORDER BY row_order").map(friendRequest)
         s.contactPauses = try db.query("SELECT user_id, contact_id, paused_at FROM contact_pauses ORDER BY row_order").map(Self.pause)
+        s.blocks = try db.query("SELECT user_id, blocked_id, created_at FROM user_blocks ORDER BY row_order").map(Self.block)
         s.connectCodes = try db.query("SELECT \(Self.connectCodeColumns) FROM connect_codes ORDER BY row_order").map(Self.connectCode)
         s.groups = try db.query("SELECT \(StoreReader.groupColumns) FROM user_groups ORDER BY row_order").map(Self.group)
         s.groupMembers = try db.query("SELECT \(StoreReader.memberColumns) FROM group_members ORDER BY row_order").map(Self.member)

@@ -1,6 +1,6 @@
 /// The PostgreSQL schema, versioned with the same numbers as SQLite's (`SchemaMigrations`): migration N here makes
 /// the same change as SQLite's migration N, so `schema_version` means the same thing on both engines. Mirrors SQLite
-/// version 13 (whose SQL, one partial index, is the same on both engines).
+/// version 14 (version 13's SQL, one partial index, is the same on both engines).
 ///
 /// Differences from the SQLite text, all of meaning-preserving kind: `BIGINT`/`BYTEA`/`BOOLEAN` column types; tables
 /// listed in first-insert order carry `row_order` (an identity column an upsert keeps) where SQLite uses `rowid`;
@@ -11,7 +11,7 @@
 enum PostgresSchema {
     static let migrations: [(version: Int, sql: String)] = [
         (1, v1), (2, v2), (3, v3), (4, v4), (5, v5), (6, v6), (7, v7), (8, v8), (9, v9), (10, v10),
-        (11, v11), (12, v12), (13, SchemaV13.sql),
+        (11, v11), (12, v12), (13, SchemaV13.sql), (14, v14),
     ]
 
     /// Any constant both nodes agree on: the key of the advisory lock that serialises migrations.
@@ -336,5 +336,17 @@ enum PostgresSchema {
     static let v12 = """
     DROP INDEX sessions_open;
     CREATE INDEX sessions_open_by_user ON sessions (user_id) WHERE state <> 'ended';
+    """
+
+    /// SQLite's version 14 (`SchemaV14`): blocks, one row per blocking side, read by either user.
+    static let v14 = """
+    CREATE TABLE user_blocks (
+        user_id TEXT NOT NULL,
+        blocked_id TEXT NOT NULL,
+        created_at BIGINT NOT NULL,
+        row_order BIGINT GENERATED ALWAYS AS IDENTITY,
+        PRIMARY KEY (user_id, blocked_id)
+    );
+    CREATE INDEX user_blocks_by_blocked ON user_blocks (blocked_id);
     """
 }

@@ -161,7 +161,7 @@ struct PostgresWriteApplier {
                 """, [scope, key, response, createdAt, requestHash])
         case .enqueuePush, .updatePushJob, .upsertPushToken, .deletePushToken, .setNotificationSettings:
             try applyPush(write)
-        case .upsertFriendRequest, .upsertContactPause, .deleteContactPause, .upsertConnectCode, .upsertGroup,
+        case .upsertFriendRequest, .upsertContactPause, .deleteContactPause, .upsertBlock, .deleteBlock, .upsertConnectCode, .upsertGroup,
              .upsertGroupMember, .upsertInvite, .upsertUserPhone, .deleteUserPhone, .createFriendRequest,
              .resolveFriendRequest, .joinGroup:
             try applyRelationship(write)
@@ -271,6 +271,13 @@ struct PostgresWriteApplier {
                 """, [p.userId, p.contactId, p.pausedAt])
         case .deleteContactPause(let userId, let contactId):
             try db.query("DELETE FROM contact_pauses WHERE user_id = $1 AND contact_id = $2", [userId, contactId])
+        case .upsertBlock(let b):
+            try db.query("""
+                INSERT INTO user_blocks (user_id, blocked_id, created_at) VALUES ($1, $2, $3)
+                ON CONFLICT (user_id, blocked_id) DO NOTHING
+                """, [b.userId, b.blockedId, b.createdAt])
+        case .deleteBlock(let userId, let blockedId):
+            try db.query("DELETE FROM user_blocks WHERE user_id = $1 AND blocked_id = $2", [userId, blockedId])
         case .upsertConnectCode(let c):
             // One statement decides the claim: the update applies only to the code's own user, so a code another
             // user holds (even one claimed a moment ago by another node) writes nothing.

@@ -12,7 +12,7 @@ import Testing
         var codes: [String: String] = [:]
         for id in ids {
             let created = try server.api("POST", "/v1/users", ["userId": id])
-            #expect(created.status == 200, "\(created.json)")
+            #expect(created.status == 201, "\(created.json)")
             codes[id] = try #require(GatewayJSON.string(created.json, "hexCode"))
         }
         return codes

@@ -13,7 +13,8 @@ import Testing
         for id in ids {
             let created = try server.api("POST", "/v1/users", ["userId": id])
             #expect(created.status == 201, "\(created.json)")
-            codes[id] = try #require(GatewayJSON.string(created.json, "hexCode"))
+            let hexCode = try #require(GatewayJSON.string(created.json, "hexCode"))
+            codes[id] = hexCode
         }
         return codes
     }

@@ -13,6 +13,7 @@ Usage: web_demo_test.py --switchboard .build/debug/switchboard [--chromium chrom
 import argparse
 import asyncio
 import base64
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 import json
 import os
 import re
@@ -23,6 +24,7 @@ import struct
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 import urllib.error
 import urllib.request
@@ -78,8 +80,34 @@ class Server:
             return f.read()[-2000:].decode(errors="replace")
 
 
-def http(url, method="GET", headers=None):
-    request = urllib.request.Request(url, method=method, headers=headers or {})
+class OtherOrigin:
+    """A second local HTTP server, on another port and so on another origin than the gateway, serving one blank page:
+    where a real web app lives, unlike /demo, which the gateway serves itself."""
+
+    def __init__(self):
+        class Page(BaseHTTPRequestHandler):
+            def do_GET(self):
+                body = b"<!doctype html><meta charset=utf-8><title>an app on another origin</title><body></body>"
+                self.send_response(200)
+                self.send_header("Content-Type", "text/html; charset=utf-8")
+                self.send_header("Content-Length", str(len(body)))
+                self.end_headers()
+                self.wfile.write(body)
+
+            def log_message(self, *args):
+                pass
+
+        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Page)
+        self.origin = f"http://127.0.0.1:{self.server.server_address[1]}"
+        threading.Thread(target=self.server.serve_forever, daemon=True).start()
+
+    def close(self):
+        self.server.shutdown()
+        self.server.server_close()
+
+
+def http(url, method="GET", headers=None, body=None):
+    request = urllib.request.Request(url, method=method, headers=headers or {}, data=body)
     try:
         with urllib.request.urlopen(request, timeout=10) as r:
             return r.status, dict(r.headers), r.read()
@@ -420,6 +448,9 @@ async def flows(run, server, browser, args, directory):
 
     async def documented_example_runs():
         # docs/CLIENTS.md's web example (the html block with the log element), as written, in a page of the gateway's origin.
+        await run_documented_example()
+
+    async def run_documented_example():
         with open(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "docs", "CLIENTS.md")) as f:
             doc = f.read()
         block = next(b for b in re.findall(r"```html\n(.*?)```", doc, re.S) if 'id="log"' in b)
@@ -431,7 +462,53 @@ async def flows(run, server, browser, args, directory):
         await b.until("/my connect code: \\d{6}/.test(document.getElementById('log').textContent)", "the example's connect code")
         assert "connection: live" in await b.text("#log"), await b.text("#log")
 
+    other_origin = OtherOrigin()
+    long_token = base64.urlsafe_b64encode(os.urandom(24)).decode()  # a device secret: long and random
+
+    async def cors_answers_of_the_browser_endpoints():
+        origin = {"Origin": other_origin.origin}
+        for path, method in (("/v1/devices/register", "POST"), ("/v1/users/me/display-name", "PUT")):
+            status, headers, _ = http(server.url(path), method="OPTIONS", headers={
+                **origin, "Access-Control-Request-Method": method, "Access-Control-Request-Headers": "content-type"})
+            assert status == 204, (path, status)
+            assert headers["Access-Control-Allow-Origin"] == other_origin.origin and headers["Vary"] == "Origin", headers
+            assert headers["Access-Control-Allow-Methods"] == f"{method}, OPTIONS", headers
+            assert "Content-Type" in headers["Access-Control-Allow-Headers"] and headers["Access-Control-Max-Age"] == "600", headers
+        body = json.dumps({"deviceToken": long_token, "platform": "web"}).encode()
+        status, headers, _ = http(server.url("/v1/devices/register"), method="POST", body=body,
+                                  headers={**origin, "Content-Type": "application/json"})
+        assert status == 200 and headers["Access-Control-Allow-Origin"] == other_origin.origin, (status, headers)
+        status, headers, _ = http(server.url("/v1/users/me/display-name"), method="PUT", body=b"{}", headers=origin)
+        assert status == 401 and headers["Access-Control-Allow-Origin"] == other_origin.origin, (status, headers)  # errors readable too
+        # Never on the server API (API key), preflight or not.
+        for method in ("OPTIONS", "GET"):
+            status, headers, _ = http(server.url("/v1/users/u1/devices"), method=method, headers=origin)
+            assert "Access-Control-Allow-Origin" not in headers, (method, status, headers)
+
+    async def documented_example_runs_from_another_origin():
+        # The same example in a page of another origin, as every real web app is: needs the gateway's CORS answers.
+        await b.call("Page.navigate", url=other_origin.origin + "/")
+        await b.until(f"location.origin === {json.dumps(other_origin.origin)} && document.readyState === 'complete'", "the other origin's page")
+        await run_documented_example()
+
+    async def production_refuses_other_origins_by_default():
+        other_dir = tempfile.mkdtemp(dir=directory)
+        production = Server(args.switchboard, other_dir,
+                            extra='[auth]\nstandalone = true\napi_keys = ["cors-test-api-key-0123456789"]\n').start()
+        try:
+            status, headers, body = http(production.url("/v1/devices/register"), method="OPTIONS", headers={
+                "Origin": other_origin.origin, "Access-Control-Request-Method": "POST"})
+            assert status == 403 and b'"origin_not_allowed"' in body and "Access-Control-Allow-Origin" not in headers, (status, body)
+            # The browser (still on the other origin's page) refuses the call: registerDevice cannot read the answer.
+            error = await b.js(f"""fetch({json.dumps(production.url("/v1/devices/register"))}, {{method: 'POST',
+                headers: {{'Content-Type': 'application/json'}}, body: JSON.stringify({{deviceToken: {json.dumps(long_token)}, platform: 'web'}})}})
+                .then(() => 'no error', (e) => e.name)""")
+            assert error == "TypeError", error
+        finally:
+            production.kill()
+
     await run.check("client module served with type, ETag, 304 and CORS", client_module_is_served)
+    await run.check("CORS: preflight and Allow-Origin on the browser endpoints, never on the server API", cors_answers_of_the_browser_endpoints)
     await run.check("demo off when API keys are set", demo_is_off_with_a_backend)
     await run.check("demo registers two devices of one user and a friend", demo_sets_up_two_devices_and_a_friend)
     if run.failed:
@@ -452,6 +529,9 @@ async def flows(run, server, browser, args, directory):
     await run.check("reconnect after kill -9 and restart: no loss, no duplicates", client_resumes_after_server_restart)
     await run.check("approval after the restart; screenshot not blank", approval_after_restart_and_screenshot)
     await run.check("the example in docs/CLIENTS.md runs", documented_example_runs)
+    await run.check("the example in docs/CLIENTS.md runs from a page on another origin", documented_example_runs_from_another_origin)
+    await run.check("with an app backend, other origins are refused by default", production_refuses_other_origins_by_default)
+    other_origin.close()
 
 
 if __name__ == "__main__":

@@ -2,10 +2,12 @@ import Dispatch
 import EventLoop
 import Gateway
 import Glibc
+import HTTP1
 import Logging
 import Redis
 import Server
 import Storage
+import SwitchboardConfig
 import Synchronization
 
 /// Everything the gateway needs besides the socket server: the SQLite store, the hub on its own event loop, the
@@ -59,6 +61,9 @@ public final class GatewayRuntime: @unchecked Sendable {
         public var keepLatestEvents = 1000
         /// Serve `/demo` and its endpoints (`server.demo`; see `SwitchboardConfiguration.demoEnabled`).
         public var demo = false
+        /// Origins whose pages may call the browser endpoints (`http.cors_allowed_origins`); `auto` resolves against
+        /// `standalone` and `apiKeys` (any origin in standalone mode without API keys, none otherwise).
+        public var corsAllowedOrigins: CORSOrigins = .auto
         public init(databasePath: String) { self.databasePath = databasePath }
     }
 
@@ -136,7 +141,8 @@ public final class GatewayRuntime: @unchecked Sendable {
                                                                 socketsPerUser: options.maxSocketsPerUser),
                                    overloadRetryAfterMs: options.overloadRetryAfterMs)
         api = ServerAPI(hub: hub, scheduler: scheduler, authenticator: authenticator, standalone: options.standalone)
-        web = WebRoutes(next: api, demo: options.demo ? DemoAPI(api: api) : nil)
+        let cors = CORSPolicy(allowedOrigins: options.corsAllowedOrigins.resolved(standalone: options.standalone && options.apiKeys.isEmpty))
+        web = WebRoutes(next: BrowserCORS(policy: cors, standalone: options.standalone, next: api), demo: options.demo ? DemoAPI(api: api) : nil)
         if let transport {
             pushOutbox = PushOutbox(hub: hub, store: store, scheduler: scheduler, transport: transport,
                                     retryDelay: pushRetryDelay ?? PushOutbox.defaultRetryDelay, leaseMs: pushLeaseMs ?? PushOutbox.defaultLeaseMs)

@@ -62,6 +62,7 @@ extension GatewayRuntime.Options {
         apiKeys = auth.apiKeys
         standalone = auth.standalone
         demo = config.demoEnabled
+        corsAllowedOrigins = config.http.corsAllowedOrigins
         let g = config.gateway
         settings.approvalDefaultTimeoutMs = Int64(g.approvalTimeoutMs)
         settings.approvalMinTimeoutMs = Int64(g.approvalMinTimeoutMs)

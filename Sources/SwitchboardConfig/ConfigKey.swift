@@ -87,6 +87,31 @@ struct ConfigKey {
             check: { _ in nil })
     }
 
+    /// `"auto"` or an array of origins (``CORSOrigins``).
+    static func corsOrigins(_ name: String, _ path: WritableKeyPath<Configuration, CORSOrigins>) -> ConfigKey {
+        let expected = "expected \"auto\" or an array of origins like [\"https://app.example.com\"]"
+        let checkItems = { (items: [String]) -> String? in
+            guard let bad = items.first(where: { !CORSOrigins.isValidItem($0) }) else { return nil }
+            return "each value must be \(CORSOrigins.itemRule), got \(TOMLValue.quote(bad))"
+        }
+        return ConfigKey(
+            name: name,
+            assign: { config, value in
+                switch value {
+                case .string("auto"): config[keyPath: path] = .auto
+                case .stringArray(let items):
+                    if let problem = checkItems(items) { return problem }
+                    config[keyPath: path] = .list(items)
+                default: return "\(expected), got \(value.rendered)"
+                }
+                return nil
+            },
+            check: { config in
+                guard case .list(let items) = config[keyPath: path] else { return nil }
+                return checkItems(items)
+            })
+    }
+
     /// An array of strings, each of which must satisfy `isValid` (described by `itemRule`).
     static func strings(
         _ name: String, _ path: WritableKeyPath<Configuration, [String]>,

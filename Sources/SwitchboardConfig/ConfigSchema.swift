@@ -30,6 +30,7 @@ enum ConfigSchema {
             .integer("http.max_header_count", \.http.maxHeaderCount, 1...10_000),
             .integer("http.max_body_bytes", \.http.maxBodyBytes, 0...gibibyte),
             .integer("http.keep_alive_timeout_ms", \.http.keepAliveTimeoutMs, 0...3_600_000),
+            .corsOrigins("http.cors_allowed_origins", \.http.corsAllowedOrigins),
 
             .integer("websocket.max_message_bytes", \.websocket.maxMessageBytes, 125...gibibyte),
             .integer("websocket.max_frame_bytes", \.websocket.maxFrameBytes, 125...gibibyte),

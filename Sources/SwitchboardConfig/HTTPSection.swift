@@ -13,6 +13,9 @@ public struct HTTPSection: Sendable, Equatable {
     /// `http.keep_alive_timeout_ms`: idle time between requests before closing; 0 closes after
     /// each response (0...3600000).
     public var keepAliveTimeoutMs: Int = 30000
+    /// `http.cors_allowed_origins`: `"auto"` or a list of origins allowed to call the browser endpoints from
+    /// another origin (see ``CORSOrigins``).
+    public var corsAllowedOrigins: CORSOrigins = .auto
 
     /// The embedded defaults.
     public init() {}

@@ -23,6 +23,7 @@ import Testing
         max_header_count = 50
         max_body_bytes = 0
         keep_alive_timeout_ms = 0
+        cors_allowed_origins = ["https://app.example", "*"]
 
         [websocket]
         max_message_bytes = 1_048_576
@@ -147,6 +148,7 @@ import Testing
         #expect(c.http.maxHeaderCount == 50)
         #expect(c.http.maxBodyBytes == 0)
         #expect(c.http.keepAliveTimeoutMs == 0)
+        #expect(c.http.corsAllowedOrigins == .list(["https://app.example", "*"]))
         #expect(c.websocket.maxMessageBytes == 1_048_576)
         #expect(c.websocket.maxFrameBytes == 125)
         #expect(c.websocket.handshakeTimeoutMs == 2500)

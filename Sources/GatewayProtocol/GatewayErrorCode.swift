@@ -13,6 +13,8 @@ public enum GatewayErrorCode: String, Sendable, Codable {
     case tokenInvalid = "token_invalid"
     case forbidden = "forbidden"
     case alreadyAuthenticated = "already_authenticated"
+    /// A standalone `deviceToken` too short or too repetitive to be a secret (`DeviceSecretRule`).
+    case deviceTokenTooWeak = "device_token_too_weak"
     // Domain
     case notFound = "not_found"
     case userNotFound = "user_not_found"

@@ -172,9 +172,8 @@ final class ServerAPI: HTTPApplication, Sendable {
 
     private func registerDevice(_ request: HTTPRequest, respond: @escaping Respond) {
         guard let body = decode(RegisterBody.self, request, respond: respond) else { return }
-        guard !body.deviceToken.isEmpty, body.deviceToken.utf8.count <= 512 else {
-            return respond(Self.failure(GatewayError(.invalidField, "deviceToken must have 1 to 512 bytes")))
-        }
+        // The secret is the identity: a weak one is a user anyone could register into.
+        if let weak = DeviceSecretRule.check(body.deviceToken) { return respond(Self.failure(weak)) }
         // Only the digest leaves this function: the store keeps SHA-256 of the secret, never the secret.
         let digest = SecretDigest.sha256Hex(body.deviceToken)
         let authenticator = self.authenticator

@@ -20,6 +20,18 @@ import Testing
         return try db.query("SELECT device_token FROM devices WHERE device_token IS NOT NULL") { $0.string(0) }
     }
 
+    /// Two installations that both chose "hunter2" would be one user: weak secrets are refused before anything is
+    /// created, with the documented code, and a strong one from the same address still registers.
+    @Test func aShortOrRepetitiveSecretIsRefusedWithDeviceTokenTooWeak() throws {
+        let server = try GatewayTestServer(directory: try TemporaryDirectory())
+        for weak in ["hunter2", "0123456789abcde", String(repeating: "a", count: 32), String(repeating: "ab", count: 16)] {
+            let refused = try GatewayHTTP.request(port: server.port, "POST", "/v1/devices/register", ["deviceToken": weak, "platform": "ios"], key: nil)
+            #expect(refused.status == 400, "\(weak): \(refused.json)")
+            #expect(refused.errorCode == "device_token_too_weak", "\(weak)")
+        }
+        #expect(try Self.register(server).status == 200)
+    }
+
     @Test func theSecretIsStoredAsItsSHA256AndStillRecognisedAfterARestart() throws {
         let directory = try TemporaryDirectory()
         var server: GatewayTestServer? = try GatewayTestServer(directory: directory)

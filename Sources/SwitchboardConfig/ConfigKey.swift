@@ -112,6 +112,21 @@ struct ConfigKey {
             })
     }
 
+    /// `true`, `false` or `"auto"`: a switch whose default depends on other settings.
+    static func autoSwitch(_ name: String, _ path: WritableKeyPath<Configuration, StandaloneModeName>) -> ConfigKey {
+        ConfigKey(
+            name: name,
+            assign: { config, value in
+                switch value {
+                case .boolean(let flag): config[keyPath: path] = flag ? .on : .off
+                case .string("auto"): config[keyPath: path] = .auto
+                default: return "expected true, false or \"auto\", got \(value.rendered)"
+                }
+                return nil
+            },
+            check: { _ in nil })
+    }
+
     /// An array of strings, each of which must satisfy `isValid` (described by `itemRule`).
     static func strings(
         _ name: String, _ path: WritableKeyPath<Configuration, [String]>,

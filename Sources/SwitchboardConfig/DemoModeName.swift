@@ -15,7 +15,7 @@ extension SwitchboardConfiguration {
         switch server.demo {
         case .on: return true
         case .off: return false
-        case .auto: return auth.standalone && auth.apiKeys.isEmpty
+        case .auto: return standaloneEnabled && auth.apiKeys.isEmpty
         }
     }
 }

@@ -14,8 +14,9 @@ public struct AuthSection: Sendable, Equatable {
     public var timeoutMs: Int = 5000
     /// Keys app backends send as `Authorization: Bearer <key>` to the server API. Empty: the server API is off.
     public var apiKeys: [String] = []
-    /// Serve `POST /v1/devices/register` (devices without an app backend).
-    public var standalone: Bool = true
+    /// Serve `POST /v1/devices/register` (devices without an app backend); `auto` resolves against `apiKeys`
+    /// (see ``SwitchboardConfiguration/standaloneEnabled``).
+    public var standalone: StandaloneModeName = .auto
     public init() {}
 }
 

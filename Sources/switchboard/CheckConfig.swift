@@ -27,5 +27,7 @@ struct CheckConfig: ParsableCommand {
             throw ExitStatus.usage
         }
         print("\(file): OK")
+        // Switches whose "auto" default depends on other keys: say what they came to, so nobody has to work it out.
+        print("\(file): \(configuration.standaloneExplanation)")
     }
 }

@@ -13,13 +13,14 @@ enum GatewayProcess {
 
     /// Starts `switchboard serve` on `port` (default: a fresh one) with the database in `directory`; returns once
     /// /healthz answers. Passing the port of a killed instance restarts "the same server" for reconnecting clients.
-    /// `trustedProxies`, `drainTimeoutMs` and `extraSections` as in `SwitchboardServe.start`.
+    /// `trustedProxies`, `drainTimeoutMs`, `standalone` and `extraSections` as in `SwitchboardServe.start`.
     static func launch(directory: TemporaryDirectory, port fixedPort: UInt16? = nil, trustedProxies: [String] = [],
-                       drainTimeoutMs: Int = 0, extraSections: String = "") throws -> (process: Process, port: UInt16) {
+                       drainTimeoutMs: Int = 0, standalone: String = "true",
+                       extraSections: String = "") throws -> (process: Process, port: UInt16) {
         let port = try fixedPort ?? freePort()
         let process = try SwitchboardServe.start(directory: directory.path, port: port, secret: GatewayTestServer.secret,
                                                  apiKey: GatewayTestServer.apiKey, trustedProxies: trustedProxies,
-                                                 drainTimeoutMs: drainTimeoutMs, extraSections: extraSections)
+                                                 drainTimeoutMs: drainTimeoutMs, standalone: standalone, extraSections: extraSections)
         let deadline = Date().addingTimeInterval(5)
         while Date() < deadline {
             // /readyz, not /healthz: only then are the signal handlers in place (a SIGTERM earlier waits pending until they are).

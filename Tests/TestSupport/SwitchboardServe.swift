@@ -13,9 +13,11 @@ public enum SwitchboardServe {
     /// the database `directory/gateway.db`) and starts `serve` with it. Does not wait: callers poll `/readyz`
     /// (only then are the signal handlers in place; a SIGTERM earlier kills outright).
     /// `trustedProxies` becomes `server.trusted_proxies`, `drainTimeoutMs` `server.drain_timeout_ms`; `extraSections`
-    /// (whole TOML sections other than those above) is appended.
+    /// (whole TOML sections other than those above) is appended. `standalone` is `auth.standalone` as written in the
+    /// file: `true` by default, since tests register devices beside the API key (`"auto"` would turn that off).
     public static func start(directory: String, port: UInt16, secret: String, apiKey: String,
-                             trustedProxies: [String] = [], drainTimeoutMs: Int = 0, extraSections: String = "") throws -> Process {
+                             trustedProxies: [String] = [], drainTimeoutMs: Int = 0, standalone: String = "true",
+                             extraSections: String = "") throws -> Process {
         let config = """
             [server]
             listen = "127.0.0.1:\(port)"
@@ -27,6 +29,7 @@ public enum SwitchboardServe {
             [auth]
             hs256_secret = "\(secret)"
             api_keys = ["\(apiKey)"]
+            standalone = \(standalone)
             [storage]
             path = "\(directory)/gateway.db"
             \(extraSections)

@@ -1,8 +1,8 @@
 import GatewayProtocol
 
 /// Contact discovery: the app backend attaches a verified phone number to a user; a client asks which of its
-/// address-book entries (E.164 numbers, or SHA-256 hex of them) are users. Rate-limited per user over a sliding
-/// window, across all nodes when they share their limits, so the endpoint cannot enumerate the user base. Hashes of phone numbers can be brute-forced (the space
+/// address-book entries (E.164 numbers, or SHA-256 hex of them) are users. Rate-limited per user, per source address
+/// and per node over a sliding window, across all nodes when they share their limits, so the endpoint cannot enumerate the user base. Hashes of phone numbers can be brute-forced (the space
 /// is small): they keep numbers out of logs and transit, they are not anonymity. The rules are `DiscoveryMachine`'s;
 /// this reads owners, counts through `limitAttempt` and commits what it decides.
 extension GatewayHub {
@@ -49,11 +49,12 @@ extension GatewayHub {
     public func phone(of userId: String) -> String? { relations.phoneByUser[userId] }
 
     /// Looks up address-book entries for `userId` (the owners are a store read, loaded before the answer is built).
-    /// Every entry counts against the window, invalid ones included.
+    /// Every entry counts against the windows of the user, of `source` (the caller's address group, nil for the
+    /// server API) and of the node, invalid entries included.
     /// Errors: `invalid_field` (more than `discoveryMaxEntriesPerRequest` entries), `rate_limited`.
-    public func discover(userId: String, numbers: [String], hashes: [String],
+    public func discover(userId: String, numbers: [String], hashes: [String], source: String? = nil,
                          completion: @escaping (Result<[DiscoveryEntry], GatewayError>) -> Void) {
-        discover(.new, .discover(userId: userId, numbers: numbers, hashes: hashes), completion: completion)
+        discover(.new, .discover(userId: userId, numbers: numbers, hashes: hashes, source: source), completion: completion)
     }
 
     /// Feeds `DiscoveryMachine` one discovery input and carries out its actions.
@@ -63,8 +64,8 @@ extension GatewayHub {
         for action in actions {
             switch action {
             case .refuse(let refusal): return completion(.failure(GatewayError(refusal)))
-            case .count(let counter, let weight, let windowMs, let what):
-                limitAttempt(.count([counter], weight: weight), what, limiter: AttemptLimiter(windowMs: windowMs),
+            case .count(let counters, let weight, let windowMs, let what):
+                limitAttempt(.count(counters, weight: weight), what, limiter: AttemptLimiter(windowMs: windowMs),
                              state: \.discoveryLimits) { [self] refused in
                     if let refused { return completion(.failure(refused)) }
                     discover(next, .counted, completion: completion)

@@ -72,7 +72,9 @@ extension GatewayHub {
         case .inviteRedeem(let command):
             redeemInvite(userId: me, code: command.code, source: client.sourceAddress, completion: reply.complete)
         case .discover(let c):
-            discover(userId: me, numbers: c.numbers ?? [], hashes: c.hashes ?? []) { reply.complete($0.map { ["entries": $0] }) }
+            discover(userId: me, numbers: c.numbers ?? [], hashes: c.hashes ?? [], source: client.sourceAddress) {
+                reply.complete($0.map { ["entries": $0] })
+            }
         case .block(let command):
             blockUser(me, command.userId, completion: reply.complete)
         case .unblock(let command):

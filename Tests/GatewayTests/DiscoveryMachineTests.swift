@@ -45,10 +45,19 @@ import Testing
 
     let hash = String(repeating: "AB", count: 32)
 
-    @Test func countsEveryEntryInTheUsersWindowThenLooksUpTheValidOnes() {
-        let (counting, count) = M.transition(.new, .discover(userId: "ann", numbers: ["+4915112345678", "12"], hashes: [hash, "zz"]), limits: limits)
-        #expect(count == [.count(AttemptLimiter.Counter(key: "discover:ann", limit: 2_000), weight: 4, windowMs: 86_400_000,
-                                 what: "discovery is limited to 2000 entries per 24 hours")])
+    static let what = "discovery is limited to 2000 entries per user, 4000 per address and 100000 per node per 24 hours"
+
+    @Test func countsEveryEntryInTheWindowsOfUserAddressAndNodeThenLooksUpTheValidOnes() {
+        let (counting, count) = M.transition(.new, .discover(userId: "ann", numbers: ["+4915112345678", "12"], hashes: [hash, "zz"],
+                                                             source: "203.0.113.7"), limits: limits)
+        #expect(count == [.count([AttemptLimiter.Counter(key: "discover:ann", limit: 2_000),
+                                  AttemptLimiter.Counter(key: "discover-node", limit: 100_000),
+                                  AttemptLimiter.Counter(key: "discover-address:203.0.113.7", limit: 4_000)],
+                                 weight: 4, windowMs: 86_400_000, what: Self.what)])
+        // The server API has no source address: the user and the node count.
+        let (_, backend) = M.transition(.new, .discover(userId: "ann", numbers: ["+4915112345678"], hashes: [], source: nil), limits: limits)
+        #expect(backend == [.count([AttemptLimiter.Counter(key: "discover:ann", limit: 2_000), AttemptLimiter.Counter(key: "discover-node", limit: 100_000)],
+                                   weight: 1, windowMs: 86_400_000, what: Self.what)])
         let (lookingUp, lookUp) = M.transition(counting, .counted, limits: limits)
         #expect(lookUp == [.lookUp(phones: ["+4915112345678"], hashes: [hash.lowercased()], for: "ann")])
         guard case .lookingUp = lookingUp else { Issue.record("not looking up"); return }
@@ -56,7 +65,7 @@ import Testing
 
     @Test func answersEachEntrysStatusInTheOrderAsked() {
         let numbers = ["+49 151 0000 0001", "+4915100000002", "+4915100000003", "+4915100000004", "nope"]
-        let (counting, _) = M.transition(.new, .discover(userId: "ann", numbers: numbers, hashes: [hash, "xyz"]), limits: limits)
+        let (counting, _) = M.transition(.new, .discover(userId: "ann", numbers: numbers, hashes: [hash, "xyz"], source: nil), limits: limits)
         let (lookingUp, _) = M.transition(counting, .counted, limits: limits)
         let byPhone = ["+4915100000001": "bob", "+4915100000002": "cat", "+4915100000004": "ann"]
         let (answered, reply) = M.transition(lookingUp, .ownersLooked(byPhone: byPhone, byHash: [hash.lowercased(): "bob"], contacts: ["bob"]), limits: limits)
@@ -75,18 +84,18 @@ import Testing
 
     @Test func refusesMoreEntriesThanOneRequestMayHave() {
         let numbers = Array(repeating: "+4915112345678", count: 400), hashes = Array(repeating: hash, count: 101)
-        let (refused, actions) = M.transition(.new, .discover(userId: "ann", numbers: numbers, hashes: hashes), limits: limits)
+        let (refused, actions) = M.transition(.new, .discover(userId: "ann", numbers: numbers, hashes: hashes, source: nil), limits: limits)
         #expect(refused == .refused(.tooManyEntries(limit: 500, got: 501)) && actions == [.refuse(.tooManyEntries(limit: 500, got: 501))])
         #expect(GatewayError(M.Refusal.tooManyEntries(limit: 500, got: 501)).message == "at most 500 entries per request (got 501)")
-        #expect(M.transition(.new, .discover(userId: "ann", numbers: Array(numbers.prefix(399)), hashes: hashes), limits: limits).1.count == 1)
+        #expect(M.transition(.new, .discover(userId: "ann", numbers: Array(numbers.prefix(399)), hashes: hashes, source: nil), limits: limits).1.count == 1)
     }
 
     @Test func theWindowAllowsTheLimitThenRefusesUntilTheOldestEntriesLeaveIt() {
         // The machine's count, decided by the limiter as `limitAttempt` does on one node.
         func count(_ n: Int) -> (AttemptLimiter.Attempt, AttemptLimiter) {
-            let (_, actions) = M.transition(.new, .discover(userId: "ann", numbers: Array(repeating: "+4915112345678", count: n), hashes: []), limits: limits)
-            guard case .count(let counter, let weight, let windowMs, _)? = actions.first else { fatalError("no count") }
-            return (.count([counter], weight: weight), AttemptLimiter(windowMs: windowMs))
+            let (_, actions) = M.transition(.new, .discover(userId: "ann", numbers: Array(repeating: "+4915112345678", count: n), hashes: [], source: nil), limits: limits)
+            guard case .count(let counters, let weight, let windowMs, _)? = actions.first else { fatalError("no count") }
+            return (.count(counters, weight: weight), AttemptLimiter(windowMs: windowMs))
         }
         var window = AttemptLimiter.State()
         let day: Int64 = 86_400_000

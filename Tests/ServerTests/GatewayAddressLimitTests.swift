@@ -41,17 +41,44 @@ import Testing
         #expect(third.retryAfter != nil)
     }
 
+    /// A connected device of `user` whose address, as nginx would report it, is `client`.
+    static func socket(_ server: GatewayTestServer, _ user: String, from client: String) throws -> GatewayTestClient {
+        let token = GatewayTestServer.token(user: user, device: "d")
+        let socket = try GatewayTestClient(port: server.port, path: "/v1/ws?token=\(token)", headers: [("X-Forwarded-For", client)])
+        _ = try socket.next("welcome")
+        return socket
+    }
+
+    /// Four identities from one address once looked up 8 000 numbers in 0.1 s, each within its own 2 000: an
+    /// address's users share one window, and every address shares the node's.
+    @Test func discoveryIsLimitedPerAddressAcrossUsersAndPerNode() throws {
+        let server = try GatewayTestServer {
+            $0.settings.relationships.discoveryMaxEntriesPerAddressPerWindow = 5
+            $0.settings.relationships.discoveryMaxEntriesPerNodePerWindow = 8
+        } server: { $0.trustedProxies = ["127.0.0.1"] }
+        let three = ["+4915100000001", "+4915100000002", "+4915100000003"]
+        func discover(_ user: String, from client: String, _ numbers: [String]) throws -> [String: Any] {
+            try Self.socket(server, user, from: client).command("discover", ["numbers": numbers])
+        }
+        #expect(GatewayJSON.bool(try discover("a1", from: "203.0.113.7", three), "ok") == true)
+        // A second identity at the same address: far below its own 2 000, but the address has 2 of its 5 left.
+        let sameAddress = try discover("a2", from: "203.0.113.7", three)
+        #expect(GatewayJSON.string(sameAddress, "error", "code") == "rate_limited", "\(sameAddress)")
+        let retry = try #require(GatewayJSON.int(sameAddress, "error", "retryAfterMs"))
+        #expect(retry > 82_800_000 && retry <= 86_400_000)
+        // Another address has its own 5, until the node's 8 are used up (a refused attempt counted nowhere).
+        #expect(GatewayJSON.bool(try discover("b1", from: "198.51.100.4", three), "ok") == true)
+        let nodeFull = try discover("c1", from: "192.0.2.9", three)
+        #expect(GatewayJSON.string(nodeFull, "error", "code") == "rate_limited", "\(nodeFull)")
+        #expect(GatewayJSON.bool(try discover("c1", from: "192.0.2.9", Array(three.prefix(2))), "ok") == true)
+    }
+
     @Test func failedConnectCodesAreLimitedPerAddressAcrossUsers() throws {
         let server = try GatewayTestServer { $0.settings.connectFailuresPerAddressPerHour = 3 } server: { $0.trustedProxies = ["127.0.0.1"] }
         let owner = try server.connect(user: "owner", device: "o1")
         let code = try #require(GatewayJSON.string(try owner.command("connect_code"), "result", "code"))
         let wrong = code == "000000" ? "000001" : "000000"
-        func guesser(_ user: String, from client: String) throws -> GatewayTestClient {
-            let token = GatewayTestServer.token(user: user, device: "d")
-            let socket = try GatewayTestClient(port: server.port, path: "/v1/ws?token=\(token)", headers: [("X-Forwarded-For", client)])
-            _ = try socket.next("welcome")
-            return socket
-        }
+        func guesser(_ user: String, from client: String) throws -> GatewayTestClient { try Self.socket(server, user, from: client) }
         var errors: [String?] = []
         for user in ["g1", "g2"] {
             let socket = try guesser(user, from: "203.0.113.7")

@@ -7,7 +7,7 @@ import GatewayProtocol
 /// - Attaching a phone (`PhoneState`): `attach` normalises the number and asks for its current owner; with the owner
 ///   known, the number moves to the user (the backend verified it; numbers get recycled). `detach` drops it.
 /// - A discovery (`State`): `new --discover--> counting` (at most `discoveryMaxEntriesPerRequest` entries, every one
-///   counted against the user's sliding window) `--counted--> lookingUp --ownersLooked--> answered`.
+///   counted against the sliding windows of the user, the source address and the node) `--counted--> lookingUp --ownersLooked--> answered`.
 struct DiscoveryMachine {
     // MARK: Attaching a phone
 
@@ -105,7 +105,8 @@ struct DiscoveryMachine {
     }
 
     enum Input: Equatable {
-        case discover(userId: String, numbers: [String], hashes: [String])
+        /// `source`: the caller's address group (nil for the server API), counted besides the user and the node.
+        case discover(userId: String, numbers: [String], hashes: [String], source: String?)
         /// The window counted the entries (a window that refused them answers `rate_limited` itself).
         case counted
         /// The owners of the valid numbers and hashes, and which of those owners are the user's contacts.
@@ -113,8 +114,9 @@ struct DiscoveryMachine {
     }
 
     enum Action: Equatable {
-        /// Count `weight` entries under `counter` in a sliding window of `windowMs`; `what` names the limit when it refuses.
-        case count(AttemptLimiter.Counter, weight: Int, windowMs: Int64, what: String)
+        /// Count `weight` entries under every counter in a sliding window of `windowMs`; `what` names the limits when
+        /// one refuses.
+        case count([AttemptLimiter.Counter], weight: Int, windowMs: Int64, what: String)
         /// Read the owners of the numbers and hashes, and which of them are contacts of `for`.
         case lookUp(phones: [String], hashes: [String], for: String)
         /// Each entry in the order asked: the numbers, then the hashes.
@@ -130,7 +132,7 @@ struct DiscoveryMachine {
 
     static func transition(_ state: State, _ input: Input, limits: RelationshipSettings) -> (State, [Action]) {
         switch (state, input) {
-        case (.new, .discover(let userId, let numbers, let hashes)):
+        case (.new, .discover(let userId, let numbers, let hashes, let source)):
             let total = numbers.count + hashes.count
             guard total <= limits.discoveryMaxEntriesPerRequest else {
                 let refusal = Refusal.tooManyEntries(limit: limits.discoveryMaxEntriesPerRequest, got: total)
@@ -139,10 +141,17 @@ struct DiscoveryMachine {
             let query = Query(userId: userId, numbers: numbers, hashes: hashes, e164s: numbers.map(PhoneNumber.normalise),
                               lowered: hashes.map(loweredHash))
             // Counted with every node's entries when the nodes share their limits (docs/CLUSTER.md): else a user
-            // could look up as many numbers per window as there are nodes.
-            let counter = AttemptLimiter.Counter(key: "discover:" + userId, limit: limits.discoveryMaxEntriesPerWindow)
-            let what = "discovery is limited to \(limits.discoveryMaxEntriesPerWindow) entries per \(limits.discoveryWindowMs / 3_600_000) hours"
-            return (.counting(query), [.count(counter, weight: total, windowMs: limits.discoveryWindowMs, what: what)])
+            // could look up as many numbers per window as there are nodes. Per user, per address and per node: new
+            // identities from one address, or new addresses, do not bring new allowances beyond the node's.
+            var counters = [AttemptLimiter.Counter(key: "discover:" + userId, limit: limits.discoveryMaxEntriesPerWindow),
+                            AttemptLimiter.Counter(key: "discover-node", limit: limits.discoveryMaxEntriesPerNodePerWindow)]
+            if let source {
+                counters.append(AttemptLimiter.Counter(key: "discover-address:" + source, limit: limits.discoveryMaxEntriesPerAddressPerWindow))
+            }
+            let what = "discovery is limited to \(limits.discoveryMaxEntriesPerWindow) entries per user, "
+                + "\(limits.discoveryMaxEntriesPerAddressPerWindow) per address and \(limits.discoveryMaxEntriesPerNodePerWindow) per node "
+                + "per \(limits.discoveryWindowMs / 3_600_000) hours"
+            return (.counting(query), [.count(counters, weight: total, windowMs: limits.discoveryWindowMs, what: what)])
         case (.counting(let query), .counted):
             return (.lookingUp(query), [.lookUp(phones: query.e164s.compactMap { $0 }, hashes: query.lowered.compactMap { $0 }, for: query.userId)])
         case (.lookingUp(let query), .ownersLooked(let byPhone, let byHash, let contacts)):

@@ -2,7 +2,8 @@ import GatewayProtocol
 
 /// Connections by a user's 6-digit connect code. A code is permanent until its owner regenerates it (or, with
 /// `connectCodeLifetimeMs`, until it expires); replaced codes are kept so they answer `connect_code_expired`
-/// instead of `connect_code_invalid`. Failed attempts are rate-limited so codes cannot be guessed.
+/// instead of `connect_code_invalid`, until their quarantine ends and they may be drawn again. Failed attempts and
+/// regenerations are rate-limited: codes cannot be guessed, nor the space used up.
 extension GatewayHub {
     /// Failed `connect` attempts a user may make per hour before `rate_limited`.
     static let connectFailuresPerHour = 20
@@ -46,9 +47,21 @@ extension GatewayHub {
     }
 
     /// The user's current code, created on first use; `regenerate` replaces it (the old one then reports expired).
-    /// A change is a durable `connect_code_changed` event for the user's other devices.
+    /// A change is a durable `connect_code_changed` event for the user's other devices. Replacing a code is limited
+    /// per user and per node (`rate_limited`); a first code, or one that expired by itself, is not counted.
     public func connectCode(for userId: String, regenerate: Bool, completion: @escaping (Result<ConnectCodeData, GatewayError>) -> Void) {
-        connectCode(for: userId, regenerate: regenerate, attempt: 1, completion: completion)
+        guard users[userId] != nil else { return completion(.failure(GatewayError(.userNotFound, "no user \"\(userId)\""))) }
+        let previous = relations.currentCode[userId].flatMap { relations.connectCodes[$0] }
+        guard regenerate, previous != nil else { return connectCode(for: userId, regenerate: regenerate, attempt: 1, completion: completion) }
+        let limits = settings.relationships
+        let counters = [AttemptLimiter.Counter(key: "regenerate-user:" + userId, limit: limits.connectCodeRegenerationsPerUserPerHour),
+                        AttemptLimiter.Counter(key: "regenerate-node", limit: limits.connectCodeRegenerationsPerNodePerHour)]
+        let what = "a connect code may be replaced \(limits.connectCodeRegenerationsPerUserPerHour) times per hour "
+            + "(\(limits.connectCodeRegenerationsPerNodePerHour) for the node)"
+        limitAttempt(.count(counters), what) { [self] refused in
+            if let refused { return completion(.failure(refused)) }
+            connectCode(for: userId, regenerate: regenerate, attempt: 1, completion: completion)
+        }
     }
 
     /// Codes drawn again after the store reported the drawn one as another user's (another node drew it first).
@@ -62,10 +75,12 @@ extension GatewayHub {
         if let current = ConnectCodeMachine.current(previous, regenerate: regenerate, now: now) {
             return completion(.success(Self.connectCodeData(current)))
         }
-        // Codes are never reused, so a stale code can never connect to a newer owner.
+        // A retired code returns to the pool only after its quarantine, so a code seen recently never connects to a
+        // new owner; the store decides for codes this node does not hold (`claimConnectCode`).
+        let quarantineMs = settings.relationships.connectCodeQuarantineMs
         var code = randomCode(length: 6, alphabet: "0123456789")
         var attempts = 0
-        while relations.connectCodes[code] != nil {
+        while !ConnectCodeMachine.isFree(relations.connectCodes[code], now: now, quarantineMs: quarantineMs) {
             attempts += 1
             guard attempts < 10_000 else { return completion(.failure(GatewayError(.internalError, "no free connect code left"))) }
             code = randomCode(length: 6, alphabet: "0123456789")
@@ -78,7 +93,7 @@ extension GatewayHub {
             writes.append(.upsertConnectCode(revoked))
         }
         relations.put(record)
-        writes.append(.upsertConnectCode(record))
+        writes.append(.claimConnectCode(record, retiredBy: now - quarantineMs))
         let data = Self.connectCodeData(record)
         // The code is a claim the store decides: when another node gave it to someone else first, memory learns the
         // owner, takes back this attempt (the previous code stays current) and draws again.
@@ -88,7 +103,9 @@ extension GatewayHub {
             }
             relations.dropCurrentCode(record.code, of: userId)
             relations.put(taken)
-            if let previous { relations.put(previous) }
+            // The previous code may itself be what was taken: out of quarantine and reissued to someone else, it
+            // is theirs now and nothing of this user's is left to revoke.
+            if let previous, previous.code != taken.code { relations.put(previous) }
             connectCode(for: userId, regenerate: regenerate, attempt: attempt + 1, completion: completion)
         }, completion: Self.finish(completion) { data })
     }

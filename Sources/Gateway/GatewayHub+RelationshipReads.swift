@@ -40,10 +40,15 @@ extension GatewayHub {
         return false
     }
 
-    /// The connect code: memory's when its owner is held here (kept current by change notices), else the store's.
+    /// The connect code: memory's when its owner is held here (kept current by change notices), else the store's (also
+    /// for a retired one past its quarantine, which may have a new owner).
     func lookUpConnectCode(_ code: String, failed: @escaping (GatewayError) -> Void, _ body: @escaping (ConnectCodeRecord?) -> Void) {
         let store = self.store
-        lookUp(relations.connectCodes[code], read: { try store.connectCode(code: code) }, failed: failed, body)
+        // A retired code held here that is out of quarantine may have been reissued by another node: the store knows.
+        let here = relations.connectCodes[code].flatMap {
+            ConnectCodeMachine.isFree($0, now: clock.now(), quarantineMs: settings.relationships.connectCodeQuarantineMs) ? nil : $0
+        }
+        lookUp(here, read: { try store.connectCode(code: code) }, failed: failed, body)
     }
 
     /// The invite: memory's while this node is writing it, else the store's.

@@ -63,17 +63,10 @@ struct RelationshipWriteApplier {
         case .upsertConnectCode(let c):
             // An upsert would silently move a code to another user; the primary key must reject that instead.
             // The claim is a decision: two nodes may draw the same random code for different users.
-            let current = try db.queryFirst("SELECT code, user_id, created_at, expires_at, revoked_at FROM connect_codes WHERE code = ?1") {
-                $0.bind(1, c.code)
-            } row: { Self.connectCode($0) }
-            if let current, current.userId != c.userId { throw StorageError(conflict: .connectCodeTaken(current: current)) }
-            try db.run("""
-                INSERT INTO connect_codes (code, user_id, created_at, expires_at, revoked_at) VALUES (?1, ?2, ?3, ?4, ?5)
-                ON CONFLICT (code) DO UPDATE SET created_at = excluded.created_at, expires_at = excluded.expires_at,
-                    revoked_at = excluded.revoked_at
-                """) {
-                $0.bind(1, c.code); $0.bind(2, c.userId); $0.bind(3, c.createdAt); $0.bind(4, c.expiresAt); $0.bind(5, c.revokedAt)
-            }
+            try writeConnectCode(c, takingRetiredBy: nil)
+        case .claimConnectCode(let c, let retiredBy):
+            // The same decision, except that another user's code out of quarantine changes owner.
+            try writeConnectCode(c, takingRetiredBy: retiredBy)
         case .upsertGroup(let g):
             try db.run("""
                 INSERT INTO user_groups (id, owner_id, name, kind, max_members, invite_policy, role_limits, created_at)
@@ -154,6 +147,7 @@ struct RelationshipWriteApplier {
         case .upsertBlock(let b): return "upsertBlock \(b.userId)->\(b.blockedId)"
         case .deleteBlock(let userId, let blockedId): return "deleteBlock \(userId)->\(blockedId)"
         case .upsertConnectCode(let c): return "upsertConnectCode for \(c.userId)"
+        case .claimConnectCode(let c, _): return "claimConnectCode for \(c.userId)"
         case .upsertGroup(let g): return "upsertGroup \(g.id)"
         case .upsertGroupMember(let m): return "upsertGroupMember \(m.groupId)/\(m.userId)"
         case .upsertInvite(let i): return "upsertInvite for group \(i.groupId)"
@@ -165,6 +159,24 @@ struct RelationshipWriteApplier {
 }
 
 extension RelationshipWriteApplier {
+    /// Writes `c` unless the code is another user's, and not retired at or before `retiredBy` (nil: another user's
+    /// code is never taken): then `connectCodeTaken` with the stored row. A taken code's row changes owner.
+    private func writeConnectCode(_ c: ConnectCodeRecord, takingRetiredBy retiredBy: Int64?) throws(StorageError) {
+        let current = try db.queryFirst("SELECT code, user_id, created_at, expires_at, revoked_at FROM connect_codes WHERE code = ?1") {
+            $0.bind(1, c.code)
+        } row: { Self.connectCode($0) }
+        if let current, current.userId != c.userId, !(retiredBy.map(current.isRetired(atOrBefore:)) ?? false) {
+            throw StorageError(conflict: .connectCodeTaken(current: current))
+        }
+        try db.run("""
+            INSERT INTO connect_codes (code, user_id, created_at, expires_at, revoked_at) VALUES (?1, ?2, ?3, ?4, ?5)
+            ON CONFLICT (code) DO UPDATE SET user_id = excluded.user_id, created_at = excluded.created_at,
+                expires_at = excluded.expires_at, revoked_at = excluded.revoked_at
+            """) {
+            $0.bind(1, c.code); $0.bind(2, c.userId); $0.bind(3, c.createdAt); $0.bind(4, c.expiresAt); $0.bind(5, c.revokedAt)
+        }
+    }
+
     /// One `connect_codes` row (columns code, user_id, created_at, expires_at, revoked_at).
     static func connectCode(_ row: SQLiteStatement) -> ConnectCodeRecord {
         ConnectCodeRecord(code: row.string(0), userId: row.string(1), createdAt: row.int64(2), expiresAt: row.optionalInt64(3),

@@ -15,6 +15,20 @@ import Testing
         #expect(ConnectCodeMachine.current(permanent, regenerate: false, now: .max) == permanent)
     }
 
+    @Test func aRetiredCodeReturnsToThePoolOnlyAfterItsQuarantine() {
+        let week: Int64 = 7 * 86_400_000
+        #expect(ConnectCodeMachine.isFree(nil, now: 5, quarantineMs: week))
+        // Live: never free, however old.
+        #expect(!ConnectCodeMachine.isFree(ConnectCodeRecord(code: "123456", userId: "ann", createdAt: 1), now: .max / 2, quarantineMs: week))
+        var revoked = ConnectCodeRecord(code: "123456", userId: "ann", createdAt: 1)
+        revoked.revokedAt = 1_000
+        #expect(!ConnectCodeMachine.isFree(revoked, now: 1_000 + week - 1, quarantineMs: week))
+        #expect(ConnectCodeMachine.isFree(revoked, now: 1_000 + week, quarantineMs: week))
+        // Expired by its lifetime (`code` expires at 11 000): the quarantine runs from the expiry.
+        #expect(!ConnectCodeMachine.isFree(code, now: 11_000 + week - 1, quarantineMs: week))
+        #expect(ConnectCodeMachine.isFree(code, now: 11_000 + week, quarantineMs: week))
+    }
+
     @Test func issuingRevokesThePreviousCode() {
         let (new, revoked) = ConnectCodeMachine.issue(code: "654321", to: "ann", replacing: code, lifetimeMs: 60_000, now: 5_000)
         #expect(new == ConnectCodeRecord(code: "654321", userId: "ann", createdAt: 5_000, expiresAt: 65_000))

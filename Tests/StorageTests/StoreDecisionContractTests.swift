@@ -335,6 +335,28 @@ extension ApprovalRecord {
         #expect(try s.store.loadSnapshot().connectCodes == [revoked])
     }
 
+    @Test(arguments: StoreFactory.all)
+    func aRetiredConnectCodeChangesOwnerOnlyOutOfQuarantine(factory: StoreFactory) throws {
+        let s = try factory.open()
+        let live = ConnectCodeRecord(code: "123456", userId: "u1", createdAt: 1)
+        let retired = ConnectCodeRecord(code: "654321", userId: "u1", createdAt: 1, revokedAt: 10)
+        let expired = ConnectCodeRecord(code: "111111", userId: "u5", createdAt: 1, expiresAt: 20)
+        #expect(s.write([.upsertConnectCode(live), .upsertConnectCode(retired), .upsertConnectCode(expired)]) == [nil])
+        func claim(_ code: String, _ user: String, retiredBy: Int64) -> StoreWrite {
+            .claimConnectCode(ConnectCodeRecord(code: code, userId: user, createdAt: 100), retiredBy: retiredBy)
+        }
+        // A live code, and retired ones still in quarantine, stay their owner's.
+        #expect(s.write([claim("123456", "u2", retiredBy: 1_000)], [claim("654321", "u2", retiredBy: 9)], [claim("111111", "u2", retiredBy: 19)])
+                == [.connectCodeTaken(current: live), .connectCodeTaken(current: retired), .connectCodeTaken(current: expired)])
+        // Out of quarantine (revoked, or expired, at or before the cutoff) they change owner; an unknown code is new.
+        #expect(s.write([claim("654321", "u2", retiredBy: 10)], [claim("111111", "u3", retiredBy: 20)], [claim("222222", "u4", retiredBy: 0)])
+                == [nil, nil, nil])
+        let codes = try s.store.loadSnapshot().connectCodes.sorted { $0.code < $1.code }
+        #expect(codes.map(\.code) == ["111111", "123456", "222222", "654321"])
+        #expect(codes.map(\.userId) == ["u3", "u1", "u4", "u2"])
+        #expect(codes.allSatisfy { $0.code == "123456" ? $0.createdAt == 1 : $0.createdAt == 100 && $0.revokedAt == nil && $0.expiresAt == nil })
+    }
+
     static func pushJob(due: Int64, id: Int64 = 0) -> PushJobRecord {
         PushJobRecord(id: id, userId: "u1", deviceId: "d1", target: PushTarget(provider: "webhook", token: "https://example.test/hook", kind: "alert"),
                       notice: PushNotice(type: "message", genericTitle: "New message"), nextAttemptAt: due, createdAt: due)

@@ -1,7 +1,8 @@
 import GatewayProtocol
 
 /// A user's connect codes as pure decisions: which code is current (kept until regenerated or, with a lifetime, until
-/// it expires; a replaced code is revoked, never reused) and what a claim of a typed code means. No threads, clock,
+/// it expires; a replaced code is revoked), when a retired code may be drawn again (after its quarantine) and what a
+/// claim of a typed code means. No threads, clock,
 /// store or randomness: the hub draws free codes, counts failed claims against the guessing limits
 /// (`AttemptLimiter`; `Refusal.countsAsGuess` says which), and commits. Who owns a drawn code is the store's decision
 /// (`upsertConnectCode`, docs/ARCHITECTURE.md).
@@ -27,6 +28,12 @@ struct ConnectCodeMachine {
     /// Whether `code` connects at `now`.
     static func isLive(_ code: ConnectCodeRecord, now: Int64) -> Bool {
         code.revokedAt == nil && code.expiresAt.map { now < $0 } ?? true
+    }
+
+    /// Whether `code` (the record known for a drawn code; nil: none) may be issued at `now`: unknown, or retired at
+    /// least `quarantineMs` ago. Until then whoever types it is told it expired, not connected with a stranger.
+    static func isFree(_ code: ConnectCodeRecord?, now: Int64, quarantineMs: Int64) -> Bool {
+        code?.isRetired(atOrBefore: now - quarantineMs) ?? true
     }
 
     /// The code to answer with when the user asks for its code; nil when a new one must be issued.

@@ -197,7 +197,7 @@ struct RelationshipState {
         case .deleteContactPause(let userId, let contactId): return [userId, contactId]
         case .upsertBlock(let b): return [b.userId, b.blockedId]
         case .deleteBlock(let userId, let blockedId): return [userId, blockedId]
-        case .upsertConnectCode(let c): return [c.userId]
+        case .upsertConnectCode(let c), .claimConnectCode(let c, _): return [c.userId]
         case .upsertGroup(let g): return [g.ownerId] + activeMembers(of: g.id).map(\.userId)
         case .upsertGroupMember(let m), .joinGroup(let m): return [m.userId] + activeMembers(of: m.groupId).map(\.userId)
         case .upsertUserPhone(let p): return [p.userId]

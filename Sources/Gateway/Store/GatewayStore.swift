@@ -52,6 +52,10 @@ public enum StoreWrite: Sendable, Equatable {
     case upsertBlock(BlockRecord)
     case deleteBlock(userId: String, blockedId: String)
     case upsertConnectCode(ConnectCodeRecord)
+    /// **Decision** (a newly drawn connect code): writes `code` when the code is unknown, already its user's, or
+    /// another user's code retired (replaced or expired) at or before `retiredBy` — the end of its quarantine; that
+    /// row then changes owner. Otherwise `StoreConflict.connectCodeTaken` with the stored row.
+    case claimConnectCode(ConnectCodeRecord, retiredBy: Int64)
     case upsertGroup(GroupRecord)
     /// Reactivating a member keeps its original `createdAt`.
     case upsertGroupMember(GroupMemberRecord)
@@ -146,7 +150,8 @@ public enum IdSequence: Sendable, Hashable {
 /// as a whole; other batches of the same `write(batches:)` call are not affected.
 ///
 /// `upsertConnectCode` of a code that belongs to another user is a decision too (a connect-code claim: two nodes
-/// may draw the same random code) and fails with `connectCodeTaken`; so is `upsertInvite` of a code another invite
+/// may draw the same random code) and fails with `connectCodeTaken`, as does `claimConnectCode` of one still live or
+/// in quarantine; so is `upsertInvite` of a code another invite
 /// holds (`inviteCodeTaken`).
 public enum StoreConflict: Error, Sendable, Equatable {
     /// `decideApproval` found the approval already decided (or missing: nil).
@@ -160,7 +165,7 @@ public enum StoreConflict: Error, Sendable, Equatable {
     case idTaken(IdSequence, latest: Int64)
     /// `redeemInvite` found the invite no longer pending (or missing: nil).
     case inviteRedeemed(current: InviteRecord?)
-    /// `upsertConnectCode` named a code another user owns.
+    /// `upsertConnectCode` named a code another user owns (`claimConnectCode`: one not yet out of quarantine).
     case connectCodeTaken(current: ConnectCodeRecord)
     /// `upsertInvite` named a code another invite holds (another group, inviter or creation time): inserted only if
     /// absent, rewritten only by the same invite.

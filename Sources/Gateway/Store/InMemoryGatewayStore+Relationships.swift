@@ -46,6 +46,12 @@ extension InMemoryGatewayStore.State {
                 throw InMemoryConstraintError("user \(code.userId) already has a current connect code")
             }
             replace(&snapshot.connectCodes, code) { $0.code == code.code }
+        case .claimConnectCode(let code, let retiredBy):
+            if let current = snapshot.connectCodes.first(where: { $0.code == code.code && $0.userId != code.userId }) {
+                guard current.isRetired(atOrBefore: retiredBy) else { throw StoreConflict.connectCodeTaken(current: current) }
+                snapshot.connectCodes.removeAll { $0.code == code.code }
+            }
+            try applyRelationship(.upsertConnectCode(code))
         case .upsertGroup(let group):
             replace(&snapshot.groups, group) { $0.id == group.id }
         case .upsertGroupMember(var member):

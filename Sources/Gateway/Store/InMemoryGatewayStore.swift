@@ -141,7 +141,7 @@ public final class InMemoryGatewayStore: GatewayStore {
                 }
             case .setNotificationSettings(let userId, let settings):
                 snapshot.notificationSettings[userId] = settings
-            case .upsertFriendRequest, .upsertContactPause, .deleteContactPause, .upsertBlock, .deleteBlock, .upsertConnectCode, .upsertGroup,
+            case .upsertFriendRequest, .upsertContactPause, .deleteContactPause, .upsertBlock, .deleteBlock, .upsertConnectCode, .claimConnectCode, .upsertGroup,
                  .upsertGroupMember, .upsertInvite, .upsertUserPhone, .deleteUserPhone, .createFriendRequest, .resolveFriendRequest,
                  .joinGroup:
                 try applyRelationship(write)

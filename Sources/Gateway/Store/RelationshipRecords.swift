@@ -75,6 +75,12 @@ public struct ConnectCodeRecord: Sendable, Equatable {
     public init(code: String, userId: String, createdAt: Int64, expiresAt: Int64? = nil, revokedAt: Int64? = nil) {
         self.code = code; self.userId = userId; self.createdAt = createdAt; self.expiresAt = expiresAt; self.revokedAt = revokedAt
     }
+
+    /// Whether the code had stopped connecting (replaced, or past its lifetime) at `cutoff` or before: the test of
+    /// `StoreWrite.claimConnectCode`, the same in every store.
+    public func isRetired(atOrBefore cutoff: Int64) -> Bool {
+        revokedAt.map { $0 <= cutoff } ?? false || expiresAt.map { $0 <= cutoff } ?? false
+    }
 }
 
 /// A group (family, photo circle): an owner, a size limit, optional per-role limits and who may invite.

@@ -161,7 +161,7 @@ struct PostgresWriteApplier {
                 """, [scope, key, response, createdAt, requestHash])
         case .enqueuePush, .updatePushJob, .upsertPushToken, .deletePushToken, .setNotificationSettings:
             try applyPush(write)
-        case .upsertFriendRequest, .upsertContactPause, .deleteContactPause, .upsertBlock, .deleteBlock, .upsertConnectCode, .upsertGroup,
+        case .upsertFriendRequest, .upsertContactPause, .deleteContactPause, .upsertBlock, .deleteBlock, .upsertConnectCode, .claimConnectCode, .upsertGroup,
              .upsertGroupMember, .upsertInvite, .upsertUserPhone, .deleteUserPhone, .createFriendRequest,
              .resolveFriendRequest, .joinGroup:
             try applyRelationship(write)
@@ -287,6 +287,18 @@ struct PostgresWriteApplier {
                     revoked_at = excluded.revoked_at
                 WHERE connect_codes.user_id = excluded.user_id
                 """, [c.code, c.userId, c.createdAt, c.expiresAt, c.revokedAt]).affected
+            if written == 0, let current = try reader.connectCode(code: c.code) {
+                throw StorageError(conflict: .connectCodeTaken(current: current))
+            }
+        case .claimConnectCode(let c, let retiredBy):
+            // As above, and another user's code retired at or before `retiredBy` (out of quarantine) changes owner,
+            // in the same single statement: two nodes reissuing it at once leave one owner, the other gets nothing.
+            let written = try db.query("""
+                INSERT INTO connect_codes (code, user_id, created_at, expires_at, revoked_at) VALUES ($1, $2, $3, $4, $5)
+                ON CONFLICT (code) DO UPDATE SET user_id = excluded.user_id, created_at = excluded.created_at,
+                    expires_at = excluded.expires_at, revoked_at = excluded.revoked_at
+                WHERE connect_codes.user_id = excluded.user_id OR connect_codes.revoked_at <= $6 OR connect_codes.expires_at <= $6
+                """, [c.code, c.userId, c.createdAt, c.expiresAt, c.revokedAt, retiredBy]).affected
             if written == 0, let current = try reader.connectCode(code: c.code) {
                 throw StorageError(conflict: .connectCodeTaken(current: current))
             }

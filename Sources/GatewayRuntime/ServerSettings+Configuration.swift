@@ -60,7 +60,7 @@ extension GatewayRuntime.Options {
         leewaySeconds = Int64(auth.leewaySeconds)
         authTimeoutMs = UInt64(auth.timeoutMs)
         apiKeys = auth.apiKeys
-        standalone = auth.standalone
+        standalone = config.standaloneEnabled
         demo = config.demoEnabled
         corsAllowedOrigins = config.http.corsAllowedOrigins
         let g = config.gateway
@@ -83,6 +83,9 @@ extension GatewayRuntime.Options {
         settings.idempotencyMemoryKeys = g.idempotencyMemoryKeys
         let r = config.relationships
         settings.relationships.connectCodeLifetimeMs = r.connectCodeLifetimeHours == 0 ? nil : Int64(r.connectCodeLifetimeHours) * 3_600_000
+        settings.relationships.connectCodeRegenerationsPerUserPerHour = r.connectCodeRegenerationsPerHour
+        settings.relationships.connectCodeRegenerationsPerNodePerHour = r.connectCodeRegenerationsPerNodePerHour
+        settings.relationships.connectCodeQuarantineMs = Int64(r.connectCodeQuarantineHours) * 3_600_000
         settings.relationships.defaultInviteHours = r.defaultInviteHours
         settings.relationships.maxInviteHours = r.maxInviteHours
         settings.relationships.defaultGroupMembers = r.defaultGroupMembers
@@ -97,6 +100,8 @@ extension GatewayRuntime.Options {
         settings.relationships.hexCodeMissesPerUserPerHour = r.hexCodeMissesPerUserPerHour
         settings.relationships.hexCodeMissesPerAddressPerHour = r.hexCodeMissesPerAddressPerHour
         settings.relationships.hexCodeMissesPerNodePerHour = r.hexCodeMissesPerNodePerHour
+        settings.relationships.discoveryMaxEntriesPerAddressPerWindow = r.discoveryMaxPerAddressPerDay
+        settings.relationships.discoveryMaxEntriesPerNodePerWindow = r.discoveryMaxPerNodePerDay
         inviteWebhookURL = r.inviteWebhookURL.isEmpty ? nil : r.inviteWebhookURL
         retentionHours = config.storage.retentionHours
         keepLatestEvents = config.storage.keepLatestEvents

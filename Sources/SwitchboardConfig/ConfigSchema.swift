@@ -64,7 +64,7 @@ enum ConfigSchema {
             .integer("auth.leeway_seconds", \.auth.leewaySeconds, 0...3600),
             .integer("auth.timeout_ms", \.auth.timeoutMs, 100...600_000),
             .strings("auth.api_keys", \.auth.apiKeys, itemRule: "at least 16 visible ASCII characters", isValid: isAPIKey),
-            .boolean("auth.standalone", \.auth.standalone),
+            .autoSwitch("auth.standalone", \.auth.standalone),
 
             .string("storage.path", \.storage.path),
             .choice("storage.synchronous", \.storage.synchronous),
@@ -105,6 +105,10 @@ enum ConfigSchema {
             .integer("push.live_activity_tokens_per_device", \.push.liveActivityTokensPerDevice, 1...1_000),
 
             .integer("relationships.connect_code_lifetime_hours", \.relationships.connectCodeLifetimeHours, 0...87_600),
+            .integer("relationships.connect_code_regenerations_per_hour", \.relationships.connectCodeRegenerationsPerHour, 1...10_000),
+            .integer("relationships.connect_code_regenerations_per_node_per_hour", \.relationships.connectCodeRegenerationsPerNodePerHour,
+                     1...10_000_000),
+            .integer("relationships.connect_code_quarantine_hours", \.relationships.connectCodeQuarantineHours, 1...87_600),
             .integer("relationships.default_invite_hours", \.relationships.defaultInviteHours, 1...8_760),
             .integer("relationships.max_invite_hours", \.relationships.maxInviteHours, 1...8_760),
             .integer("relationships.default_group_members", \.relationships.defaultGroupMembers, 2...100_000),
@@ -118,6 +122,8 @@ enum ConfigSchema {
             .integer("relationships.hex_code_misses_per_user_per_hour", \.relationships.hexCodeMissesPerUserPerHour, 1...100_000),
             .integer("relationships.hex_code_misses_per_address_per_hour", \.relationships.hexCodeMissesPerAddressPerHour, 1...1_000_000),
             .integer("relationships.hex_code_misses_per_node_per_hour", \.relationships.hexCodeMissesPerNodePerHour, 1...10_000_000),
+            .integer("relationships.discovery_max_per_address_per_day", \.relationships.discoveryMaxPerAddressPerDay, 1...100_000_000),
+            .integer("relationships.discovery_max_per_node_per_day", \.relationships.discoveryMaxPerNodePerDay, 1...1_000_000_000),
             .string("relationships.invite_webhook_url", \.relationships.inviteWebhookURL),
 
             .string("cluster.postgres_url", \.cluster.postgresURL),

@@ -2,6 +2,11 @@
 public struct RelationshipsSection: Sendable, Equatable {
     /// 0 = connect codes are permanent until the user regenerates them.
     public var connectCodeLifetimeHours: Int = 0
+    /// Connect-code replacements per user per hour, and for the node (the cluster, with `cluster.redis_url`).
+    public var connectCodeRegenerationsPerHour: Int = 10
+    public var connectCodeRegenerationsPerNodePerHour: Int = 300
+    /// Hours a replaced or expired code stays out of the pool before it may be handed to someone else.
+    public var connectCodeQuarantineHours: Int = 168
     public var defaultInviteHours: Int = 168
     public var maxInviteHours: Int = 720
     public var defaultGroupMembers: Int = 12
@@ -18,6 +23,10 @@ public struct RelationshipsSection: Sendable, Equatable {
     public var hexCodeMissesPerUserPerHour: Int = 20
     public var hexCodeMissesPerAddressPerHour: Int = 60
     public var hexCodeMissesPerNodePerHour: Int = 600
+    /// Discovery entries per source address per 24 hours, all its users together.
+    public var discoveryMaxPerAddressPerDay: Int = 4000
+    /// Discovery entries the node (the cluster, with `cluster.redis_url`) answers per 24 hours.
+    public var discoveryMaxPerNodePerDay: Int = 100_000
     /// Invite texts (SMS/e-mail) are POSTed here for the app to deliver; empty = invites are created but not delivered.
     public var inviteWebhookURL: String = ""
     public init() {}

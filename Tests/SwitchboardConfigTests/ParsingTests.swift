@@ -117,6 +117,11 @@ import Testing
         hex_code_misses_per_user_per_hour = 7
         hex_code_misses_per_address_per_hour = 21
         hex_code_misses_per_node_per_hour = 210
+        connect_code_regenerations_per_hour = 4
+        connect_code_regenerations_per_node_per_hour = 40
+        connect_code_quarantine_hours = 720
+        discovery_max_per_address_per_day = 300
+        discovery_max_per_node_per_day = 9000
         invite_webhook_url = "http://127.0.0.1:9000/invites"
 
         [cluster]
@@ -174,7 +179,7 @@ import Testing
         #expect(c.auth.leewaySeconds == 5)
         #expect(c.auth.timeoutMs == 2000)
         #expect(c.auth.apiKeys == ["sk_live_0123456789abcdef"])
-        #expect(c.auth.standalone == false)
+        #expect(c.auth.standalone == .off)
         #expect(c.storage.path == "/var/lib/switchboard/db.sqlite")
         #expect(c.storage.synchronous == .full)
         #expect(c.storage.retentionHours == 24)
@@ -223,6 +228,11 @@ import Testing
         #expect(c.relationships.hexCodeMissesPerUserPerHour == 7)
         #expect(c.relationships.hexCodeMissesPerAddressPerHour == 21)
         #expect(c.relationships.hexCodeMissesPerNodePerHour == 210)
+        #expect(c.relationships.connectCodeRegenerationsPerHour == 4)
+        #expect(c.relationships.connectCodeRegenerationsPerNodePerHour == 40)
+        #expect(c.relationships.connectCodeQuarantineHours == 720)
+        #expect(c.relationships.discoveryMaxPerAddressPerDay == 300)
+        #expect(c.relationships.discoveryMaxPerNodePerDay == 9000)
         #expect(c.relationships.inviteWebhookURL == "http://127.0.0.1:9000/invites")
         #expect(c.cluster.postgresURL == "postgresql://sb@db.internal/sb")
         #expect(c.cluster.postgresPasswordFile == "/run/secrets/pg")

@@ -21,6 +21,7 @@ import Testing
         ("[websocket]\nallowed_origins = [\"\"]", "websocket.allowed_origins", "got \"\""),
         ("[metrics]\nenabled = 1", "metrics.enabled", "expected true or false, got 1"),
         ("[server]\ndemo = true", "server.demo", "expected one of auto, on, off, got true"),
+        ("[auth]\nstandalone = \"on\"", "auth.standalone", "expected true, false or \"auto\", got \"on\""),
         ("[server]\ntrusted_proxies = [\"nginx\"]", "server.trusted_proxies", "an IP address or CIDR network"),
         ("[server]\ntrusted_proxies = [\"10.0.0.0/33\"]", "server.trusted_proxies", "got \"10.0.0.0/33\""),
         ("[server]\ntrusted_proxies = [\"fe80::1%eth0\"]", "server.trusted_proxies", "CIDR"),
@@ -49,6 +50,11 @@ import Testing
         ("relationships.hex_code_misses_per_user_per_hour", 0, 100_001),
         ("relationships.hex_code_misses_per_address_per_hour", 0, 1_000_001),
         ("relationships.hex_code_misses_per_node_per_hour", 0, 10_000_001),
+        ("relationships.discovery_max_per_address_per_day", 0, 100_000_001),
+        ("relationships.discovery_max_per_node_per_day", 0, 1_000_000_001),
+        ("relationships.connect_code_regenerations_per_hour", 0, 10_001),
+        ("relationships.connect_code_regenerations_per_node_per_hour", 0, 10_000_001),
+        ("relationships.connect_code_quarantine_hours", 0, 87_601),
     ])
     func outOfRangeOnBothSides(key: String, below: Int, above: Int) throws {
         let section = String(key[..<key.lastIndex(of: ".")!])

@@ -2,6 +2,14 @@
 public struct RelationshipSettings: Sendable, Equatable {
     /// Lifetime of a connect code; nil = permanent until the user regenerates it.
     public var connectCodeLifetimeMs: Int64?
+    /// Regenerations (`connect_code` with `regenerate: true`) a user may make per sliding hour, and the whole node
+    /// (every node together when they share their limits): each one retires a code into quarantine, so unlimited
+    /// regeneration would use up the 10⁶ codes and nobody could get one.
+    public var connectCodeRegenerationsPerUserPerHour = 10
+    public var connectCodeRegenerationsPerNodePerHour = 300
+    /// How long a retired code (replaced or expired) stays out of the pool: meanwhile it answers
+    /// `connect_code_expired`; after it, it may be drawn for anyone (then whoever types it reaches the new owner).
+    public var connectCodeQuarantineMs: Int64 = 7 * 86_400_000
     /// Invite lifetime when the inviter does not choose one (7 days) and the longest allowed (30 days).
     public var defaultInviteHours = 168
     public var maxInviteHours = 720
@@ -26,6 +34,13 @@ public struct RelationshipSettings: Sendable, Equatable {
     /// enumerate the user base. The window is kept in memory (a restart resets it).
     public var discoveryMaxEntriesPerRequest = 500
     public var discoveryMaxEntriesPerWindow = 2_000
+    /// Discovery entries per source address (an IPv4 address, an IPv6 /64) per window, all its users together:
+    /// identities are cheap (standalone registration), so without it every new identity from one address would bring
+    /// a fresh 2 000. Device requests only; the server API has no source address.
+    public var discoveryMaxEntriesPerAddressPerWindow = 4_000
+    /// Discovery entries the whole node answers per window (every node together when they share their limits): fresh
+    /// addresses do not bring fresh allowances beyond it.
+    public var discoveryMaxEntriesPerNodePerWindow = 100_000
     public var discoveryWindowMs: Int64 = 86_400_000
     /// Friend requests one user may send per sliding hour (to users that exist, whatever the answer), so knowing
     /// hex codes does not let one account write into many strangers' logs. `relationships.friend_requests_per_hour`.

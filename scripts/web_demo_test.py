@@ -308,6 +308,8 @@ async def flows(run, server, browser, args, directory):
         try:
             assert http(other.url("/demo"))[0] == 404
             assert http(other.url("/demo/api/stats"))[0] == 404
+            # auth.standalone = "auto": with API keys devices cannot register themselves either
+            assert http(other.url("/v1/devices/register"), method="POST")[0] == 404
             assert http(other.url("/v1/client.js"))[0] == 200  # the client module is always served
         finally:
             other.kill()

@@ -56,7 +56,7 @@ import Testing
         var answered: Result<ConnectCodeData, GatewayError>?
         hub.connectCode(for: "bob", regenerate: false) { answered = $0 }
         let drawn = try #require(store.pending.flatMap { $0 }.compactMap { write -> ConnectCodeRecord? in
-            if case .upsertConnectCode(let record) = write { return record } else { return nil }
+            if case .claimConnectCode(let record, _) = write { return record } else { return nil }
         }.first)
         otherNode([.upsertConnectCode(ConnectCodeRecord(code: drawn.code, userId: "carol", createdAt: 1))])
         store.flush()
@@ -69,6 +69,38 @@ import Testing
         var again: String?
         hub.connectCode(for: "bob", regenerate: false) { again = try? $0.get().code }
         #expect(again == code)
+    }
+
+    /// Bob's code expired and, once out of quarantine, another node gave it to carol: when bob next asks, the revoke of
+    /// his old code loses to her claim, nothing of his is left to revoke, and he gets a new code (not a storage error).
+    @Test func aPreviousCodeReissuedElsewhereAfterItsQuarantineIsLeftToItsNewOwner() throws {
+        var settings = GatewaySettings()
+        settings.relationships.connectCodeLifetimeMs = 1_000
+        settings.relationships.connectCodeQuarantineMs = 10_000
+        let store = DeferredStore(), scheduler = ManualScheduler()
+        let hub = GatewayHub(store: store, scheduler: scheduler, clock: scheduler, settings: settings)
+        try hub.start()
+        for id in ["bob", "carol"] { hub.upsertUser(id: id, displayName: nil) { _ in } }
+        store.flush()
+        var first: String?
+        hub.connectCode(for: "bob", regenerate: false) { first = try? $0.get().code }
+        store.flush()
+        let old = try #require(first)
+        scheduler.advance(by: 11_000)   // expired after 1 s, out of quarantine 10 s later
+        let now = scheduler.now()
+        let reissued = ConnectCodeRecord(code: old, userId: "carol", createdAt: now)
+        let failure = Mutex<String?>("not committed")
+        store.inner.write([.claimConnectCode(reissued, retiredBy: now - 10_000)]) { error in failure.withLock { $0 = error.map { "\($0)" } } }
+        #expect(failure.withLock { $0 } == nil)
+
+        var answered: Result<ConnectCodeData, GatewayError>?
+        hub.connectCode(for: "bob", regenerate: false) { answered = $0 }
+        for _ in 0..<GatewayHub.connectCodeAttempts where answered == nil { store.flush() }
+        let code = try #require(try answered?.get().code, "\(String(describing: answered))")
+        #expect(code != old)
+        let stored = try store.inner.loadSnapshot().connectCodes
+        #expect(stored.first { $0.code == old } == reissued)
+        #expect(stored.first { $0.code == code }?.userId == "bob")
     }
 
     @Test func anInviteCodeTheOtherNodeGaveAnotherInviteIsDrawnAgain() throws {

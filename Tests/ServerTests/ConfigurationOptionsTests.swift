@@ -1,5 +1,6 @@
 @testable import GatewayRuntime
 @testable import Server
+import Gateway
 import SwitchboardConfig
 import Testing
 
@@ -57,5 +58,27 @@ import Testing
         let defaults = GatewayRuntime.Options(SwitchboardConfiguration())
         #expect(defaults.maxPendingCommandsPerConnection == 256 && defaults.maxPendingCommandsPerUser == 512)
         #expect(defaults.maxSocketsPerUser == 32 && defaults.settings.replayChunkEvents == 64)
+    }
+
+    @Test func identityLimitsAndStandaloneModeComeFromTheFile() throws {
+        let config = try SwitchboardConfiguration.parse("""
+            [auth]
+            api_keys = ["backend-key-0123456789"]
+            [relationships]
+            discovery_max_per_address_per_day = 300
+            discovery_max_per_node_per_day = 9000
+            connect_code_regenerations_per_hour = 4
+            connect_code_regenerations_per_node_per_hour = 40
+            connect_code_quarantine_hours = 2
+            """, fileName: "x")
+        let options = GatewayRuntime.Options(config)
+        let r = options.settings.relationships
+        #expect(r.discoveryMaxEntriesPerAddressPerWindow == 300 && r.discoveryMaxEntriesPerNodePerWindow == 9000)
+        #expect(r.connectCodeRegenerationsPerUserPerHour == 4 && r.connectCodeRegenerationsPerNodePerHour == 40)
+        #expect(r.connectCodeQuarantineMs == 7_200_000)
+        #expect(!options.standalone)   // "auto" with API keys
+        let defaults = GatewayRuntime.Options(SwitchboardConfiguration())
+        #expect(defaults.standalone)   // "auto" without
+        #expect(defaults.settings.relationships == RelationshipSettings())
     }
 }

@@ -29,7 +29,7 @@ import Testing
             #expect(refused.status == 400, "\(weak): \(refused.json)")
             #expect(refused.errorCode == "device_token_too_weak", "\(weak)")
         }
-        #expect(try Self.register(server).status == 200)
+        #expect(try Self.register(server).status == 201)
     }
 
     @Test func theSecretIsStoredAsItsSHA256AndStillRecognisedAfterARestart() throws {

@@ -21,7 +21,7 @@ import Testing
         let (onProcess, onPort) = try GatewayProcess.launch(directory: explicit, standalone: "true")
         defer { kill(onProcess.processIdentifier, SIGKILL) }
         let registered = try Self.register(port: onPort)
-        #expect(registered.status == 200, "\(registered.json)")
+        #expect(registered.status == 201, "\(registered.json)")
     }
 
     @Test func checkConfigExplainsTheResolvedValue() throws {

@@ -35,6 +35,6 @@ public enum CORSOrigins: Sendable, Equatable {
 extension SwitchboardConfiguration {
     /// `http.cors_allowed_origins` resolved: standalone mode is `auth.standalone` without `auth.api_keys`.
     public var corsAllowedOrigins: [String] {
-        http.corsAllowedOrigins.resolved(standalone: auth.standalone && auth.apiKeys.isEmpty)
+        http.corsAllowedOrigins.resolved(standalone: standaloneEnabled && auth.apiKeys.isEmpty)
     }
 }

@@ -29,6 +29,8 @@ path = "$DIR/gateway.db"
 [gateway]
 approval_min_timeout_ms = 100
 presence_grace_ms = ${GRACE_MS:-300}
+# fanout's subscribers are all devices of one user (up to 10 000 in the benchmarks): above the per-user cap's default.
+max_sockets_per_user = 100000
 ${EXTRA_TOML:-}
 TOML
 taskset -c 0 "$BIN/switchboard" serve --config "$DIR/gateway.toml" --listen "127.0.0.1:$PORT" --event-loops 1 \

@@ -1,9 +1,7 @@
 // swift-tools-version: 6.0
 // Switchboard: a realtime WebSocket gateway on its own epoll event loop (no SwiftNIO), and its Swift client.
-// Dependency direction (leaves first):
-//   CLinux, COpenSSL, CZlib, CPostgres, CHiredis, Base64, JSON, WebSocketCodec, SwitchboardConfig
-//   <- HTTP1, EventLoop, TLS, WebSocketDeflate, Postgres and Redis (blocking clients) ; Postgres <- Storage
-//   <- Server (Redis: the cluster bus) <- switchboard (executable)
+// What each target owns and the one direction its dependencies point: docs/ARCHITECTURE.md, "Targets and their
+// direction" (the declarations below are the truth; that page explains them).
 //
 // Two parts. The client (`SwitchboardClient` with `GatewayProtocol` and `JSON`, pure Swift) is declared everywhere;
 // the server, its C shims, system libraries and tools are declared only when the manifest is read on Linux, the one
@@ -74,7 +72,7 @@ targets += [
     // A blocking libpq client (parameterised queries, transactions, SQLSTATE errors) for a thread of its own.
     .target(name: "Postgres", dependencies: ["CPostgres"]),
     // A blocking hiredis client (commands, publish, subscribe) for a thread of its own: the cluster bus of
-    // cross-node delivery (Server's RedisClusterBus, docs/CLUSTER.md).
+    // cross-node delivery (GatewayRuntime's RedisClusterBus, docs/CLUSTER.md).
     .target(name: "Redis", dependencies: ["CHiredis"]),
     // Adapters of the domain's store port: SQLite (WAL, migrations, one writer thread with group commit) and
     // PostgreSQL (several nodes sharing one database), both behind the same group-commit writer.

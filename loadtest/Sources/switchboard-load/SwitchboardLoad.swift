@@ -3,7 +3,7 @@ import ArgumentParser
 /// `switchboard-load`: the load generator for Switchboard, a product for sizing deployments.
 ///
 /// Every scenario is a subcommand; the server is a black box reached over the network. Scenario registry: add a
-/// subcommand here (part 2 adds the gateway scenarios: approvals, handoff, messages, presence, mixed, fanout).
+/// subcommand to `subcommands` below and name it in the `discussion` text, which is what `--help` lists.
 @main
 struct SwitchboardLoad: ParsableCommand {
     static let configuration = CommandConfiguration(

@@ -28,19 +28,19 @@ struct RelationshipWriteApplier {
                 $0.bind(1, r.id); $0.bind(2, r.state.rawValue); $0.bind(3, r.resolvedAt)
             }
             if db.changes == 0 {
-                let current = try db.queryFirst("SELECT \(StoreReader.friendRequestColumns) FROM friend_requests WHERE id = ?1") {
+                let current = try db.queryFirst("SELECT \(StoreRows.friendRequestColumns) FROM friend_requests WHERE id = ?1") {
                     $0.bind(1, r.id)
-                } row: { row throws(StorageError) in try StoreReader.friendRequest(row) }
+                } row: { row throws(StorageError) in try StoreRows.friendRequest(row, in: db.name) }
                 throw StorageError(conflict: .friendRequestResolved(current: current))
             }
         case .joinGroup(let m):
             // The count is read in the writer's transaction: no other join can commit between it and the insert.
-            let group = try db.queryFirst("SELECT \(StoreReader.groupColumns) FROM user_groups WHERE id = ?1") {
+            let group = try db.queryFirst("SELECT \(StoreRows.groupColumns) FROM user_groups WHERE id = ?1") {
                 $0.bind(1, m.groupId)
-            } row: { StoreReader.group($0) }
-            let members = try db.query("SELECT \(StoreReader.memberColumns) FROM group_members WHERE group_id = ?1 ORDER BY created_at, user_id") {
+            } row: { StoreRows.group($0) }
+            let members = try db.query("SELECT \(StoreRows.memberColumns) FROM group_members WHERE group_id = ?1 ORDER BY created_at, user_id") {
                 $0.bind(1, m.groupId)
-            } row: { StoreReader.member($0) }
+            } row: { StoreRows.member($0) }
             guard let group, !members.contains(where: { $0.userId == m.userId && $0.active }),
                   group.capacityRefusal(joining: m.role, members: members) == nil else {
                 throw StorageError(conflict: .groupJoinRefused(group: group, members: members))
@@ -76,7 +76,7 @@ struct RelationshipWriteApplier {
                     role_limits = excluded.role_limits, created_at = excluded.created_at
                 """) {
                 $0.bind(1, g.id); $0.bind(2, g.ownerId); $0.bind(3, g.name); $0.bind(4, g.kind); $0.bind(5, g.maxMembers)
-                $0.bind(6, g.invitePolicy); $0.bind(7, Self.encodeRoleLimits(g.roleLimits)); $0.bind(8, g.createdAt)
+                $0.bind(6, g.invitePolicy); $0.bind(7, RoleLimits.encode(g.roleLimits)); $0.bind(8, g.createdAt)
             }
         case .upsertGroupMember(let m):
             // Reactivation keeps the membership's original creation time.
@@ -87,7 +87,7 @@ struct RelationshipWriteApplier {
         case .upsertInvite(let i):
             // Insert-if-absent: two nodes may draw the same random code for two invites; the second must not
             // overwrite the first (only the same invite may rewrite its row).
-            if let current = try StoreReader(db: db).invite(code: i.code), !current.isSameInvite(as: i) {
+            if let current = try RelationalReader(db: db).invite(code: i.code), !current.isSameInvite(as: i) {
                 throw StorageError(conflict: .inviteCodeTaken(current: current))
             }
             try db.run("""
@@ -117,23 +117,9 @@ struct RelationshipWriteApplier {
     /// The request between `a` and `b` (either direction) that is pending, if any (two probes of the partial unique index).
     private func pendingFriendRequest(between a: String, and b: String) throws(StorageError) -> FriendRequestRecord? {
         try db.queryFirst("""
-            SELECT \(StoreReader.friendRequestColumns) FROM friend_requests
+            SELECT \(StoreRows.friendRequestColumns) FROM friend_requests
             WHERE state = 'pending' AND ((from_user = ?1 AND to_user = ?2) OR (from_user = ?2 AND to_user = ?1))
-            """) { $0.bind(1, a); $0.bind(2, b) } row: { row throws(StorageError) in try StoreReader.friendRequest(row) }
-    }
-
-    /// `role=n` lines sorted by role (roles are `[a-z0-9_-]`, so no separator can appear inside one).
-    static func encodeRoleLimits(_ limits: [String: Int]) -> String {
-        limits.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }.joined(separator: "\n")
-    }
-
-    static func decodeRoleLimits(_ text: String) -> [String: Int] {
-        var limits: [String: Int] = [:]
-        for line in text.split(separator: "\n") {
-            let parts = line.split(separator: "=", maxSplits: 1)
-            if parts.count == 2, let n = Int(parts[1]) { limits[String(parts[0])] = n }
-        }
-        return limits
+            """) { $0.bind(1, a); $0.bind(2, b) } row: { row throws(StorageError) in try StoreRows.friendRequest(row, in: db.name) }
     }
 
     static func describe(_ write: StoreWrite) -> String {
@@ -164,7 +150,7 @@ extension RelationshipWriteApplier {
     private func writeConnectCode(_ c: ConnectCodeRecord, takingRetiredBy retiredBy: Int64?) throws(StorageError) {
         let current = try db.queryFirst("SELECT code, user_id, created_at, expires_at, revoked_at FROM connect_codes WHERE code = ?1") {
             $0.bind(1, c.code)
-        } row: { Self.connectCode($0) }
+        } row: { StoreRows.connectCode($0) }
         if let current, current.userId != c.userId, !(retiredBy.map(current.isRetired(atOrBefore:)) ?? false) {
             throw StorageError(conflict: .connectCodeTaken(current: current))
         }
@@ -175,42 +161,5 @@ extension RelationshipWriteApplier {
             """) {
             $0.bind(1, c.code); $0.bind(2, c.userId); $0.bind(3, c.createdAt); $0.bind(4, c.expiresAt); $0.bind(5, c.revokedAt)
         }
-    }
-
-    /// One `connect_codes` row (columns code, user_id, created_at, expires_at, revoked_at).
-    static func connectCode(_ row: SQLiteStatement) -> ConnectCodeRecord {
-        ConnectCodeRecord(code: row.string(0), userId: row.string(1), createdAt: row.int64(2), expiresAt: row.optionalInt64(3),
-                          revokedAt: row.optionalInt64(4))
-    }
-}
-
-extension StoreReader {
-    /// One invite by code, in any state.
-    func invite(code: String) throws(StorageError) -> InviteRecord? {
-        try db.queryFirst("SELECT \(Self.inviteColumns) FROM invites WHERE code = ?1") { $0.bind(1, code) } row: { row throws(StorageError) in
-            try Self.invite(row)
-        }
-    }
-
-    static let inviteColumns = "code, group_id, inviter_id, recipient, role, state, created_at, expires_at, used_by, used_at"
-
-    static func invite(_ row: SQLiteStatement) throws(StorageError) -> InviteRecord {
-        try InviteRecord(code: row.string(0), groupId: row.string(1), inviterId: row.string(2), recipient: row.optionalString(3),
-                         role: row.string(4), state: row.enumValue(5, as: InviteState.self), createdAt: row.int64(6),
-                         expiresAt: row.int64(7), usedBy: row.optionalString(8), usedAt: row.optionalInt64(9))
-    }
-
-    /// The relationship part of the whole snapshot (called inside `loadSnapshot`'s transaction).
-    func loadRelationships(into snapshot: inout GatewaySnapshot) throws(StorageError) {
-        snapshot.friendRequests = try db.query("SELECT \(Self.friendRequestColumns) FROM friend_requests ORDER BY rowid",
-                                               row: Self.friendRequest)
-        snapshot.contactPauses = try db.query("SELECT user_id, contact_id, paused_at FROM contact_pauses ORDER BY rowid", row: Self.pause)
-        snapshot.blocks = try db.query("SELECT user_id, blocked_id, created_at FROM user_blocks ORDER BY rowid", row: Self.block)
-        snapshot.connectCodes = try db.query("SELECT \(Self.connectCodeColumns) FROM connect_codes ORDER BY rowid",
-                                             row: RelationshipWriteApplier.connectCode)
-        snapshot.groups = try db.query("SELECT \(Self.groupColumns) FROM user_groups ORDER BY rowid", row: Self.group)
-        snapshot.groupMembers = try db.query("SELECT \(Self.memberColumns) FROM group_members ORDER BY rowid", row: Self.member)
-        snapshot.invites = try db.query("SELECT \(Self.inviteColumns) FROM invites ORDER BY rowid", row: Self.invite)
-        snapshot.userPhones = try db.query("SELECT user_id, phone, verified_at FROM user_phones ORDER BY rowid", row: Self.phone)
     }
 }

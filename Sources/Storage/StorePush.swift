@@ -54,67 +54,6 @@ extension StoreWriteApplier {
 
 }
 
-extension StoreReader {
-    func loadPush(into snapshot: inout GatewaySnapshot) throws(StorageError) {
-        snapshot.pushTokens = try db.query("""
-            SELECT device_id, kind, token, environment, session_id, updated_at, user_id FROM push_tokens ORDER BY rowid
-            """, row: Self.pushToken)
-        let settings = try db.query("SELECT user_id, settings FROM notification_settings") { ($0.string(0), $0.bytes(1)) }
-        for (user, blob) in settings {
-            snapshot.notificationSettings[user] = PushBlobs.settings(blob)
-        }
-    }
-
-    /// A row of `device_id, kind, token, environment, session_id, updated_at, user_id`.
-    static func pushToken(_ row: SQLiteStatement) -> PushTokenRecord {
-        PushTokenRecord(userId: row.string(6), deviceId: row.string(0), kind: row.string(1), token: row.string(2),
-                        environment: row.optionalString(3), sessionId: row.string(4), updatedAt: row.int64(5))
-    }
-
-    func duePushJobs(now: Int64, limit: Int) throws(StorageError) -> [PushJobRecord] {
-        try db.query("""
-            SELECT \(Self.pushColumns) FROM push_jobs WHERE state = 'pending' AND next_attempt_at <= ?1
-            ORDER BY next_attempt_at, id LIMIT ?2
-            """) { $0.bind(1, now); $0.bind(2, Int64(limit)) } row: { Self.pushJob($0) }.compactMap { $0 }
-    }
-
-    /// `GatewayStore.claimPushJobs` as one statement on the writer (SQLite has one writer, so it is atomic).
-    func claimPushJobs(claimant: String, now: Int64, leaseMs: Int64, limit: Int) throws(StorageError) -> [PushJobRecord] {
-        try db.query("""
-            UPDATE push_jobs SET claimed_by = ?1, lease_until = ?2 + ?3
-            WHERE id IN (SELECT id FROM push_jobs j WHERE state = 'pending' AND next_attempt_at <= ?2
-                AND (lease_until IS NULL OR lease_until < ?2) AND \(Self.notBehindEarlierBackendJob)
-                ORDER BY next_attempt_at, id LIMIT ?4)
-            RETURNING \(Self.pushColumns)
-            """) { $0.bind(1, claimant); $0.bind(2, now); $0.bind(3, leaseMs); $0.bind(4, Int64(limit)) } row: { Self.pushJob($0) }
-            .compactMap { $0 }.sorted { ($0.nextAttemptAt, $0.id) < ($1.nextAttemptAt, $1.id) }
-    }
-
-    func pushJob(id: Int64) throws(StorageError) -> PushJobRecord? {
-        try db.queryFirst("SELECT \(Self.pushColumns) FROM push_jobs WHERE id = ?1") { $0.bind(1, id) } row: { Self.pushJob($0) } ?? nil
-    }
-
-    /// The claim's condition on a candidate row `j`, in both dialects: a backend webhook job (no device) waits while an
-    /// earlier one of its user is pending — being sent or backing off — so a user's webhooks go out in the order they
-    /// were committed (`user_offline` never before its `user_online`); push jobs never wait. `push_jobs_backend_pending`
-    /// answers it in one probe.
-    static let notBehindEarlierBackendJob = """
-        (j.device_id <> '' OR NOT EXISTS (SELECT 1 FROM push_jobs e WHERE e.user_id = j.user_id AND e.id < j.id
-            AND e.state = 'pending' AND e.device_id = ''))
-        """
-
-    /// The count and oldest `created_at` of pending backend webhook jobs (their rows have no device), in both dialects.
-    static let pendingBackendWebhooksSQL = "SELECT COUNT(*), MIN(created_at) FROM push_jobs WHERE state = 'pending' AND device_id = ''"
-
-    static let pushColumns = "id, user_id, device_id, target, notice, fallback, state, attempts, next_attempt_at, last_error, created_at"
-
-    private static func pushJob(_ row: SQLiteStatement) -> PushJobRecord? {
-        PushBlobs.job(id: row.int64(0), userId: row.string(1), deviceId: row.string(2), target: row.bytes(3), notice: row.bytes(4),
-                      fallback: row.optionalBytes(5), state: row.string(6), attempts: Int(row.int64(7)), nextAttemptAt: row.int64(8),
-                      lastError: row.optionalString(9), createdAt: row.int64(10))
-    }
-}
-
 /// The JSON blobs push rows keep (targets, notices, settings), shared by both stores.
 enum PushBlobs {
     static func encode(_ value: some Encodable) -> [UInt8] {

@@ -40,7 +40,7 @@ struct StoreWriteApplier {
             }
             let stored = try db.queryFirst("SELECT id, hex_code, display_name, created_at FROM users WHERE id = ?1") {
                 $0.bind(1, u.id)
-            } row: { StoreReader.user($0) }
+            } row: { StoreRows.user($0) }
             receipt.users.append(stored ?? u)
         case .claimIdempotentOffset:
             preconditionFailure("resolved by apply")
@@ -52,7 +52,7 @@ struct StoreWriteApplier {
                 $0.bind(1, a.id); $0.bind(2, a.state.rawValue); $0.bind(3, a.decidedByDeviceId)
                 $0.bind(4, a.decidedByClientType); $0.bind(5, a.resolvedAt)
             }
-            if db.changes == 0 { throw StorageError(conflict: .approvalDecided(current: try StoreReader(db: db).approval(id: a.id))) }
+            if db.changes == 0 { throw StorageError(conflict: .approvalDecided(current: try RelationalReader(db: db).approval(id: a.id))) }
         case .setSessionActiveClient(let sessionId, let expected, let new):
             try db.run("""
                 UPDATE sessions SET active_client_type = ?2, active_device_id = ?3, active_last_activity_at = ?4
@@ -62,23 +62,23 @@ struct StoreWriteApplier {
                 $0.bind(1, sessionId); $0.bind(2, new.clientType); $0.bind(3, new.deviceId); $0.bind(4, new.lastActivityAt)
                 $0.bind(5, expected?.clientType); $0.bind(6, expected?.deviceId); $0.bind(7, expected?.lastActivityAt)
             }
-            if db.changes == 0 { throw StorageError(conflict: .sessionChanged(current: try StoreReader(db: db).session(id: sessionId))) }
+            if db.changes == 0 { throw StorageError(conflict: .sessionChanged(current: try RelationalReader(db: db).session(id: sessionId))) }
         case .endSession(let sessionId, let endedAt):
             try db.run("UPDATE sessions SET state = 'ended', ended_at = ?2 WHERE id = ?1 AND state = 'active'") {
                 $0.bind(1, sessionId); $0.bind(2, endedAt)
             }
-            if db.changes == 0 { throw StorageError(conflict: .sessionChanged(current: try StoreReader(db: db).session(id: sessionId))) }
+            if db.changes == 0 { throw StorageError(conflict: .sessionChanged(current: try RelationalReader(db: db).session(id: sessionId))) }
         case .redeemInvite(let code, let usedBy, let usedAt):
             try db.run("UPDATE invites SET state = 'used', used_by = ?2, used_at = ?3 WHERE code = ?1 AND state = 'pending'") {
                 $0.bind(1, code); $0.bind(2, usedBy); $0.bind(3, usedAt)
             }
-            if db.changes == 0 { throw StorageError(conflict: .inviteRedeemed(current: try StoreReader(db: db).invite(code: code))) }
+            if db.changes == 0 { throw StorageError(conflict: .inviteRedeemed(current: try RelationalReader(db: db).invite(code: code))) }
         case .claimIdempotency(let scope, let key, let response, let requestHash, let createdAt):
             try db.run("""
                 INSERT INTO idempotency (scope, "key", response, created_at, request_hash) VALUES (?1, ?2, ?3, ?4, ?5)
                 ON CONFLICT (scope, "key") DO NOTHING
                 """) { $0.bind(1, scope); $0.bind(2, key); $0.bind(3, response); $0.bind(4, createdAt); $0.bind(5, requestHash) }
-            if db.changes == 0, let current = try StoreReader(db: db).idempotentResponse(scope: scope, key: key) {
+            if db.changes == 0, let current = try RelationalReader(db: db).idempotentResponse(scope: scope, key: key) {
                 throw StorageError(conflict: .idempotencyKeyClaimed(scope: scope, key: key, current: current))
             }
         case .claimPresencePush(let userId, let at, let intervalMs):
@@ -138,7 +138,7 @@ struct StoreWriteApplier {
             do {
                 try insertApproval(a, orReplace: false)
             } catch where error.sqliteCode == Self.primaryKeyViolation || error.sqliteCode == Self.uniqueViolation {
-                throw StorageError(conflict: .idTaken(.approval, latest: try StoreReader(db: db).latestApprovalSequence()))
+                throw StorageError(conflict: .idTaken(.approval, latest: try RelationalReader(db: db).latestApprovalSequence()))
             }
         case .insertMessage(let m):
             do {

@@ -25,7 +25,7 @@ struct PostgresWriteApplier {
         }
     }
 
-    private var reader: PostgresReader { PostgresReader(db: db) }
+    private var reader: RelationalReader<PostgresDatabase> { RelationalReader(db: db) }
 
     private func run(_ write: StoreWrite, receipt: inout StoreReceipt) throws(StorageError) {
         switch write {
@@ -57,7 +57,7 @@ struct PostgresWriteApplier {
                 INSERT INTO users (id, hex_code, display_name, created_at) VALUES ($1, $2, $3, $4)
                 ON CONFLICT (id) DO UPDATE SET hex_code = users.hex_code
                 RETURNING id, hex_code, display_name, created_at
-                """, [u.id, u.hexCode, u.displayName, u.createdAt]).first.map(PostgresReader.user) else {
+                """, [u.id, u.hexCode, u.displayName, u.createdAt]).first.map(StoreRows.user) else {
                 throw StorageError("insertUser: no row returned")
             }
             receipt.users.append(stored)
@@ -237,9 +237,9 @@ struct PostgresWriteApplier {
             let pair = [r.fromUserId, r.toUserId].sorted().joined(separator: "\u{1F}")
             try db.query("SELECT pg_advisory_xact_lock(hashtextextended($1, 0))", ["friend_request:" + pair])
             if let current = try db.query("""
-                SELECT \(StoreReader.friendRequestColumns) FROM friend_requests
+                SELECT \(StoreRows.friendRequestColumns) FROM friend_requests
                 WHERE state = 'pending' AND ((from_user = $1 AND to_user = $2) OR (from_user = $2 AND to_user = $1))
-                """, [r.fromUserId, r.toUserId]).first.map(reader.friendRequest) {
+                """, [r.fromUserId, r.toUserId]).first.map({ row throws(StorageError) in try StoreRows.friendRequest(row, in: db.name) }) {
                 throw StorageError(conflict: .friendRequestPending(current: current))
             }
             try applyRelationship(.upsertFriendRequest(r))
@@ -247,18 +247,18 @@ struct PostgresWriteApplier {
             let updated = try db.query("UPDATE friend_requests SET state = $2, resolved_at = $3 WHERE id = $1 AND state = 'pending'",
                                        [r.id, r.state.rawValue, r.resolvedAt]).affected
             if updated == 0 {
-                let current = try db.query("SELECT \(StoreReader.friendRequestColumns) FROM friend_requests WHERE id = $1", [r.id])
-                    .first.map(reader.friendRequest)
+                let current = try db.query("SELECT \(StoreRows.friendRequestColumns) FROM friend_requests WHERE id = $1", [r.id])
+                    .first.map { row throws(StorageError) in try StoreRows.friendRequest(row, in: db.name) }
                 throw StorageError(conflict: .friendRequestResolved(current: current))
             }
         case .joinGroup(let m):
             // The group's row lock (to COMMIT) orders two nodes' joins to one group: the second waits, then counts —
             // in a statement of its own, so it sees the first's membership.
-            let group = try db.query("SELECT \(StoreReader.groupColumns) FROM user_groups WHERE id = $1 FOR UPDATE", [m.groupId])
-                .first.map(PostgresReader.group)
+            let group = try db.query("SELECT \(StoreRows.groupColumns) FROM user_groups WHERE id = $1 FOR UPDATE", [m.groupId])
+                .first.map(StoreRows.group)
             let members = try db.query("""
-                SELECT \(StoreReader.memberColumns) FROM group_members WHERE group_id = $1 ORDER BY created_at, user_id
-                """, [m.groupId]).map(PostgresReader.member)
+                SELECT \(StoreRows.memberColumns) FROM group_members WHERE group_id = $1 ORDER BY created_at, user_id
+                """, [m.groupId]).map(StoreRows.member)
             guard let group, !members.contains(where: { $0.userId == m.userId && $0.active }),
                   group.capacityRefusal(joining: m.role, members: members) == nil else {
                 throw StorageError(conflict: .groupJoinRefused(group: group, members: members))
@@ -310,7 +310,7 @@ struct PostgresWriteApplier {
                     max_members = excluded.max_members, invite_policy = excluded.invite_policy,
                     role_limits = excluded.role_limits, created_at = excluded.created_at
                 """, [g.id, g.ownerId, g.name, g.kind, g.maxMembers, g.invitePolicy,
-                      RelationshipWriteApplier.encodeRoleLimits(g.roleLimits), g.createdAt])
+                      RoleLimits.encode(g.roleLimits), g.createdAt])
         case .upsertGroupMember(let m):
             try db.query("""
                 INSERT INTO group_members (group_id, user_id, role, active, created_at) VALUES ($1, $2, $3, $4, $5)
@@ -366,7 +366,7 @@ struct PostgresWriteApplier {
 }
 
 /// The PostgreSQL write connection as the group-commit writer drives it.
-struct PostgresWriteBackend: GroupCommitBackend {
+struct PostgresWriteBackend: RelationalWriteBackend {
     let db: PostgresDatabase
     var applier: PostgresWriteApplier { PostgresWriteApplier(db: db) }
     var name: String { db.name }
@@ -393,6 +393,10 @@ struct PostgresWriteBackend: GroupCommitBackend {
             FROM unnest($1::text[]) AS u ORDER BY u
             ON CONFLICT (user_id) DO UPDATE SET latest_offset = event_log_heads.latest_offset
             """, [sorted])
+    }
+
+    func pruneEvents(before: Int64, keepLatest: Int) throws(StorageError) -> Int {
+        try applier.pruneEvents(before: before, keepLatest: keepLatest)
     }
 
     func close() { db.close() }

@@ -9,6 +9,8 @@ enum PostgresDialect: SQLDialect {
 
     /// The table's own sequence (`sessions_seq`, `approvals_seq`): never handed out twice across nodes.
     static func nextSequenceValue(table: Substring) -> String { "nextval('\(table)_seq')" }
+    /// A statement's error aborts the whole PostgreSQL transaction, so a taken key must not be one.
+    static func ifAbsent(key: Substring) -> String { "ON CONFLICT (\(key)) DO NOTHING" }
 
     static let logHeadsSQL = """
         SELECT user_id, MAX("offset") FROM events GROUP BY user_id

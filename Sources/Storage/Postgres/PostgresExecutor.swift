@@ -33,6 +33,13 @@ extension PostgresDatabase: SQLExecutor {
     }
 
     func endRead() { try? execute("COMMIT") }
+
+    func insertUnlessTaken(_ template: String, bind: (inout PostgresBindings) -> Void) throws(StorageError) -> Bool {
+        try run(template, bind: bind)
+        return changes > 0
+    }
+
+    func allowLongStatements() throws(StorageError) { try execute("SET LOCAL statement_timeout = 0") }
 }
 
 /// The values of one statement's `$n` parameters, in order.

@@ -1,7 +1,7 @@
 import Gateway
 
 /// The `GatewayStore` for several nodes: one PostgreSQL database shared by every node, which makes each decision two
-/// nodes could race on (see `StoreWrite` and `PostgresWriteApplier`).
+/// nodes could race on (see `StoreWrite`, `RelationalWriteApplier` and `PostgresEngineWrites`).
 ///
 /// Same shape as `SQLiteGatewayStore`: `write` only queues; one writer thread owning one connection group-commits
 /// everything queued since its last commit (the shared `GroupCommitWriter`: each batch in its own savepoint) and runs

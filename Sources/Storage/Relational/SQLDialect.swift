@@ -12,6 +12,7 @@
 /// | `{forUpdate}` (lock the rows read) | nothing: one writer | `FOR UPDATE` |
 /// | `{skipLocked}` (claim rows others are not claiming) | nothing: one writer | `FOR UPDATE SKIP LOCKED` |
 /// | `{seq:table}` (the table's next insertion number) | `(SELECT COALESCE(MAX(seq), 0) + 1 FROM table)` | `nextval('table_seq')` |
+/// | `{ifAbsent:key}` (end of an insert whose key may be taken) | nothing: the constraint error says so | `ON CONFLICT (key) DO NOTHING` |
 ///
 /// Statements that differ as a whole (the per-log heads of a snapshot) are static members instead.
 protocol SQLDialect {
@@ -22,6 +23,8 @@ protocol SQLDialect {
     static var forUpdate: String { get }
     static var skipLocked: String { get }
     static func nextSequenceValue(table: Substring) -> String
+    /// The end of an insert that leaves a row whose `key` is taken alone (see `SQLExecutor.insertUnlessTaken`).
+    static func ifAbsent(key: Substring) -> String
     /// Rows of (user id, highest offset): each log's stored maximum and the heads kept when pruning emptied a log
     /// (a user may appear twice; the reader keeps the larger).
     static var logHeadsSQL: String { get }
@@ -79,8 +82,9 @@ extension SQLDialect {
         case "forUpdate": return forUpdate
         case "skipLocked": return skipLocked
         default:
-            guard name.hasPrefix("seq:") else { return nil }
-            return nextSequenceValue(table: name.dropFirst(4))
+            if name.hasPrefix("seq:") { return nextSequenceValue(table: name.dropFirst(4)) }
+            if name.hasPrefix("ifAbsent:") { return ifAbsent(key: name.dropFirst(9)) }
+            return nil
         }
     }
 }

@@ -25,6 +25,10 @@ protocol SQLExecutor: AnyObject {
     /// statement's timeout (the whole snapshot). Closed by `endRead`.
     func beginRead(unbounded: Bool) throws(StorageError)
     func endRead()
+    /// Runs an insert ending in `{ifAbsent:key}`; false when a row with that key was there already (nothing written).
+    func insertUnlessTaken(_ template: String, bind: (inout Statement) -> Void) throws(StorageError) -> Bool
+    /// Lets the rest of the write transaction run past the per-statement timeout (a prune scans the whole log).
+    func allowLongStatements() throws(StorageError)
 }
 
 extension SQLExecutor {

@@ -149,6 +149,25 @@ final class SQLiteConnection: SQLExecutor {
     func beginRead(unbounded: Bool) throws(StorageError) { try run("BEGIN") }
     func endRead() { try? run("COMMIT") }
 
+    /// A taken key is the insert's constraint error (SQLITE_CONSTRAINT_PRIMARYKEY or _UNIQUE); the statement
+    /// changed nothing and the transaction goes on.
+    func insertUnlessTaken(_ template: String, bind: (inout SQLiteStatement) -> Void) throws(StorageError) -> Bool {
+        do {
+            try run(template, bind: bind)
+            return true
+        } catch where error.sqliteCode == Self.primaryKeyViolation || error.sqliteCode == Self.uniqueViolation {
+            return false
+        }
+    }
+
+    /// SQLite has no statement timeout.
+    func allowLongStatements() {}
+
+    /// SQLITE_CONSTRAINT_PRIMARYKEY.
+    static let primaryKeyViolation: Int32 = 1555
+    /// SQLITE_CONSTRAINT_UNIQUE.
+    static let uniqueViolation: Int32 = 2067
+
     /// The cached statement for `sql`, a template in `SQLiteDialect` (plain SQLite SQL passes through unchanged),
     /// keyed by the template so a hit costs one lookup.
     private func prepared(_ sql: String) throws(StorageError) -> SQLiteStatement {

@@ -7,6 +7,9 @@ enum SQLiteDialect: SQLDialect {
     static let skipLocked = ""
 
     static func nextSequenceValue(table: Substring) -> String { "(SELECT COALESCE(MAX(seq), 0) + 1 FROM \(table))" }
+    /// Nothing: a plain insert stays the cheapest statement (a message is one), and a taken key is its constraint
+    /// error, which leaves the transaction usable on SQLite.
+    static func ifAbsent(key: Substring) -> String { "" }
 
     /// MAX(offset) per user, found by skipping from one user to the next along the primary key (one index seek per
     /// user instead of a scan of the whole log), then the heads saved when pruning emptied a log.

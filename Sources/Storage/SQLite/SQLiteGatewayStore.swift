@@ -153,7 +153,9 @@ struct SQLiteWriteBackend: RelationalWriteBackend {
     /// `PRAGMA data_version` when the last transaction began: it moves when another connection commits.
     private let dataVersion = DataVersion()
     var db: SQLiteConnection { connection }
-    var applier: StoreWriteApplier { StoreWriteApplier(db: connection, logHeads: logHeads) }
+    var applier: RelationalWriteApplier<SQLiteEngineWrites> {
+        RelationalWriteApplier(engine: SQLiteEngineWrites(db: connection, logHeads: logHeads))
+    }
     var name: String { connection.path }
     var isAutocommit: Bool { connection.isAutocommit }
 

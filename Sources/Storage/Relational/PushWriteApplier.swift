@@ -1,11 +1,11 @@
-import FoundationEssentials
 import Gateway
-import JSON
 
-/// Push outbox, tokens and settings on SQLite. Targets, notices and settings are stored as JSON blobs: the outbox
-/// is read by id or by due time, never queried inside them.
-extension StoreWriteApplier {
-    func applyPush(_ write: StoreWrite) throws(StorageError) {
+/// The push outbox, push tokens and notification settings. Targets, notices and settings are stored as JSON blobs
+/// (`PushBlobs`).
+struct PushWriteApplier<DB: SQLExecutor> {
+    let db: DB
+
+    func run(_ write: StoreWrite) throws(StorageError) {
         switch write {
         case .enqueuePush(let job):
             // No id: the store assigns the next one (ids are the store's, so nodes never collide).
@@ -19,10 +19,11 @@ extension StoreWriteApplier {
                 $0.bind(9, job.lastError); $0.bind(10, job.createdAt)
             }
         case .updatePushJob(let id, let state, let attempts, let nextAttemptAt, let lastError, let claimant):
-            // Only the claim's holder records (`IS`: NULL matches NULL, a job nobody claimed).
+            // Only the claim's holder records (NULL matches NULL: a job nobody claimed); on PostgreSQL the row lock
+            // makes a concurrent claim wait and then see the outcome.
             try db.run("""
                 UPDATE push_jobs SET state = ?2, attempts = ?3, next_attempt_at = ?4, last_error = ?5,
-                    claimed_by = NULL, lease_until = NULL WHERE id = ?1 AND claimed_by IS ?6
+                    claimed_by = NULL, lease_until = NULL WHERE id = ?1 AND claimed_by IS NOT DISTINCT FROM CAST(?6 AS TEXT)
                 """) {
                 $0.bind(1, id); $0.bind(2, state); $0.bind(3, attempts); $0.bind(4, nextAttemptAt); $0.bind(5, lastError)
                 $0.bind(6, claimant)
@@ -48,30 +49,7 @@ extension StoreWriteApplier {
                 ON CONFLICT (user_id) DO UPDATE SET settings = excluded.settings
                 """) { $0.bind(1, userId); $0.bind(2, blob) }
         default:
-            break
+            preconditionFailure("not a push write")
         }
-    }
-
-}
-
-/// The JSON blobs push rows keep (targets, notices, settings), shared by both stores.
-enum PushBlobs {
-    static func encode(_ value: some Encodable) -> [UInt8] {
-        (try? JSONEncoder().encode(value)).map(Array.init) ?? []
-    }
-
-    static func settings(_ blob: [UInt8]) -> NotificationSettings? {
-        try? StrictJSONDecoder().decode(NotificationSettings.self, from: blob)
-    }
-
-    /// nil when a blob does not decode (a row written by a newer build): skipped rather than crashing the sender.
-    static func job(id: Int64, userId: String, deviceId: String, target: [UInt8], notice: [UInt8], fallback: [UInt8]?, state: String,
-                    attempts: Int, nextAttemptAt: Int64, lastError: String?, createdAt: Int64) -> PushJobRecord? {
-        let decoder = StrictJSONDecoder()
-        guard let target = try? decoder.decode(PushTarget.self, from: target),
-              let notice = try? decoder.decode(PushNotice.self, from: notice) else { return nil }
-        let fallback = fallback.flatMap { try? decoder.decode(PushTarget.self, from: $0) }
-        return PushJobRecord(id: id, userId: userId, deviceId: deviceId, target: target, notice: notice, fallback: fallback,
-                             state: state, attempts: attempts, nextAttemptAt: nextAttemptAt, lastError: lastError, createdAt: createdAt)
     }
 }

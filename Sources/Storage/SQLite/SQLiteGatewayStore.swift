@@ -1,21 +1,6 @@
 import Gateway
 import Synchronization
 
-/// A production store (SQLite or PostgreSQL): the port plus what the runtime needs to run and stop it.
-public protocol DurableGatewayStore: GatewayStore {
-    /// Transactions committed so far (the metrics' `switchboard_store_commits_total`).
-    var commitCount: Int { get }
-    /// Commits everything queued, stops the writer and closes the connections. Idempotent.
-    func close()
-    /// Push jobs waiting to be sent (state `pending`), for `/metrics`.
-    func pendingPushJobs() throws -> Int
-    /// Backend webhook jobs waiting to be sent (the outbox's rows without a device) and the oldest one's creation
-    /// time (Unix ms; nil when there is none), for `/metrics`.
-    func pendingBackendWebhooks() throws -> (count: Int, oldestCreatedAt: Int64?)
-    /// The database's size in bytes, for `/metrics` (0 when it cannot be read).
-    func databaseBytes() -> Int
-}
-
 /// The production `GatewayStore`: one SQLite file in WAL mode.
 ///
 /// Writes: `write` only queues; one dedicated writer thread owning the write connection group-commits everything
@@ -31,9 +16,10 @@ public protocol DurableGatewayStore: GatewayStore {
 ///
 /// All methods may be called from any thread. After `close()` writes fail with a `StorageError` at once and
 /// reads throw.
-public final class SQLiteGatewayStore: DurableGatewayStore, @unchecked Sendable {
+public final class SQLiteGatewayStore: RelationalGatewayStore, @unchecked Sendable {
     // @unchecked: the read connection is guarded by `readLock`; writes go through the thread-safe writer queue.
     let path: String
+    var storeName: String { path }
     let writer: GroupCommitWriter<SQLiteWriteBackend>
     let checkpointer: WALCheckpointer
     private let readLock = ConditionLock()
@@ -98,9 +84,6 @@ public final class SQLiteGatewayStore: DurableGatewayStore, @unchecked Sendable 
         }
     }
 
-    /// Transactions committed so far (write groups and prunes); tests use it to show grouping.
-    public var commitCount: Int { writer.commitCount }
-
     /// The write connection's writes as SQLite made them and the `pwrite`s they became
     /// (`SQLiteConnection.gatheredWrites`); waits for every write queued before it.
     func walWrites() throws(StorageError) -> GatheredWrites {
@@ -111,21 +94,6 @@ public final class SQLiteGatewayStore: DurableGatewayStore, @unchecked Sendable 
     }
 
     // MARK: GatewayStore
-
-    /// Queues the batches as one job: they are grouped into the writer's transactions (each in its own savepoint, so
-    /// one failing batch does not fail the others), and `completion` runs once, on the writer thread after the
-    /// commit, with one result per batch in order (a lost decision as its `StoreConflict`). After `close()` it runs
-    /// at once, on the caller's thread, with errors.
-    public func commit(batches: [[StoreWrite]], completion: @escaping @Sendable ([Result<StoreReceipt, Error>]) -> Void) {
-        if !writer.submit(.batches(batches, { completion($0.map { $0.mapError(\.reported) }) })) {
-            completion(Array(repeating: .failure(StorageError("\(path): store is closed")), count: batches.count))
-        }
-    }
-
-    /// The whole snapshot, read in one transaction (see `GatewaySnapshot`). Blocks on disk.
-    public func loadSnapshot() throws -> GatewaySnapshot {
-        try read { reader throws(StorageError) in try reader.loadSnapshot() }
-    }
 
     /// The store's own counter per sequence, started from the highest id in the file at the first reservation (one
     /// process writes a file; a second one on the same file, as tests play a second node, meets a taken id at the
@@ -154,104 +122,6 @@ public final class SQLiteGatewayStore: DurableGatewayStore, @unchecked Sendable 
         }
     }
 
-    public func userEntry(id: String) throws -> UserEntry {
-        try userEntries(ids: [id])[0]
-    }
-
-    /// The entries in one read transaction.
-    public func userEntries(ids: [String]) throws -> [UserEntry] {
-        try read { reader throws(StorageError) in try reader.userEntries(ids: ids) }
-    }
-
-    public func userId(hexCode: String) throws -> String? {
-        try read { reader throws(StorageError) in try reader.userId(hexCode: hexCode) }
-    }
-
-    public func connectCode(code: String) throws -> ConnectCodeRecord? {
-        try read { reader throws(StorageError) in try reader.connectCode(code: code) }
-    }
-
-    public func invite(code: String) throws -> InviteRecord? {
-        try read { reader throws(StorageError) in try reader.invite(code: code) }
-    }
-
-    public func latestInvite(groupId: String, recipient: String) throws -> InviteRecord? {
-        try read { reader throws(StorageError) in try reader.latestInvite(groupId: groupId, recipient: recipient) }
-    }
-
-    public func groupMemberIds(groupId: String) throws -> [String] {
-        try read { reader throws(StorageError) in try reader.groupMemberIds(groupId: groupId) }
-    }
-
-    public func phoneOwners(phones: [String], hashes: [String]) throws -> PhoneOwners {
-        try read { reader throws(StorageError) in try reader.phoneOwners(phones: phones, hashes: hashes) }
-    }
-
-    public func device(tokenDigest: String) throws -> DeviceRecord? {
-        try read { reader throws(StorageError) in try reader.device(tokenDigest: tokenDigest) }
-    }
-
-    public func deviceOwners(deviceId: String) throws -> [String] {
-        try read { reader throws(StorageError) in try reader.deviceOwners(deviceId: deviceId) }
-    }
-
-    /// Events of `userId` with offset > `after`, oldest first, at most `limit` (a negative limit means none).
-    public func duePushJobs(now: Int64, limit: Int) throws -> [PushJobRecord] {
-        try read { reader throws(StorageError) in try reader.duePushJobs(now: now, limit: limit) }
-    }
-
-    public func pushJob(id: Int64) throws -> PushJobRecord? {
-        try read { reader throws(StorageError) in try reader.pushJob(id: id) }
-    }
-
-    /// A write: runs on the writer thread in its own transaction after every batch queued before it; blocks the caller.
-    public func claimPushJobs(claimant: String, now: Int64, leaseMs: Int64, limit: Int) throws -> [PushJobRecord] {
-        let claimed = try writer.runAlone { backend throws(StorageError) in
-            try StoreReader(db: backend.connection).claimPushJobs(claimant: claimant, now: now, leaseMs: leaseMs, limit: limit)
-        }
-        guard let claimed else { throw StorageError("\(path): store is closed") }
-        return claimed
-    }
-
-    public func events(userId: String, after: Int64, limit: Int) throws -> [StoredEvent] {
-        try read { reader throws(StorageError) in try reader.events(userId: userId, after: after, limit: limit) }
-    }
-
-    /// The lowest offset still stored for `userId`, nil when its log is empty.
-    public func oldestOffset(userId: String) throws -> Int64? {
-        try read { reader throws(StorageError) in try reader.oldestOffset(userId: userId) }
-    }
-
-    /// One conversation (either direction), newest first, ids below `before`, at most `limit`.
-    public func messages(between a: String, and b: String, before: Int64?, limit: Int) throws -> [MessageRecord] {
-        try read { reader throws(StorageError) in try reader.messages(between: a, and: b, before: before, limit: limit) }
-    }
-
-    /// Per sender, the messages to `userId` above the user's read mark for that sender.
-    public func unreadCounts(userId: String) throws -> [String: Int] {
-        try read { reader throws(StorageError) in try reader.unreadCounts(userId: userId) }
-    }
-
-    /// One session by id (any state).
-    public func session(id: String) throws -> SessionRecord? {
-        try read { reader throws(StorageError) in try reader.session(id: id) }
-    }
-
-    /// One approval by id (any state).
-    public func approval(id: String) throws -> ApprovalRecord? {
-        try read { reader throws(StorageError) in try reader.approval(id: id) }
-    }
-
-    /// Pending approvals due by `dueBy`, earliest deadline first.
-    public func pendingApprovals(dueBy: Int64, limit: Int) throws -> [ApprovalRecord] {
-        try read { reader throws(StorageError) in try reader.pendingApprovals(dueBy: dueBy, limit: limit) }
-    }
-
-    /// The response and request digest stored by the last `putIdempotency` for this scope and key.
-    public func idempotentResponse(scope: String, key: String) throws -> IdempotencyRecord? {
-        try read { reader throws(StorageError) in try reader.idempotentResponse(scope: scope, key: key) }
-    }
-
     /// Several keys under one hold of the read connection, in one read transaction (one WAL read lock, not one per key).
     public func idempotentResponses(_ keys: [IdempotencyKey]) throws -> [IdempotencyRecord?] {
         try read { reader throws(StorageError) in
@@ -265,28 +135,16 @@ public final class SQLiteGatewayStore: DurableGatewayStore, @unchecked Sendable 
         }
     }
 
-    /// Drops events created before `before` except each user's newest `keepLatest`; returns how many went.
-    /// Runs on the writer thread in its own transaction, after every batch queued before it; blocks the caller.
-    /// Scans the whole log (a periodic maintenance job, not a hot path); appends wait while it runs.
-    public func pruneEvents(before: Int64, keepLatest: Int) throws -> Int {
-        let reply = BlockingReply<Result<Int, StorageError>>()
-        let job = GroupCommitWriter<SQLiteWriteBackend>.Job.maintenance({ backend throws(StorageError) in
-            try backend.applier.pruneEvents(before: before, keepLatest: keepLatest)
-        }, reply)
-        guard writer.submit(job) else { throw StorageError("\(path): store is closed") }
-        return try reply.wait().get()
-    }
-
-    func read<R>(_ body: (StoreReader) throws(StorageError) -> R) throws(StorageError) -> R {
+    func read<R>(_ body: (RelationalReader<SQLiteConnection>) throws(StorageError) -> R) throws(StorageError) -> R {
         readLock.lock()
         defer { readLock.unlock() }
         guard let readConnection else { throw StorageError("\(path): store is closed") }
-        return try body(StoreReader(db: readConnection))
+        return try body(RelationalReader(db: readConnection))
     }
 }
 
 /// The SQLite write connection as the group-commit writer drives it.
-struct SQLiteWriteBackend: GroupCommitBackend {
+struct SQLiteWriteBackend: RelationalWriteBackend {
     let connection: SQLiteConnection
     let checkpointer: WALCheckpointer
     /// Each log's highest offset as this connection stored it; kept in step with the transaction and its savepoints
@@ -294,7 +152,10 @@ struct SQLiteWriteBackend: GroupCommitBackend {
     let logHeads = LogHeadCache()
     /// `PRAGMA data_version` when the last transaction began: it moves when another connection commits.
     private let dataVersion = DataVersion()
-    var applier: StoreWriteApplier { StoreWriteApplier(db: connection, logHeads: logHeads) }
+    var db: SQLiteConnection { connection }
+    var applier: RelationalWriteApplier<SQLiteEngineWrites> {
+        RelationalWriteApplier(engine: SQLiteEngineWrites(db: connection, logHeads: logHeads))
+    }
     var name: String { connection.path }
     var isAutocommit: Bool { connection.isAutocommit }
 
@@ -342,6 +203,9 @@ struct SQLiteWriteBackend: GroupCommitBackend {
     }
     func run(_ sql: String) throws(StorageError) { try connection.run(sql) }
     func apply(_ write: StoreWrite, receipt: inout StoreReceipt) throws(StorageError) { try applier.apply(write, receipt: &receipt) }
+    func pruneEvents(before: Int64, keepLatest: Int) throws(StorageError) -> Int {
+        try applier.pruneEvents(before: before, keepLatest: keepLatest)
+    }
     func takingTurn<R>(_ body: () -> R) -> R { checkpointer.takingTurn(body) }
     func close() { connection.close() }
 }

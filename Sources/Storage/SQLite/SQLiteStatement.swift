@@ -4,7 +4,7 @@ import CSQLite
 /// remembered and reported by `step()`, so call sites stay flat (a value over SQLite's 1 GB limit fails the
 /// statement with SQLITE_TOOBIG rather than being cut). Parameter and column indexes follow SQLite
 /// (parameters from 1, columns from 0). Same thread rules as its connection.
-struct SQLiteStatement {
+struct SQLiteStatement: SQLBindings, SQLRow {
     let handle: OpaquePointer
     let path: String
     private var bindFailure: Int32 = SQLITE_OK
@@ -53,6 +53,9 @@ struct SQLiteStatement {
         }
         record(rc)
     }
+
+    /// SQLite text is length-delimited, so a NUL survives in a plain text value.
+    mutating func bindUnrestrictedText(_ index: Int32, _ value: String) { bind(index, value) }
 
     private mutating func record(_ rc: Int32) {
         if rc != SQLITE_OK && bindFailure == SQLITE_OK { bindFailure = rc }
@@ -104,12 +107,7 @@ struct SQLiteStatement {
 
     func optionalString(_ column: Int32) -> String? { isNull(column) ? nil : string(column) }
 
-    /// A column holding an enum's raw value (a state); any other text is an error naming the column's value.
-    func enumValue<Value: RawRepresentable>(_ column: Int32, as type: Value.Type) throws(StorageError) -> Value where Value.RawValue == String {
-        let text = string(column)
-        guard let value = Value(rawValue: text) else { throw StorageError("\(path): unknown \(Value.self) \"\(text)\" in the database") }
-        return value
-    }
+    func unrestrictedText(_ column: Int32) -> String { string(column) }
 
     func bytes(_ column: Int32) -> [UInt8] {
         guard let blob = sqlite3_column_blob(handle, column) else { return [] }

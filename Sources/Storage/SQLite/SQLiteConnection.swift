@@ -6,7 +6,8 @@ import CSQLiteWAL
 /// Not thread-safe: exactly one thread uses it at a time (the writer thread for the write connection; a reader
 /// holding the store's read lock for the read-only one). Opened in multi-thread mode (`SQLITE_OPEN_NOMUTEX`),
 /// so SQLite adds no locking of its own.
-final class SQLiteConnection {
+final class SQLiteConnection: SQLExecutor {
+    typealias Dialect = SQLiteDialect
     let path: String
     private var db: OpaquePointer?
     private var cache: [String: SQLiteStatement] = [:]
@@ -142,12 +143,39 @@ final class SQLiteConnection {
         return try statement.step() ? try row(statement) : nil
     }
 
+    var name: String { path }
+
+    /// `BEGIN` (deferred): the read transaction takes its WAL snapshot at its first statement.
+    func beginRead(unbounded: Bool) throws(StorageError) { try run("BEGIN") }
+    func endRead() { try? run("COMMIT") }
+
+    /// A taken key is the insert's constraint error (SQLITE_CONSTRAINT_PRIMARYKEY or _UNIQUE); the statement
+    /// changed nothing and the transaction goes on.
+    func insertUnlessTaken(_ template: String, bind: (inout SQLiteStatement) -> Void) throws(StorageError) -> Bool {
+        do {
+            try run(template, bind: bind)
+            return true
+        } catch where error.sqliteCode == Self.primaryKeyViolation || error.sqliteCode == Self.uniqueViolation {
+            return false
+        }
+    }
+
+    /// SQLite has no statement timeout.
+    func allowLongStatements() {}
+
+    /// SQLITE_CONSTRAINT_PRIMARYKEY.
+    static let primaryKeyViolation: Int32 = 1555
+    /// SQLITE_CONSTRAINT_UNIQUE.
+    static let uniqueViolation: Int32 = 2067
+
+    /// The cached statement for `sql`, a template in `SQLiteDialect` (plain SQLite SQL passes through unchanged),
+    /// keyed by the template so a hit costs one lookup.
     private func prepared(_ sql: String) throws(StorageError) -> SQLiteStatement {
         if let statement = cache[sql] { return statement }
         guard let db else { throw StorageError("\(path): connection is closed") }
         var handle: OpaquePointer?
         // PERSISTENT: these statements live as long as the connection, so SQLite may use longer-lived memory.
-        let rc = sqlite3_prepare_v3(db, sql, -1, UInt32(SQLITE_PREPARE_PERSISTENT), &handle, nil)
+        let rc = sqlite3_prepare_v3(db, SQLiteDialect.sql(sql), -1, UInt32(SQLITE_PREPARE_PERSISTENT), &handle, nil)
         guard rc == SQLITE_OK, let handle else {
             throw StorageError.sqlite(path: path, db: db, code: rc, context: "preparing \(sql.prefix(120))")
         }

@@ -92,6 +92,9 @@ public actor SwitchboardClient {
     private var expectingResume = false
     /// The server's `latestOffset` from this connection's welcome.
     private var serverLatest: Int64 = 0
+    /// The server's clock relative to this device's, from the last `welcome` (zero offset before the first one):
+    /// approval countdowns use it (``ServerClock/remainingSeconds(of:deviceNow:)``, ``remainingSeconds(of:)``).
+    public private(set) var serverClock = ServerClock()
 
     /// Creates a client; nothing happens until ``connect()``.
     public init(_ configuration: Configuration) {
@@ -115,6 +118,12 @@ public actor SwitchboardClient {
     /// ``events`` once the buffered events are handled. The client cannot be restarted; make a new one.
     public func disconnect() async {
         await stop(.stopped(reason: "disconnected by the app"))
+    }
+
+    /// Seconds left to answer `approval` now, on the server's clock (``serverClock``): what a countdown shows,
+    /// right even when the device's clock is off.
+    public func remainingSeconds(of approval: ApprovalData) -> Double {
+        serverClock.remainingSeconds(of: approval, deviceNow: configuration.clock.nowMilliseconds())
     }
 
     // MARK: Commands
@@ -208,7 +217,7 @@ public actor SwitchboardClient {
         configuration.offsetStore.save(offset)
         guard isLive else { return }  // the next connection resumes from the store instead
         nextCommand += 1
-        let ack = JSONValue.object(["id": .string("k\(nextCommand)"), "type": .string("ack"), "offset": .int(offset)])
+        let ack = JSONValue.object(["id": .string("k\(nextCommand)"), "type": .string(ClientCommandKind.ack.rawValue), "offset": .int(offset)])
         queue.append(Outgoing(id: "k\(nextCommand)", frame: String(decoding: (try? ack.serialized()) ?? [], as: UTF8.self)))
         pumpSoon()
     }
@@ -309,6 +318,7 @@ public actor SwitchboardClient {
         case "welcome":
             guard let welcome: WelcomeData = data.decoded() else { return }
             serverLatest = welcome.latestOffset
+            serverClock = ServerClock(serverTime: welcome.serverTime, receivedAt: configuration.clock.nowMilliseconds())
             if highestReceived == nil {
                 // A first connection starts at the live end: that is the resume point from now on, so an event lost
                 // with this connection is replayed by the next one instead of skipped by another fresh start.

@@ -301,6 +301,10 @@ async def flows(run, server, browser, args, directory):
         assert status == 200 and len(body) > 1000
         status, _, _ = http(server.url("/v1/client.js"), method="POST")
         assert status == 405, status
+        # The TypeScript declarations beside it, with the same CORS header.
+        status, headers, body = http(server.url("/v1/client.d.ts"))
+        assert status == 200 and headers["Content-Type"] == "application/typescript; charset=utf-8", (status, headers)
+        assert headers["Access-Control-Allow-Origin"] == "*" and b"export declare class SwitchboardClient" in body, headers
 
     async def demo_is_off_with_a_backend():
         other_dir = tempfile.mkdtemp(dir=directory)
@@ -509,7 +513,7 @@ async def flows(run, server, browser, args, directory):
         finally:
             production.kill()
 
-    await run.check("client module served with type, ETag, 304 and CORS", client_module_is_served)
+    await run.check("client module and its declarations served with type, ETag, 304 and CORS", client_module_is_served)
     await run.check("CORS: preflight and Allow-Origin on the browser endpoints, never on the server API", cors_answers_of_the_browser_endpoints)
     await run.check("demo off when API keys are set", demo_is_off_with_a_backend)
     await run.check("demo registers two devices of one user and a friend", demo_sets_up_two_devices_and_a_friend)

@@ -2,8 +2,8 @@ import Foundation
 import SwitchboardClient
 import Testing
 
-/// Every command and event of docs/PROTOCOL.md's tables has a typed counterpart in the Swift client. The doc is the
-/// list: a command or event added there without a Swift method or case fails here.
+/// Every command and event of docs/PROTOCOL.md's tables has a typed counterpart in both clients. The doc is the list:
+/// a command or event added there without a Swift method/case, a JS method or a TypeScript declaration fails here.
 @Suite struct ClientSurfaceTests {
     static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
 
@@ -71,5 +71,43 @@ import Testing
         let typed = Set(ClientEventKind.allCases.map(\.rawValue))
         #expect(documented.subtracting(typed).sorted() == [], "documented events that would arrive as .other")
         #expect(typed.subtracting(documented).sorted() == [], "ClientEventKind lists events docs/PROTOCOL.md does not")
+    }
+
+    /// client.js's `commandMethods` (wire type → method) and the declarations in client.d.ts.
+    static func javaScriptSurface() throws -> (methods: [String: String], declared: Set<String>, events: Set<String>) {
+        let module = try file("Sources/GatewayRuntime/Web/assets/client.js")
+        let table = try #require(module.firstMatch(of: #/export const commandMethods = Object\.freeze\(\{([^}]*)\}\)/#)).output.1
+        var methods: [String: String] = [:]
+        for match in table.matches(of: #/([a-z_]+): '([A-Za-z]+)'/#) { methods[String(match.output.1)] = String(match.output.2) }
+        let declarations = try file("Sources/GatewayRuntime/Web/assets/client.d.ts")
+        let classBody = try #require(declarations.firstMatch(of: #/export declare class SwitchboardClient \{([\s\S]*?)\n\}/#)).output.1
+        let declared = Set(classBody.matches(of: #/\n  ([A-Za-z]+)\(/#).map { String($0.output.1) })
+        // Server events in EventMap; `welcome` and `resume` reach their handlers as lifecycle events (LifecycleMap).
+        var events: Set<String> = []
+        for map in declarations.matches(of: #/export interface (?:EventMap|LifecycleMap) \{([\s\S]*?)\n\}/#) {
+            events.formUnion(map.output.1.matches(of: #/\n  ([A-Za-z]+): /#).map { String($0.output.1) })
+        }
+        return (methods, declared, events)
+    }
+
+    @Test func everyDocumentedCommandHasAJavaScriptMethodAndADeclaration() throws {
+        let documented = try Self.documented("Commands").subtracting(Self.sentByTheConnection)
+        let (methods, declared, _) = try Self.javaScriptSurface()
+        #expect(documented.subtracting(methods.keys).sorted() == [], "documented commands missing from client.js's commandMethods")
+        #expect(Set(methods.keys).subtracting(documented).sorted() == [], "commandMethods lists commands docs/PROTOCOL.md does not")
+        let undeclared = methods.filter { !declared.contains($0.value) }.map { "\($0.key) → \($0.value)" }.sorted()
+        #expect(undeclared == [], "client.js methods without a declaration in client.d.ts")
+        // Each method really exists in the module (the browser check also calls each one and reads the frame it sends).
+        let module = try Self.file("Sources/GatewayRuntime/Web/assets/client.js")
+        for method in Set(methods.values) {
+            #expect(module.contains("\n  \(method)(") || module.contains("\n  async \(method)("), "client.js has no method \(method)")
+        }
+    }
+
+    @Test func everyDocumentedEventHasATypeScriptDeclaration() throws {
+        let documented = try Self.documented("Events")
+        let (_, _, events) = try Self.javaScriptSurface()
+        let missing = documented.filter { !events.contains(Self.camel($0)) }.sorted()
+        #expect(missing == [], "documented events without an EventMap entry in client.d.ts (camelCase names)")
     }
 }

@@ -45,3 +45,19 @@ public enum ClientCommandKind: String, Sendable, CaseIterable {
     case inviteRedeem = "invite_redeem"
     case discover
 }
+
+extension ClientCommandKind {
+    /// Whether the client may send this command again when the connection drops before its reply, not knowing
+    /// whether the gateway got it. True for reads, for commands with an idempotency key (`send_message`,
+    /// `group_send_message` carry a `clientMessageId`), and for those whose repeat is refused or changes nothing
+    /// (`approve` → `approval_already_resolved`, `block` answers the standing block, `connect` → `already_friends`,
+    /// settings and tokens are set again). False for those that would act twice: a second group, invite or event, a
+    /// second new connect code; those fail with ``ClientError/connectionLost(_:)`` instead.
+    public func isSafeToResend(_ fields: [String: JSONValue]) -> Bool {
+        switch self {
+        case .groupCreate, .inviteCreate, .sendEvent: false
+        case .connectCode: fields["regenerate"] != .bool(true)
+        default: true
+        }
+    }
+}

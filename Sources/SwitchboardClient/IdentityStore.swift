@@ -39,9 +39,11 @@ public protocol IdentityStore: Sendable {
 }
 
 /// The identity and the event offset as two files in one directory: an App Group container
-/// (``AppGroupFileStore/init(appGroup:)``) so the app and its extensions share them, or any directory (tests, Linux).
-/// Files are written atomically (a crash leaves the old or the new content). The offset is kept like
-/// ``FileOffsetStore`` does, in `switchboard.offset`; the identity in `switchboard.identity.json`.
+/// (``AppGroupFileStore/init(appGroup:)``) so the app and its extensions (a notification service extension
+/// registering, say) share the identity, or any directory (tests, Linux). Files are written atomically (a crash
+/// leaves the old or the new content). The identity, `switchboard.identity.json`, is read from the file on every
+/// ``loadIdentity()``; the offset, `switchboard.offset`, is kept like ``FileOffsetStore`` does: read once when the
+/// store is made, so only one process (the one running the client) should write it.
 /// `@unchecked Sendable`: the offset store is itself thread-safe and the identity file is read and written under `lock`.
 public final class AppGroupFileStore: OffsetStore, IdentityStore, @unchecked Sendable {
     /// The directory holding both files.

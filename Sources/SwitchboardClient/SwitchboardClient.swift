@@ -68,6 +68,8 @@ public actor SwitchboardClient {
     private struct Outgoing {
         let id: String
         let frame: String
+        /// Sent again when the connection drops before its reply (see ``ClientCommandKind/isSafeToResend(_:)``).
+        var resend = true
     }
 
     let configuration: Configuration
@@ -167,7 +169,7 @@ public actor SwitchboardClient {
         object["type"] = .string(type)
         let frame = String(decoding: (try? JSONValue.object(object).serialized()) ?? [], as: UTF8.self)
         waiters[id] = done
-        queue.append(Outgoing(id: id, frame: frame))
+        queue.append(Outgoing(id: id, frame: frame, resend: ClientCommandKind(rawValue: type).map { $0.isSafeToResend(fields) } ?? true))
         pumpSoon()
     }
 
@@ -366,8 +368,12 @@ public actor SwitchboardClient {
         isLive = false
         transport = nil
         // Sent but unanswered: send again, first, in their original order (send_message is idempotent by
-        // clientMessageId; reads are harmless).
-        queue.insert(contentsOf: inFlight, at: 0)
+        // clientMessageId; reads are harmless). Commands that would act twice fail instead: their outcome is unknown.
+        for lost in inFlight where !lost.resend {
+            waiters.removeValue(forKey: lost.id)?(.failure(ClientError.connectionLost(
+                "the connection dropped before the reply; it may or may not have been done")))
+        }
+        queue.insert(contentsOf: inFlight.filter(\.resend), at: 0)
         inFlight.removeAll()
     }
 

@@ -206,7 +206,7 @@ export declare class SwitchboardClient {
 
 export declare function memoryOffsetStore(): Store<number>;
 export declare function localStorageOffsetStore(key: string): Store<number>;
-export declare function asyncStorageStore<T = unknown>(storage: AsyncKeyValueStorage, key: string): Store<T>;
+export declare function asyncStorageStore<T = any>(storage: AsyncKeyValueStorage, key: string): Store<T>;
 export declare function tokenClaims(token: string): Record<string, unknown>;
 export declare function registerDevice(baseUrl: string, options: { deviceToken: string; platform?: ClientType }): Promise<Registration>;
 export declare function setDisplayName(baseUrl: string, token: string, displayName: string): Promise<UserRef>;

@@ -38,7 +38,8 @@ import Testing
         await phone.start()
         try await phone.waitConnected()
         let offset = await phone.client.serverClock.offsetMilliseconds
-        #expect(offset > 119_000 && offset < 125_000, "offset \(offset)")
+        // 120 s less the welcome's trip (the server's time is read before it is sent): a busy machine may take a while.
+        #expect(offset > 100_000 && offset <= 120_001, "offset \(offset)")
         _ = try server.api("POST", "/v1/sessions/s1/approvals", ["toolName": "shell", "summary": "ls", "timeoutSeconds": 60])
         let events = try await phone.waitFor("approval_request") { $0.contains { if case .approvalRequest = $0 { true } else { false } } }
         let request = try #require(events.lazy.compactMap { if case .approvalRequest(let a) = $0 { a } else { nil } }.first)

@@ -69,6 +69,7 @@ extension GatewayRuntime.Options {
         settings.approvalMaxTimeoutMs = Int64(g.approvalMaxTimeoutMs)
         settings.presenceGraceMs = Int64(g.presenceGraceMs)
         settings.maxMessageCharacters = g.maxMessageCharacters
+        settings.pushAckDelayMs = Int64(g.pushAckDelayMs)
         settings.approvalPushDelayMs = Int64(g.approvalPushDelayMs)
         approvalWebhookURL = g.approvalWebhookURL.isEmpty ? nil : g.approvalWebhookURL
         webhookSecret = g.webhookSecret.isEmpty ? nil : g.webhookSecret

@@ -79,6 +79,7 @@ enum ConfigSchema {
             .string("gateway.approval_webhook_url", \.gateway.approvalWebhookURL),
             .string("gateway.webhook_secret", \.gateway.webhookSecret),
             .boolean("gateway.presence_webhook", \.gateway.presenceWebhook),
+            .integer("gateway.push_ack_delay_ms", \.gateway.pushAckDelayMs, 0...600_000),
             .integer("gateway.approval_push_delay_ms", \.gateway.approvalPushDelayMs, 0...600_000),
             .integer("gateway.max_pending_commands", \.gateway.maxPendingCommands, 1...1_000_000),
             .integer("gateway.max_pending_commands_per_connection", \.gateway.maxPendingCommandsPerConnection, 1...1_000_000),

@@ -44,7 +44,11 @@ public struct GatewaySection: Sendable, Equatable {
     public var approvalMaxTimeoutMs: Int = 600_000
     public var presenceGraceMs: Int = 5_000
     public var maxMessageCharacters: Int = 500
-    /// An approval no connected device acknowledged within this time also goes to push; 0 = off.
+    /// A pushable event a device with an open socket has not acknowledged within this time is pushed to it; 0 = off
+    /// (only devices without a socket, or in background, get pushes).
+    public var pushAckDelayMs: Int = 5_000
+    /// The same for approval requests; when the file leaves it out, ``SwitchboardConfiguration/parse(_:fileName:)``
+    /// sets it to `pushAckDelayMs`. 0 = off.
     public var approvalPushDelayMs: Int = 5_000
     /// Commands read and not yet answered, node-wide, before new ones are refused with `overloaded`.
     public var maxPendingCommands: Int = 1_024

@@ -28,6 +28,19 @@ import Testing
         #expect(defaults.clusterRecheckIntervalMs == 1_000)
     }
 
+    @Test func theAcknowledgementDelaysComeFromTheFileAndApprovalsInheritIt() throws {
+        let inherited = GatewayRuntime.Options(try SwitchboardConfiguration.parse("[gateway]\npush_ack_delay_ms = 2_500\n", fileName: "x")).settings
+        #expect(inherited.pushAckDelayMs == 2_500 && inherited.approvalPushDelayMs == 2_500)
+        let own = GatewayRuntime.Options(try SwitchboardConfiguration.parse("""
+            [gateway]
+            push_ack_delay_ms = 2_500
+            approval_push_delay_ms = 9_000
+            """, fileName: "x")).settings
+        #expect(own.pushAckDelayMs == 2_500 && own.approvalPushDelayMs == 9_000)
+        let defaults = GatewayRuntime.Options(SwitchboardConfiguration()).settings
+        #expect(defaults.pushAckDelayMs == 5_000 && defaults.approvalPushDelayMs == 5_000)
+    }
+
     @Test func inviteAndLiveActivityLimitsComeFromTheFile() throws {
         let config = try SwitchboardConfiguration.parse("""
             [push]

@@ -76,6 +76,7 @@ import Testing
         approval_webhook_url = "http://127.0.0.1:9000/hook"
         webhook_secret = "whsec_YmFja2VuZHNlY3JldA=="
         presence_webhook = true
+        push_ack_delay_ms = 3000
         approval_push_delay_ms = 2000
         max_pending_commands = 500
         max_pending_commands_per_connection = 5
@@ -192,6 +193,7 @@ import Testing
         #expect(c.gateway.approvalWebhookURL == "http://127.0.0.1:9000/hook")
         #expect(c.gateway.webhookSecret == "whsec_YmFja2VuZHNlY3JldA==")
         #expect(c.gateway.presenceWebhook == true)
+        #expect(c.gateway.pushAckDelayMs == 3000)
         #expect(c.gateway.approvalPushDelayMs == 2000)
         #expect(c.gateway.maxPendingCommands == 500)
         #expect(c.gateway.maxPendingCommandsPerConnection == 5)
@@ -243,6 +245,25 @@ import Testing
         #expect(c.cluster.presenceRefreshMs == 1_000 && c.cluster.presenceTtlMs == 3_000)
         #expect(c.cluster.recheckIntervalMs == 700)
         #expect(c.explicitlySetKeys == Set(SwitchboardConfiguration.knownKeys))
+    }
+
+    @Test func approvalsTakeTheAcknowledgementDelayUnlessTheFileGivesTheirOwn() throws {
+        let inherited = try SwitchboardConfiguration.parse("[gateway]\npush_ack_delay_ms = 1_500\n", fileName: "x")
+        #expect(inherited.gateway.pushAckDelayMs == 1_500)
+        #expect(inherited.gateway.approvalPushDelayMs == 1_500)
+        let own = try SwitchboardConfiguration.parse("[gateway]\npush_ack_delay_ms = 1_500\napproval_push_delay_ms = 0\n", fileName: "x")
+        #expect(own.gateway.approvalPushDelayMs == 0)
+        let neither = try SwitchboardConfiguration.parse("[gateway]\n", fileName: "x")
+        #expect(neither.gateway.pushAckDelayMs == 5_000 && neither.gateway.approvalPushDelayMs == 5_000)
+        // Same behaviour, same value: the inherited delay equals one written out.
+        #expect(inherited == (try SwitchboardConfiguration.parse("[gateway]\npush_ack_delay_ms = 1_500\napproval_push_delay_ms = 1_500\n", fileName: "x")))
+    }
+
+    @Test func anAcknowledgementDelayOutOfRangeNamesTheKeyAndLine() {
+        #expect(throws: ConfigError(file: "x", line: 3, key: "gateway.push_ack_delay_ms",
+                                    message: "expected an integer between 0 and 600000, got 600001")) {
+            try SwitchboardConfiguration.parse("[gateway]\npresence_grace_ms = 1\npush_ack_delay_ms = 600_001\n", fileName: "x")
+        }
     }
 
     @Test func onlyKeysInTheFileAreExplicit() throws {

@@ -217,6 +217,24 @@
       if (!group.clientMessageId) throw new Error('sendGroupMessage without a clientMessageId');
       client.close();
     },
+    async 'app_state follows visibilitychange, and a hidden page says so on every new connection'() {
+      const visibility = new EventTarget();
+      visibility.visibilityState = 'visible';
+      const { client, sockets, live } = harness({ visibility });
+      client.connect();
+      await live(0);
+      const states = (i) => sockets[i].sent.filter((f) => f.type === 'app_state').map((f) => f.state);
+      visibility.visibilityState = 'hidden';
+      visibility.dispatchEvent(new Event('visibilitychange'));
+      if (states(0).join() !== 'background') throw new Error(`after hiding: ${states(0)}`);
+      sockets[0].drop(1006);
+      await live(1);
+      if (states(1).join() !== 'background') throw new Error(`reconnected while hidden: ${states(1)}`);
+      visibility.visibilityState = 'visible';
+      visibility.dispatchEvent(new Event('visibilitychange'));
+      if (states(1).join() !== 'background,foreground') throw new Error(`after showing: ${states(1)}`);
+      client.close();
+    },
     async 'an asynchronous offset store (AsyncStorage): the socket waits for get(), resume uses its offset'() {
       const items = new Map([['offset', '7']]);
       let releaseGet;

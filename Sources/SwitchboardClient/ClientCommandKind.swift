@@ -9,6 +9,7 @@ public enum ClientCommandKind: String, Sendable, CaseIterable {
     case unreadCounts = "unread_counts"
     case markRead = "mark_read"
     case setPresence = "set_presence"
+    case appState = "app_state"
     case presence
     case sessionAttach = "session_attach"
     case sessionGet = "session_get"

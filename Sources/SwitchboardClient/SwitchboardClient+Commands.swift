@@ -40,6 +40,12 @@ public enum PresenceStatus: String, Sendable {
     case online, away
 }
 
+/// Where the app is, for ``SwitchboardClient/appState(_:)``: in `background` the gateway pushes the device's pushable
+/// events at once instead of waiting for an acknowledgement (docs/PUSH.md, "Delivery to the person").
+public enum AppState: String, Sendable {
+    case foreground, background
+}
+
 /// The APNs environment a device token belongs to.
 public enum APNsEnvironment: String, Sendable {
     case sandbox, production
@@ -61,9 +67,13 @@ public enum PushTokenKind: String, Sendable, CaseIterable {
 
 extension SwitchboardClient {
     /// Calls `kind` and decodes its result as `T`.
-    func call<T: Decodable>(_ kind: ClientCommandKind, _ fields: [String: JSONValue] = [:], as: T.Type = T.self) async throws -> T {
+    func call<T: Decodable>(_ kind: ClientCommandKind, _ fields: [String: JSONValue] = [:], as: T.Type = T.self)
+        async throws -> T
+    {
         let result = try await command(kind.rawValue, fields)
-        guard let value: T = result.decoded() else { throw ClientError.invalidReply("\(kind.rawValue): unexpected result shape") }
+        guard let value: T = result.decoded() else {
+            throw ClientError.invalidReply("\(kind.rawValue): unexpected result shape")
+        }
         return value
     }
 
@@ -77,17 +87,26 @@ extension SwitchboardClient {
     /// Sends a direct message to a contact. `clientMessageId` makes retries safe: the gateway returns the first
     /// result for a repeated id and delivers the message once (the default is a fresh UUID, kept across the
     /// client's own resends after a reconnect). Errors: `not_a_contact`, `contact_paused`, `text_empty`, `text_too_long`.
-    public func send(message text: String, to userId: String, clientMessageId: String = UUID().uuidString) async throws -> SentMessage {
-        try await call(.sendMessage, ["to": .string(userId), "text": .string(text), "clientMessageId": .string(clientMessageId)])
+    public func send(message text: String, to userId: String, clientMessageId: String = UUID().uuidString) async throws
+        -> SentMessage
+    {
+        try await call(
+            .sendMessage, ["to": .string(userId), "text": .string(text), "clientMessageId": .string(clientMessageId)])
     }
 
     /// ``send(message:to:clientMessageId:)`` without waiting for the reply: returns once the message is queued, with
     /// a task that finishes with the reply. Messages queued one after the other go out in that order, so a sender can
     /// keep several in flight. A refusal of one does not hold back those behind it: sent again, it lands after them.
-    public func enqueue(message text: String, to userId: String, clientMessageId: String = UUID().uuidString) throws -> Task<SentMessage, any Error> {
-        let reply = try enqueue(ClientCommandKind.sendMessage.rawValue, ["to": .string(userId), "text": .string(text), "clientMessageId": .string(clientMessageId)])
+    public func enqueue(message text: String, to userId: String, clientMessageId: String = UUID().uuidString) throws
+        -> Task<SentMessage, any Error>
+    {
+        let reply = try enqueue(
+            ClientCommandKind.sendMessage.rawValue,
+            ["to": .string(userId), "text": .string(text), "clientMessageId": .string(clientMessageId)])
         return Task {
-            guard let sent: SentMessage = try await reply.value.decoded() else { throw ClientError.invalidReply("send_message: unexpected result shape") }
+            guard let sent: SentMessage = try await reply.value.decoded() else {
+                throw ClientError.invalidReply("send_message: unexpected result shape")
+            }
             return sent
         }
     }
@@ -117,6 +136,12 @@ extension SwitchboardClient {
     @discardableResult
     public func setPresence(_ status: PresenceStatus) async throws -> PresenceData {
         try await call(.setPresence, ["status": .string(status.rawValue)])
+    }
+
+    /// Tells the gateway whether the app is in the foreground or the background (`app_state`). Apps call it from
+    /// their lifecycle (`scenePhase`, or the application notifications); a new connection starts in foreground.
+    public func appState(_ state: AppState) async throws {
+        try await perform(.appState, ["state": .string(state.rawValue)])
     }
 
     /// The presence of every (unpaused) contact. Presence is not durable: ask again after reconnecting.
@@ -158,7 +183,8 @@ extension SwitchboardClient {
         try await answer(.deny, requestId, reason)
     }
 
-    private func answer(_ type: ClientCommandKind, _ requestId: String, _ reason: String?) async throws -> ApprovalData {
+    private func answer(_ type: ClientCommandKind, _ requestId: String, _ reason: String?) async throws -> ApprovalData
+    {
         var fields: [String: JSONValue] = ["requestId": .string(requestId)]
         if let reason { fields["reason"] = .string(reason) }
         return try await call(type, fields)
@@ -232,7 +258,8 @@ extension SwitchboardClient {
     }
 
     /// Registers the update token of the Live Activity that shows `sessionId`.
-    public func registerLiveActivityUpdate(token: String, sessionId: String, environment: APNsEnvironment) async throws {
+    public func registerLiveActivityUpdate(token: String, sessionId: String, environment: APNsEnvironment) async throws
+    {
         try await registerPush(kind: .liveActivityUpdate, token: token, environment: environment, sessionId: sessionId)
     }
 
@@ -241,7 +268,9 @@ extension SwitchboardClient {
         try await registerPush(kind: .fcm, token: token, environment: nil, sessionId: nil)
     }
 
-    private func registerPush(kind: PushTokenKind, token: String, environment: APNsEnvironment?, sessionId: String?) async throws {
+    private func registerPush(kind: PushTokenKind, token: String, environment: APNsEnvironment?, sessionId: String?)
+        async throws
+    {
         var fields: [String: JSONValue] = ["kind": .string(kind.rawValue), "token": .string(token)]
         if let environment { fields["environment"] = .string(environment.rawValue) }
         if let sessionId { fields["sessionId"] = .string(sessionId) }
@@ -275,12 +304,16 @@ extension SwitchboardClient {
     /// Changes the given settings (nil leaves one as it is); returns all of them afterwards.
     /// `showDetails: false` keeps lock-screen text generic, `true` shows message and approval text.
     @discardableResult
-    public func setNotificationSettings(liveActivities: Bool? = nil, backgroundNotifications: Bool? = nil, timeSensitive: Bool? = nil,
-                                        showDetails: Bool? = nil, presenceUpdates: Bool? = nil, contactUpdates: Bool? = nil) async throws -> NotificationSettings {
+    public func setNotificationSettings(
+        liveActivities: Bool? = nil, backgroundNotifications: Bool? = nil, timeSensitive: Bool? = nil,
+        showDetails: Bool? = nil, presenceUpdates: Bool? = nil, contactUpdates: Bool? = nil
+    ) async throws -> NotificationSettings {
         var fields: [String: JSONValue] = [:]
-        for (name, value) in [("liveActivities", liveActivities), ("backgroundNotifications", backgroundNotifications),
-                              ("timeSensitive", timeSensitive), ("showDetails", showDetails),
-                              ("presenceUpdates", presenceUpdates), ("contactUpdates", contactUpdates)] {
+        for (name, value) in [
+            ("liveActivities", liveActivities), ("backgroundNotifications", backgroundNotifications),
+            ("timeSensitive", timeSensitive), ("showDetails", showDetails),
+            ("presenceUpdates", presenceUpdates), ("contactUpdates", contactUpdates)
+        ] {
             if let value { fields[name] = .bool(value) }
         }
         return try await call(.setNotificationSettings, fields)

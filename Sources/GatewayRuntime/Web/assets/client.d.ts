@@ -146,6 +146,10 @@ export interface ClientOptions {
   /** The WebSocket constructor (default `globalThis.WebSocket`: browsers, React Native, Node ≥ 22). */
   WebSocket?: new (url: string) => WebSocket;
   random?: () => number;
+  /** Send `app_state` on `visibilitychange` (default true). */
+  reportAppState?: boolean;
+  /** Where visibility is read (default: `document` when there is one). */
+  visibility?: EventTarget & { visibilityState?: string };
 }
 
 export declare class SwitchboardClient {
@@ -167,6 +171,8 @@ export declare class SwitchboardClient {
   unreadCounts(): Promise<{ counts: Record<string, number> }>;
   markRead(withUser: string, upTo: number): Promise<{}>;
   setPresence(status: 'online' | 'away'): Promise<Presence>;
+  /** `foreground` or `background`; sent by the client itself on `visibilitychange` in a browser. */
+  appState(state: 'foreground' | 'background'): Promise<{}>;
   presence(): Promise<{ contacts: Presence[] }>;
   attach(sessionId: string): Promise<Session>;
   session(sessionId: string): Promise<Session>;

@@ -61,7 +61,7 @@ export const commandMethods = Object.freeze({
   block: 'block', unblock: 'unblock', blocks: 'blocks', send_event: 'sendEvent', group_create: 'createGroup',
   group_get: 'group', group_list: 'groups', group_leave: 'leaveGroup', group_remove_member: 'removeMember',
   group_send_message: 'sendGroupMessage', invite_create: 'createInvite', invite_redeem: 'redeemInvite',
-  discover: 'discover',
+  discover: 'discover', app_state: 'appState',
 });
 
 /** Offsets kept in memory: a reload starts live again (no replay). */
@@ -184,6 +184,10 @@ export class SwitchboardClient {
    * @param {number} [options.maxAuthFailures=3] consecutive rejected tokens before the client stops
    * @param {Function} [options.WebSocket] WebSocket constructor (default: globalThis.WebSocket)
    * @param {() => number} [options.random] for tests: the jitter source (default Math.random)
+   * @param {boolean} [options.reportAppState=true] send `app_state` when the page is hidden or shown again
+   *   (`visibilitychange`), so the gateway pushes what a hidden page does not acknowledge (docs/PUSH.md)
+   * @param {EventTarget & {visibilityState?: string}} [options.visibility] where visibility is read (default: the
+   *   page's `document`; none in React Native, where the app calls `appState()` from its AppState listener)
    */
   constructor(options) {
     if (typeof options?.token !== 'function') throw new TypeError('options.token must be a function returning a token');
@@ -211,6 +215,14 @@ export class SwitchboardClient {
     this.ackTimer = null;
     this.offsetStore = options.offsetStore ?? null;
     this.storedOffset = undefined; // the store's value, read once (it may be asynchronous), then kept here
+    this.appStateValue = 'foreground';
+    const visibility = options.visibility ?? (typeof document !== 'undefined' ? document : null);
+    if (this.options.reportAppState !== false && visibility?.addEventListener) {
+      this.appStateValue = visibility.visibilityState === 'hidden' ? 'background' : 'foreground';
+      visibility.addEventListener('visibilitychange', () => {
+        this.appState(visibility.visibilityState === 'hidden' ? 'background' : 'foreground').catch(() => {});
+      });
+    }
   }
 
   // MARK: Events
@@ -396,6 +408,8 @@ export class SwitchboardClient {
       this.authFailures = 0;
       this.setState('live');
       this.emitLifecycle('welcome', frame.data);
+      // A new connection starts in foreground on the gateway: say so when the page is hidden.
+      if (this.appStateValue === 'background') this.command('app_state', { state: 'background' }, { queue: false }).catch(() => {});
       this.flushQueue();
       return;
     }
@@ -497,6 +511,16 @@ export class SwitchboardClient {
   markRead(withUser, upTo) { return this.command('mark_read', { with: withUser, upTo }); }
   /** `online` or `away`. */
   setPresence(status) { return this.command('set_presence', { status }); }
+  /**
+   * Tells the gateway whether the app is in `foreground` or `background`: in background its pushable events are pushed
+   * at once (and its presence is `away`). Sent by the client itself on `visibilitychange`; React Native apps call it
+   * from their AppState listener. Kept for reconnects; not queued while disconnected (the next connection says it).
+   */
+  appState(state) {
+    this.appStateValue = state;
+    if (this.state !== 'live') return Promise.resolve({});
+    return this.command('app_state', { state }, { queue: false });
+  }
   /** `{contacts: [{userId, status, lastSeenAt}]}` */
   presence() { return this.command('presence'); }
   /** Makes this device the session's active client (the previous one gets `sessionHandoff`). */

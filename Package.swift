@@ -64,6 +64,8 @@ targets += [
     .target(name: "Heap"),
     .target(name: "HTTP1", dependencies: ["Base64", "JSON", "COpenSSL"]),
     .target(name: "SwitchboardConfig"),
+    // The server API's route table and bodies: method + path + body -> typed request or precise refusal (fuzzable).
+    .target(name: "ServerAPIRoutes", dependencies: ["GatewayProtocol", "HTTP1", "JSON"]),
     // Histograms and counters cheap enough for hot paths, Prometheus text, and /proc readings of a process.
     .target(name: "Metrics"),
 
@@ -96,7 +98,7 @@ targets += [
     // push outbox, the cluster bus over Redis, the web files; settings from the configuration file.
     .target(name: "GatewayRuntime", dependencies: [
         "Server", "EventLoop", "HTTP1", "WebSocketCodec", "WebSocketDeflate", "SwitchboardConfig",
-        "Gateway", "GatewayProtocol", "Storage", "Auth", "Push", "JSON", "Metrics", "Redis",
+        "Gateway", "GatewayProtocol", "Storage", "Auth", "Push", "JSON", "Metrics", "Redis", "ServerAPIRoutes",
         .product(name: "Logging", package: "swift-log"),
     ], exclude: ["Web/assets"]),  // embedded by scripts/embed-web into Web/WebAssets.swift
     .executableTarget(name: "switchboard", dependencies: [
@@ -123,6 +125,7 @@ targets += [
     .testTarget(name: "Base64Tests", dependencies: ["Base64", "TestSupport"]),
     .testTarget(name: "HTTP1Tests", dependencies: ["HTTP1", "Base64", "TestSupport"]),
     .testTarget(name: "SwitchboardConfigTests", dependencies: ["SwitchboardConfig", "TestSupport"]),
+    .testTarget(name: "ServerAPIRoutesTests", dependencies: ["ServerAPIRoutes", "GatewayProtocol", "HTTP1", "JSON"]),
     .testTarget(name: "WebSocketDeflateTests", dependencies: ["WebSocketDeflate", "WebSocketCodec", "TestSupport"]),
     .testTarget(name: "EventLoopTests", dependencies: ["EventLoop"]),
     .testTarget(name: "HeapTests", dependencies: ["Heap", "TestSupport"]),

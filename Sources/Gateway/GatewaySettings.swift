@@ -26,8 +26,11 @@ public struct GatewaySettings: Sendable, Equatable {
     public var approvalPushDelayMs: Int64 = 5_000
     /// Presence pushes (for users who opted in) are coalesced to at most one per this interval per user.
     public var presencePushIntervalMs: Int64 = 60_000
+    /// Failed connect-code attempts (a code nobody has) one user may make per hour
+    /// (`relationships.connect_failures_per_user_per_hour`).
+    public var connectFailuresPerUserPerHour = 20
     /// Failed connect-code attempts the whole node accepts per hour (all users and addresses together), on top of each
-    /// user's 20 and each address's limit: fresh identities and fresh addresses cannot buy fresh tries. docs/PROTOCOL.md has what it means for guessing.
+    /// user's and each address's limit: fresh identities and fresh addresses cannot buy fresh tries. docs/PROTOCOL.md has what it means for guessing.
     public var connectFailuresPerNodePerHour = 600
     /// Failed connect-code attempts one source address (an IPv4 address, an IPv6 /64) may make per hour, all its
     /// users together.

@@ -63,6 +63,8 @@ extension GatewayRuntime.Options {
         standalone = config.standaloneEnabled
         demo = config.demoEnabled
         corsAllowedOrigins = config.http.corsAllowedOrigins
+        settings.registrationsPerAddressPerHour = auth.registrationsPerAddressPerHour
+        settings.registrationsPerNodePerHour = auth.registrationsPerNodePerHour
         let g = config.gateway
         settings.approvalDefaultTimeoutMs = Int64(g.approvalTimeoutMs)
         settings.approvalMinTimeoutMs = Int64(g.approvalMinTimeoutMs)
@@ -103,6 +105,12 @@ extension GatewayRuntime.Options {
         settings.relationships.hexCodeMissesPerNodePerHour = r.hexCodeMissesPerNodePerHour
         settings.relationships.discoveryMaxEntriesPerAddressPerWindow = r.discoveryMaxPerAddressPerDay
         settings.relationships.discoveryMaxEntriesPerNodePerWindow = r.discoveryMaxPerNodePerDay
+        settings.connectFailuresPerUserPerHour = r.connectFailuresPerUserPerHour
+        settings.connectFailuresPerAddressPerHour = r.connectFailuresPerAddressPerHour
+        settings.connectFailuresPerNodePerHour = r.connectFailuresPerNodePerHour
+        settings.relationships.inviteRedeemFailuresPerUserPerHour = r.inviteRedeemFailuresPerUserPerHour
+        settings.relationships.inviteRedeemFailuresPerAddressPerHour = r.inviteRedeemFailuresPerAddressPerHour
+        settings.relationships.inviteRedeemFailuresPerNodePerHour = r.inviteRedeemFailuresPerNodePerHour
         inviteWebhookURL = r.inviteWebhookURL.isEmpty ? nil : r.inviteWebhookURL
         retentionHours = config.storage.retentionHours
         keepLatestEvents = config.storage.keepLatestEvents

@@ -65,6 +65,8 @@ enum ConfigSchema {
             .integer("auth.timeout_ms", \.auth.timeoutMs, 100...600_000),
             .strings("auth.api_keys", \.auth.apiKeys, itemRule: "at least 16 visible ASCII characters", isValid: isAPIKey),
             .autoSwitch("auth.standalone", \.auth.standalone),
+            .integer("auth.registrations_per_address_per_hour", \.auth.registrationsPerAddressPerHour, 1...1_000_000),
+            .integer("auth.registrations_per_node_per_hour", \.auth.registrationsPerNodePerHour, 1...10_000_000),
 
             .string("storage.path", \.storage.path),
             .choice("storage.synchronous", \.storage.synchronous),
@@ -125,6 +127,13 @@ enum ConfigSchema {
             .integer("relationships.hex_code_misses_per_node_per_hour", \.relationships.hexCodeMissesPerNodePerHour, 1...10_000_000),
             .integer("relationships.discovery_max_per_address_per_day", \.relationships.discoveryMaxPerAddressPerDay, 1...100_000_000),
             .integer("relationships.discovery_max_per_node_per_day", \.relationships.discoveryMaxPerNodePerDay, 1...1_000_000_000),
+            .integer("relationships.connect_failures_per_user_per_hour", \.relationships.connectFailuresPerUserPerHour, 1...100_000),
+            .integer("relationships.connect_failures_per_address_per_hour", \.relationships.connectFailuresPerAddressPerHour, 1...1_000_000),
+            .integer("relationships.connect_failures_per_node_per_hour", \.relationships.connectFailuresPerNodePerHour, 1...10_000_000),
+            .integer("relationships.invite_redeem_failures_per_user_per_hour", \.relationships.inviteRedeemFailuresPerUserPerHour, 1...100_000),
+            .integer("relationships.invite_redeem_failures_per_address_per_hour", \.relationships.inviteRedeemFailuresPerAddressPerHour,
+                     1...1_000_000),
+            .integer("relationships.invite_redeem_failures_per_node_per_hour", \.relationships.inviteRedeemFailuresPerNodePerHour, 1...10_000_000),
             .string("relationships.invite_webhook_url", \.relationships.inviteWebhookURL),
 
             .string("cluster.postgres_url", \.cluster.postgresURL),

@@ -17,6 +17,9 @@ public struct AuthSection: Sendable, Equatable {
     /// Serve `POST /v1/devices/register` (devices without an app backend); `auto` resolves against `apiKeys`
     /// (see ``SwitchboardConfiguration/standaloneEnabled``).
     public var standalone: StandaloneModeName = .auto
+    /// New standalone registrations (an unknown secret) per sliding hour from one source address, and for the node.
+    public var registrationsPerAddressPerHour: Int = 120
+    public var registrationsPerNodePerHour: Int = 600
     public init() {}
 }
 

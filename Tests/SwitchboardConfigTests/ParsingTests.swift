@@ -60,6 +60,8 @@ import Testing
         timeout_ms = 2000
         api_keys = ["sk_live_0123456789abcdef"]
         standalone = false
+        registrations_per_address_per_hour = 13
+        registrations_per_node_per_hour = 130
 
         [storage]
         path = "/var/lib/switchboard/db.sqlite"
@@ -123,6 +125,12 @@ import Testing
         connect_code_quarantine_hours = 720
         discovery_max_per_address_per_day = 300
         discovery_max_per_node_per_day = 9000
+        connect_failures_per_user_per_hour = 3
+        connect_failures_per_address_per_hour = 30
+        connect_failures_per_node_per_hour = 300
+        invite_redeem_failures_per_user_per_hour = 5
+        invite_redeem_failures_per_address_per_hour = 50
+        invite_redeem_failures_per_node_per_hour = 500
         invite_webhook_url = "http://127.0.0.1:9000/invites"
 
         [cluster]
@@ -236,6 +244,11 @@ import Testing
         #expect(c.relationships.discoveryMaxPerAddressPerDay == 300)
         #expect(c.relationships.discoveryMaxPerNodePerDay == 9000)
         #expect(c.relationships.inviteWebhookURL == "http://127.0.0.1:9000/invites")
+        #expect(c.auth.registrationsPerAddressPerHour == 13 && c.auth.registrationsPerNodePerHour == 130)
+        #expect(c.relationships.connectFailuresPerUserPerHour == 3 && c.relationships.connectFailuresPerAddressPerHour == 30
+                && c.relationships.connectFailuresPerNodePerHour == 300)
+        #expect(c.relationships.inviteRedeemFailuresPerUserPerHour == 5 && c.relationships.inviteRedeemFailuresPerAddressPerHour == 50
+                && c.relationships.inviteRedeemFailuresPerNodePerHour == 500)
         #expect(c.cluster.postgresURL == "postgresql://sb@db.internal/sb")
         #expect(c.cluster.postgresPasswordFile == "/run/secrets/pg")
         #expect(c.cluster.redisURL == "redis://redis.internal:6379")

@@ -1,9 +1,7 @@
 // swift-tools-version: 6.0
 // Switchboard: a realtime WebSocket gateway on its own epoll event loop (no SwiftNIO), and its Swift client.
-// Dependency direction (leaves first):
-//   CLinux, COpenSSL, CZlib, CPostgres, CHiredis, Base64, JSON, WebSocketCodec, SwitchboardConfig
-//   <- HTTP1, EventLoop, TLS, WebSocketDeflate, Postgres and Redis (blocking clients) ; Postgres <- Storage
-//   <- Server (Redis: the cluster bus) <- switchboard (executable)
+// What each target owns and the one direction its dependencies point: docs/ARCHITECTURE.md, "Targets and their
+// direction" (the declarations below are the truth; that page explains them).
 //
 // Two parts. The client (`SwitchboardClient` with `GatewayProtocol` and `JSON`, pure Swift) is declared everywhere;
 // the server, its C shims, system libraries and tools are declared only when the manifest is read on Linux, the one
@@ -66,6 +64,8 @@ targets += [
     .target(name: "Heap"),
     .target(name: "HTTP1", dependencies: ["Base64", "JSON", "COpenSSL"]),
     .target(name: "SwitchboardConfig"),
+    // The server API's route table and bodies: method + path + body -> typed request or precise refusal (fuzzable).
+    .target(name: "ServerAPIRoutes", dependencies: ["GatewayProtocol", "HTTP1", "JSON"]),
     // Histograms and counters cheap enough for hot paths, Prometheus text, and /proc readings of a process.
     .target(name: "Metrics"),
 
@@ -74,7 +74,7 @@ targets += [
     // A blocking libpq client (parameterised queries, transactions, SQLSTATE errors) for a thread of its own.
     .target(name: "Postgres", dependencies: ["CPostgres"]),
     // A blocking hiredis client (commands, publish, subscribe) for a thread of its own: the cluster bus of
-    // cross-node delivery (Server's RedisClusterBus, docs/CLUSTER.md).
+    // cross-node delivery (GatewayRuntime's RedisClusterBus, docs/CLUSTER.md).
     .target(name: "Redis", dependencies: ["CHiredis"]),
     // Adapters of the domain's store port: SQLite (WAL, migrations, one writer thread with group commit) and
     // PostgreSQL (several nodes sharing one database), both behind the same group-commit writer.
@@ -98,7 +98,7 @@ targets += [
     // push outbox, the cluster bus over Redis, the web files; settings from the configuration file.
     .target(name: "GatewayRuntime", dependencies: [
         "Server", "EventLoop", "HTTP1", "WebSocketCodec", "WebSocketDeflate", "SwitchboardConfig",
-        "Gateway", "GatewayProtocol", "Storage", "Auth", "Push", "JSON", "Metrics", "Redis",
+        "Gateway", "GatewayProtocol", "Storage", "Auth", "Push", "JSON", "Metrics", "Redis", "ServerAPIRoutes",
         .product(name: "Logging", package: "swift-log"),
     ], exclude: ["Web/assets"]),  // embedded by scripts/embed-web into Web/WebAssets.swift
     .executableTarget(name: "switchboard", dependencies: [
@@ -125,6 +125,7 @@ targets += [
     .testTarget(name: "Base64Tests", dependencies: ["Base64", "TestSupport"]),
     .testTarget(name: "HTTP1Tests", dependencies: ["HTTP1", "Base64", "TestSupport"]),
     .testTarget(name: "SwitchboardConfigTests", dependencies: ["SwitchboardConfig", "TestSupport"]),
+    .testTarget(name: "ServerAPIRoutesTests", dependencies: ["ServerAPIRoutes", "GatewayProtocol", "HTTP1", "JSON"]),
     .testTarget(name: "WebSocketDeflateTests", dependencies: ["WebSocketDeflate", "WebSocketCodec", "TestSupport"]),
     .testTarget(name: "EventLoopTests", dependencies: ["EventLoop"]),
     .testTarget(name: "HeapTests", dependencies: ["Heap", "TestSupport"]),

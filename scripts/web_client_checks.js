@@ -1,5 +1,7 @@
 // Unit checks of /v1/client.js against a scripted fake WebSocket (no server): backoff by close code, token refresh,
-// the bounded queue, in-flight commands on a drop, duplicates, acks after the handlers, typed errors, resync.
+// the bounded queue, in-flight commands on a drop, duplicates, acks after the handlers, typed errors, resync, every
+// command method's wire type, asynchronous (React Native) stores and URLs without a page origin. Only
+// standaloneIdentity talks to the page's gateway (it registers).
 // scripts/web_demo_test.py evaluates this in a page of the gateway's origin; it resolves to [[name, ok, detail], …].
 (async () => {
   const m = await import('/v1/client.js');
@@ -193,6 +195,108 @@
       sockets[0].frame({ type: 'custom', offset: 3, ts: 1, data: { name: 'tick', payload: { n: 7 } } });
       await until(() => seen.length === 1 && store.get() === 3, "the restored log's event");
       client.close();
+    },
+    async 'every command method sends its wire type (commandMethods)'() {
+      const { client, sockets, live } = harness();
+      client.connect();
+      await live(0);
+      const args = {
+        sendEvent: [{ to: 'u', name: 'wave' }], createGroup: [{ name: 'Family' }], discover: [{ numbers: ['+4915112345678'] }],
+        setNotificationSettings: [{ showDetails: true }], registerPush: ['apns', 'tok', { environment: 'sandbox' }],
+      };
+      const entries = Object.entries(m.commandMethods);
+      if (entries.length < 40) throw new Error(`only ${entries.length} commands`);
+      for (const [wire, method] of entries) {
+        if (typeof client[method] !== 'function') throw new Error(`no method ${method} for ${wire}`);
+        const before = sockets[0].sent.length;
+        client[method](...(args[method] ?? ['x', 'y'])).catch(() => {});
+        const frame = sockets[0].sent[before];
+        if (frame?.type !== wire) throw new Error(`${method} sent ${frame?.type}, not ${wire}`);
+      }
+      const group = sockets[0].sent.find((f) => f.type === 'group_send_message');
+      if (!group.clientMessageId) throw new Error('sendGroupMessage without a clientMessageId');
+      client.close();
+    },
+    async 'app_state follows visibilitychange, and a hidden page says so on every new connection'() {
+      const visibility = new EventTarget();
+      visibility.visibilityState = 'visible';
+      const { client, sockets, live } = harness({ visibility });
+      client.connect();
+      await live(0);
+      const states = (i) => sockets[i].sent.filter((f) => f.type === 'app_state').map((f) => f.state);
+      visibility.visibilityState = 'hidden';
+      visibility.dispatchEvent(new Event('visibilitychange'));
+      if (states(0).join() !== 'background') throw new Error(`after hiding: ${states(0)}`);
+      sockets[0].drop(1006);
+      await live(1);
+      if (states(1).join() !== 'background') throw new Error(`reconnected while hidden: ${states(1)}`);
+      visibility.visibilityState = 'visible';
+      visibility.dispatchEvent(new Event('visibilitychange'));
+      if (states(1).join() !== 'background,foreground') throw new Error(`after showing: ${states(1)}`);
+      client.close();
+    },
+    async 'an asynchronous offset store (AsyncStorage): the socket waits for get(), resume uses its offset'() {
+      const items = new Map([['offset', '7']]);
+      let releaseGet;
+      const slowGet = new Promise((r) => { releaseGet = r; });
+      const writes = [];
+      const asyncStorage = {  // React Native's AsyncStorage: both calls return promises
+        getItem: async (key) => { await slowGet; return items.get(key) ?? null; },
+        setItem: async (key, value) => { writes.push(value); items.set(key, value); },
+      };
+      const { client, sockets, live } = harness({ offsetStore: m.asyncStorageStore(asyncStorage, 'offset') });
+      const handled = [];
+      client.on('message', (d, frame) => { handled.push(frame.offset); });
+      client.connect();
+      await new Promise((r) => setTimeout(r, 50));
+      if (sockets.length !== 0) throw new Error('connected before the stored offset was read');
+      releaseGet();
+      await live(0, 7);
+      if (sockets[0].sent[0].type !== 'auth' || sockets[0].sent[0].offset !== 7) throw new Error(`auth ${JSON.stringify(sockets[0].sent[0])}`);
+      sockets[0].frame({ type: 'resume', ts: 1, data: { recovered: true, requestedOffset: 7, firstReplayed: 8, lastReplayed: 8 } });
+      sockets[0].frame({ type: 'message', offset: 7, ts: 1, data: { text: 'already handled' } });
+      sockets[0].frame({ type: 'message', offset: 8, ts: 1, data: { text: 'missed' } });
+      await until(() => items.get('offset') === '8', 'the handled offset written');
+      if (handled.join() !== '8') throw new Error(`handled ${handled}`);
+      sockets[0].drop(1006);
+      await until(() => sockets.length === 2, 'reconnect');
+      sockets[1].open();
+      if (sockets[1].sent[0].offset !== 8) throw new Error(`resumed from ${sockets[1].sent[0].offset}`);
+      client.close();
+    },
+    async 'a failing asynchronous store is reported and the client keeps going'() {
+      const errors = [];
+      const store = { get: async () => 3, set: async () => { throw new Error('disk full'); } };
+      const { client, sockets, live } = harness({ offsetStore: store });
+      client.on('error', (e) => errors.push(String(e?.message ?? e)));
+      client.connect();
+      await live(0, 3);
+      if (sockets[0].sent[0].offset !== 3) throw new Error(`auth offset ${sockets[0].sent[0].offset}`);
+      sockets[0].frame({ type: 'custom', offset: 4, ts: 1, data: { name: 'n' } });
+      await until(() => errors.includes('disk full'), 'the reported write failure');
+      await until(() => sockets[0].sent.some((f) => f.type === 'ack' && f.offset === 4), 'the ack');
+      client.close();
+    },
+    async 'gateway URLs are read without URL or a page origin (React Native)'() {
+      const { client } = harness({ url: 'https://gw.example.com:8443/app?x=1' });
+      if (client.url !== 'wss://gw.example.com:8443/v1/ws') throw new Error(client.url);
+      if (harness({ url: 'WS://10.0.0.2:7420' }).client.url !== 'ws://10.0.0.2:7420/v1/ws') throw new Error('ws');
+      let refused = null;
+      try { harness({ url: 'gw.example.com' }); } catch (e) { refused = e; }
+      if (!(refused instanceof TypeError)) throw new Error(`no TypeError for a URL without a scheme: ${refused}`);
+    },
+    async 'standaloneIdentity keeps the device secret in an asynchronous store and stays the same user'() {
+      const items = new Map();
+      const storage = { getItem: async (k) => items.get(k) ?? null, setItem: async (k, v) => { items.set(k, v); } };
+      const store = m.asyncStorageStore(storage, 'identity');
+      const first = await m.standaloneIdentity(location.origin, store, { platform: 'web' });
+      const kept = await store.get();
+      if (!/^[0-9a-f]{32}$/.test(kept.deviceToken) || kept.userId !== first.userId || kept.deviceId !== first.deviceId) {
+        throw new Error(`stored ${JSON.stringify(kept)}`);
+      }
+      const again = await m.standaloneIdentity(location.origin, store);
+      if (again.userId !== first.userId || !again.token) throw new Error('another user for the same secret');
+      if ((await store.get()).deviceToken !== kept.deviceToken) throw new Error('the secret changed');
     },
   };
 

@@ -301,6 +301,10 @@ async def flows(run, server, browser, args, directory):
         assert status == 200 and len(body) > 1000
         status, _, _ = http(server.url("/v1/client.js"), method="POST")
         assert status == 405, status
+        # The TypeScript declarations beside it, with the same CORS header.
+        status, headers, body = http(server.url("/v1/client.d.ts"))
+        assert status == 200 and headers["Content-Type"] == "application/typescript; charset=utf-8", (status, headers)
+        assert headers["Access-Control-Allow-Origin"] == "*" and b"export declare class SwitchboardClient" in body, headers
 
     async def demo_is_off_with_a_backend():
         other_dir = tempfile.mkdtemp(dir=directory)
@@ -464,6 +468,52 @@ async def flows(run, server, browser, args, directory):
         await b.until("/my connect code: \\d{6}/.test(document.getElementById('log').textContent)", "the example's connect code")
         assert "connection: live" in await b.text("#log"), await b.text("#log")
 
+    async def react_native_example_runs_in_a_worker():
+        # docs/CLIENTS.md's React Native example in a module worker — no document, window or localStorage, as under
+        # React Native — with its imports mapped: an AsyncStorage whose calls resolve later, Platform, and the module.
+        with open(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "docs", "CLIENTS.md")) as f:
+            doc = f.read()
+        example = next(b for b in re.findall(r"```js\n(.*?)```", doc, re.S) if "react-native-async-storage" in b)
+        data = lambda source: "data:text/javascript;base64," + base64.b64encode(source.encode()).decode()
+        modules = {
+            "@react-native-async-storage/async-storage": data(
+                "const items = new Map(); const later = () => new Promise((r) => setTimeout(r, 20));\n"
+                "export default { _items: items, getItem: async (k) => { await later(); return items.has(k) ? items.get(k) : null; },\n"
+                "  setItem: async (k, v) => { await later(); items.set(k, v); } };\n"),
+            "react-native-get-random-values": data("export {};\n"),  # a worker has crypto.getRandomValues
+            "react-native": data("export const Platform = { OS: 'ios' };\n"),
+            "./switchboard/client.js": server.url("/v1/client.js"),
+        }
+        for specifier, url in modules.items():
+            assert f"'{specifier}'" in example, specifier
+            example = example.replace(f"'{specifier}'", json.dumps(url))
+        example = example.replace("https://gateway.example.com", server.url(""))
+        driver = """
+(async () => {
+  try {
+    const client = await startSwitchboard((m) => postMessage({ message: m.text }));
+    const code = (await client.connectCode()).code;
+    const items = AsyncStorage._items;
+    for (let i = 0; i < 200 && ![...items.keys()].some((k) => k.startsWith('switchboard.offset.')); i++) await new Promise((r) => setTimeout(r, 10));
+    postMessage({ code, state: client.state, identity: JSON.parse(items.get('switchboard.identity')), keys: [...items.keys()],
+      dom: [typeof document, typeof window, typeof localStorage] });
+  } catch (e) { postMessage({ error: String(e?.stack ?? e) }); }
+})();
+"""
+        source = json.dumps(example + driver)
+        await b.js(f"""window.rn = null;
+            const worker = new Worker(URL.createObjectURL(new Blob([{source}], {{type: 'text/javascript'}})), {{type: 'module'}});
+            worker.onmessage = (e) => {{ if (!('message' in e.data)) window.rn = e.data; }};
+            worker.onerror = (e) => {{ window.rn = {{ error: e.message || 'worker error' }}; }}; true""")
+        await b.until("window.rn !== null", "the React Native example in the worker")
+        result = await b.js("window.rn")
+        assert "error" not in result, result
+        assert re.fullmatch(r"\d{6}", result["code"]) and result["state"] == "live", result
+        assert result["dom"] == ["undefined", "undefined", "undefined"], result
+        identity = result["identity"]
+        assert re.fullmatch(r"[0-9a-f]{32}", identity["deviceToken"]) and identity["userId"].startswith("usr_"), identity
+        assert f"switchboard.offset.{identity['userId']}.{identity['deviceId']}" in result["keys"], result["keys"]
+
     other_origin = OtherOrigin()
     long_token = base64.urlsafe_b64encode(os.urandom(24)).decode()  # a device secret: long and random
 
@@ -509,7 +559,7 @@ async def flows(run, server, browser, args, directory):
         finally:
             production.kill()
 
-    await run.check("client module served with type, ETag, 304 and CORS", client_module_is_served)
+    await run.check("client module and its declarations served with type, ETag, 304 and CORS", client_module_is_served)
     await run.check("CORS: preflight and Allow-Origin on the browser endpoints, never on the server API", cors_answers_of_the_browser_endpoints)
     await run.check("demo off when API keys are set", demo_is_off_with_a_backend)
     await run.check("demo registers two devices of one user and a friend", demo_sets_up_two_devices_and_a_friend)
@@ -531,6 +581,7 @@ async def flows(run, server, browser, args, directory):
     await run.check("reconnect after kill -9 and restart: no loss, no duplicates", client_resumes_after_server_restart)
     await run.check("approval after the restart; screenshot not blank", approval_after_restart_and_screenshot)
     await run.check("the example in docs/CLIENTS.md runs", documented_example_runs)
+    await run.check("the React Native example in docs/CLIENTS.md runs in a worker (no DOM), with an asynchronous store", react_native_example_runs_in_a_worker)
     await run.check("the example in docs/CLIENTS.md runs from a page on another origin", documented_example_runs_from_another_origin)
     await run.check("with an app backend, other origins are refused by default", production_refuses_other_origins_by_default)
     other_origin.close()

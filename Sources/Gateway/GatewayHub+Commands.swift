@@ -81,6 +81,8 @@ extension GatewayHub {
             state.away = command.status == "away"
             updatePresence(of: client.userId)
             reply.ok(presenceData(of: client.userId))
+        case .appState:
+            reply.ok(Empty())   // parsed and answered; DeliveryMachine takes it once the delivery component is wired
         case .presence:
             let list = activeContacts(of: client.userId).sorted().map { presenceData(of: $0) }
             reply.ok(["contacts": list])

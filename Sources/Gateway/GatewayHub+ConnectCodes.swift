@@ -5,8 +5,6 @@ import GatewayProtocol
 /// instead of `connect_code_invalid`, until their quarantine ends and they may be drawn again. Failed attempts and
 /// regenerations are rate-limited: codes cannot be guessed, nor the space used up.
 extension GatewayHub {
-    /// Failed `connect` attempts a user may make per hour before `rate_limited`.
-    static let connectFailuresPerHour = 20
     /// Guessing limits count over a sliding hour.
     static let attemptLimiter = AttemptLimiter(windowMs: 3_600_000)
 
@@ -124,7 +122,7 @@ extension GatewayHub {
                         completion: @escaping (Result<UserRef, GatewayError>) -> Void) {
         // Failures are limited per user, per source address and for the whole node: without the last two, fresh
         // identities (free in standalone mode) would each bring 20 new tries.
-        var counters = [AttemptLimiter.Counter(key: "connect-user:" + userId, limit: Self.connectFailuresPerHour),
+        var counters = [AttemptLimiter.Counter(key: "connect-user:" + userId, limit: settings.connectFailuresPerUserPerHour),
                         AttemptLimiter.Counter(key: "connect-node", limit: settings.connectFailuresPerNodePerHour)]
         if let source {
             counters.append(AttemptLimiter.Counter(key: "connect-address:" + source, limit: settings.connectFailuresPerAddressPerHour))

@@ -16,13 +16,21 @@ public struct GatewaySettings: Sendable, Equatable {
     /// when the device's socket has sent the previous one and its outbound queue has drained, so a replay holds at
     /// most one part per socket (plus the socket's own queue up to its low-water mark) however long the log is.
     public var replayChunkEvents = 64
+    /// A pushable event that a device with an open socket (in foreground) has not acknowledged (`ack` of its offset or
+    /// a later one) within this time is pushed to that device: a suspended app's socket looks open while nobody reads
+    /// it (`DeliveryMachine`). 0 turns it off. `gateway.push_ack_delay_ms`.
+    public var pushAckDelayMs: Int64 = 5_000
     /// An approval request that no connected device acknowledged (`ack` with its offset) within this time goes to
     /// push as if the user were offline: a connected but asleep phone still rings. 0 turns it off.
+    /// `gateway.approval_push_delay_ms`, which defaults to `gateway.push_ack_delay_ms`.
     public var approvalPushDelayMs: Int64 = 5_000
     /// Presence pushes (for users who opted in) are coalesced to at most one per this interval per user.
     public var presencePushIntervalMs: Int64 = 60_000
+    /// Failed connect-code attempts (a code nobody has) one user may make per hour
+    /// (`relationships.connect_failures_per_user_per_hour`).
+    public var connectFailuresPerUserPerHour = 20
     /// Failed connect-code attempts the whole node accepts per hour (all users and addresses together), on top of each
-    /// user's 20 and each address's limit: fresh identities and fresh addresses cannot buy fresh tries. docs/PROTOCOL.md has what it means for guessing.
+    /// user's and each address's limit: fresh identities and fresh addresses cannot buy fresh tries. docs/PROTOCOL.md has what it means for guessing.
     public var connectFailuresPerNodePerHour = 600
     /// Failed connect-code attempts one source address (an IPv4 address, an IPv6 /64) may make per hour, all its
     /// users together.

@@ -59,6 +59,7 @@ public enum ClientCommand: Sendable {
     case unreadCounts
     case markRead(MarkReadCommand)
     case setPresence(SetPresenceCommand)
+    case appState(AppStateCommand)
     case presence
     case sessionAttach(SessionCommand)
     case sessionGet(SessionCommand)
@@ -82,6 +83,7 @@ public enum ClientCommand: Sendable {
         case "unread_counts": self = .unreadCounts
         case "mark_read": self = .markRead(try MarkReadCommand(fields: f))
         case "set_presence": self = .setPresence(try SetPresenceCommand(fields: f))
+        case "app_state": self = .appState(try AppStateCommand(fields: f))
         case "presence": self = .presence
         case "session_attach": self = .sessionAttach(try SessionCommand(fields: f))
         case "session_get": self = .sessionGet(try SessionCommand(fields: f))

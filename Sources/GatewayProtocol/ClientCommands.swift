@@ -62,6 +62,24 @@ public struct SetPresenceCommand: Sendable, JSONFieldsDecodable {
     public init(fields f: JSONFields) throws(GatewayError) { status = try f.string("status") }
 }
 
+/// `app_state`: where the app is. A device in `background` counts as unreachable at once (its pushable events are
+/// pushed without waiting for the acknowledgement delay); `foreground` restores normal delivery (docs/PUSH.md).
+public struct AppStateCommand: Sendable, JSONFieldsDecodable {
+    public enum State: String, Sendable, Equatable, CaseIterable {
+        case foreground, background
+    }
+
+    public var state: State
+
+    public init(fields f: JSONFields) throws(GatewayError) {
+        let text = try f.string("state")
+        guard let state = State(rawValue: text) else {
+            throw GatewayError(.invalidField, "field \"state\" must be \"foreground\" or \"background\"")
+        }
+        self.state = state
+    }
+}
+
 public struct SessionCommand: Sendable, JSONFieldsDecodable {
     public var sessionId: String
     public init(fields f: JSONFields) throws(GatewayError) { sessionId = try f.id("sessionId") }

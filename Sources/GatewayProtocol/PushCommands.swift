@@ -3,7 +3,7 @@
 
 /// `push_register`: a device token of one `kind` (`apns`, `fcm`, `webhook`, `liveActivityStart`,
 /// `liveActivityUpdate`; the last one per session).
-public struct PushRegisterCommand: Sendable, JSONFieldsDecodable {
+public struct PushRegisterCommand: Sendable, Equatable, Encodable, JSONFieldsDecodable {
     public var kind: String
     public var token: String
     public var environment: String?
@@ -18,7 +18,7 @@ public struct PushRegisterCommand: Sendable, JSONFieldsDecodable {
 }
 
 /// `push_unregister`.
-public struct PushUnregisterCommand: Sendable, JSONFieldsDecodable {
+public struct PushUnregisterCommand: Sendable, Equatable, Encodable, JSONFieldsDecodable {
     public var kind: String
     public var sessionId: String?
 
@@ -29,7 +29,7 @@ public struct PushUnregisterCommand: Sendable, JSONFieldsDecodable {
 }
 
 /// `set_notification_settings`: only the preferences given change.
-public struct NotificationSettingsCommand: Sendable, JSONFieldsDecodable {
+public struct NotificationSettingsCommand: Sendable, Equatable, Encodable, JSONFieldsDecodable {
     public var liveActivities: Bool?
     public var backgroundNotifications: Bool?
     public var timeSensitive: Bool?

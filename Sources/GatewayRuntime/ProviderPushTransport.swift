@@ -120,71 +120,39 @@ public final class ProviderPushTransport: PushTransport, Sendable {
         }
     }
 
-    // MARK: Rendering
+    // MARK: Rendering (PushRenderer applies the privacy rule and the size limits to every provider)
 
-    /// The visible text: generic unless the user allowed details, then redacted and cut to 200 characters.
-    func visibleText(_ notice: PushNotice) -> PushAlertText {
-        guard notice.showDetails else { return PushAlertText(title: notice.genericTitle) }
-        let kind: PushAlertText.Kind = notice.type.hasPrefix("approval") ? .approval : notice.type == "message" ? .message : .sessionUpdate
-        return PushAlertText.lockScreen(kind: kind, title: notice.title ?? notice.genericTitle, body: notice.body, showDetails: true)
-    }
-
-    func routing(_ notice: PushNotice) -> PushRouting {
-        PushRouting(type: notice.type, ids: notice.ids,
-                    deeplinkTemplate: notice.deepLinkPath.map { "\(settings.deepLinkScheme)://\($0)" })
+    /// The provider-neutral content of `notice`, with the deep link under the app's scheme.
+    func content(_ notice: PushNotice) -> PushContent {
+        PushContent(type: notice.type, title: notice.title, body: notice.body, genericTitle: notice.genericTitle,
+                    showDetails: notice.showDetails, titleArguments: notice.titleArguments,
+                    interruption: notice.timeSensitive ? .timeSensitive : nil,
+                    routing: PushRouting(type: notice.type, ids: notice.ids,
+                                         deeplinkTemplate: notice.deepLinkPath.map { "\(settings.deepLinkScheme)://\($0)" }),
+                    collapseID: notice.collapseID, threadID: notice.ids["sessionId"], badge: notice.badge,
+                    contentState: notice.contentState)
     }
 
     func apnsNotification(_ notice: PushNotice, _ target: PushTarget) -> APNsNotification {
-        let now = Int64(time(nil))
-        let state = notice.contentState ?? .object([:])
-        let payload: JSONValue
+        let kind: PushRenderer.APNsKind
         let type: APNsNotification.PushType
         switch target.kind {
-        case "background":
-            payload = PushPayloads.background(badge: notice.badge, routing: routing(notice))
-            type = .background
-        case "liveActivityUpdate":
-            payload = PushPayloads.liveActivityUpdate(contentState: state, timestamp: now,
-                                                      alert: notice.type == "approval_request" ? visibleText(notice) : nil, routing: routing(notice))
-            type = .liveActivity
-        case "liveActivityEnd":
-            payload = PushPayloads.liveActivityEnd(contentState: state, timestamp: now, dismissalDate: now, routing: routing(notice))
-            type = .liveActivity
-        case "liveActivityStart":
-            payload = PushPayloads.liveActivityStart(attributesType: settings.liveActivityAttributesType,
-                                                     attributes: .object(notice.ids.mapValues { .string($0) }), contentState: state,
-                                                     timestamp: now, alert: visibleText(notice), routing: routing(notice))
-            type = .liveActivity
-        default:
-            payload = PushPayloads.alert(visibleText(notice), badge: notice.badge, threadID: notice.ids["sessionId"],
-                                         timeSensitive: notice.timeSensitive, routing: routing(notice))
-            type = .alert
+        case "background": (kind, type) = (.background, .background)
+        case "liveActivityUpdate": (kind, type) = (.liveActivityUpdate(alert: notice.type == "approval_request"), .liveActivity)
+        case "liveActivityEnd": (kind, type) = (.liveActivityEnd, .liveActivity)
+        case "liveActivityStart": (kind, type) = (.liveActivityStart(attributesType: settings.liveActivityAttributesType), .liveActivity)
+        default: (kind, type) = (.alert, .alert)
         }
-        return APNsNotification(deviceToken: target.token, pushType: type, payload: (try? payload.serialized()) ?? [],
+        return APNsNotification(deviceToken: target.token, pushType: type,
+                                payload: PushRenderer.apns(content(notice), kind, now: Int64(time(nil))),
                                 expiration: notice.expiresAt.map { $0 / 1000 }, collapseID: notice.collapseID)
     }
 
     func fcmMessage(_ notice: PushNotice, _ target: PushTarget) -> FCMMessage {
-        var data = notice.ids
-        data["type"] = notice.type
-        if let link = routing(notice).deeplink { data["deeplink"] = link }
-        if target.kind == "background" {
-            return FCMMessage(token: target.token, title: nil, body: nil, data: data, highPriority: false)
-        }
-        let text = visibleText(notice)
-        return FCMMessage(token: target.token, title: text.title, body: text.body, data: data, highPriority: true)
+        PushRenderer.fcm(content(notice), token: target.token, background: target.kind == "background")
     }
 
     func webhookBody(_ notice: PushNotice, _ target: PushTarget) -> [UInt8] {
-        let text = visibleText(notice)
-        var body: [String: JSONValue] = [
-            "target": .string(target.token), "kind": .string(target.kind), "type": .string(notice.type),
-            "title": .string(text.title), "ids": .object(notice.ids.mapValues { .string($0) }),
-        ]
-        if let b = text.body { body["body"] = .string(b) }
-        if let link = routing(notice).deeplink { body["deeplink"] = .string(link) }
-        if let badge = notice.badge { body["badge"] = .int(Int64(badge)) }
-        if let collapse = notice.collapseID { body["collapseId"] = .string(collapse) }
-        return (try? JSONValue.object(body).serialized()) ?? []
+        PushRenderer.webhook(content(notice), target: target.token, kind: target.kind)
     }
 }

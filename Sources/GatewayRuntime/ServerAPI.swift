@@ -4,6 +4,7 @@ import Gateway
 import GatewayProtocol
 import HTTP1
 import Server
+import ServerAPIRoutes
 
 /// The HTTP JSON API under `/v1/`: the server API for app backends (API key) and the standalone endpoints for
 /// devices. Requests are parsed on the connection's loop and run on the hub loop; the response goes back through
@@ -29,12 +30,11 @@ final class ServerAPI: HTTPApplication, Sendable {
             return false
         case .refuse(let response):
             respond(response)
-        case .register:
-            registerDevice(request, respond: respond)
-        case .ownDisplayName:
-            setOwnDisplayName(request, respond: respond)
-        case .backend(let route):
-            return backendRoute(route, request: request, respond: respond)
+        case .accept(let route, let device):
+            switch route.request(request) {
+            case .failure(let refusal): respond(refusal.response)
+            case .success(let typed): execute(typed, device: device, head: request.head, respond: respond)
+            }
         }
         return true
     }
@@ -44,95 +44,57 @@ final class ServerAPI: HTTPApplication, Sendable {
         switch route(head) {
         case .notMine: .notMine
         case .refuse(let response): .refuse(response)
-        case .register, .ownDisplayName, .backend: .readBody
+        case .accept: .readBody
         }
     }
 
-    /// Where a request goes, decided from its head alone.
-    private enum Route {
+    /// Where a request goes, decided from its head alone: the route table's match (`APIRoutes`), then the caller.
+    private enum HeadDecision {
         case notMine
         case refuse(HTTPResponse)
-        case register
-        case ownDisplayName
-        /// The path's segments after `/v1`, for a caller with a valid API key.
-        case backend([String])
+        /// The route, and the device the caller's token names when the route is a device's.
+        case accept(APIRoute, ClientIdentity?)
     }
 
-    private func route(_ head: HTTPRequestHead) -> Route {
-        guard head.path.hasPrefix("/v1/"), head.path != GatewayEndpoint.path else { return .notMine }
-        // Routes match decoded segments; every segment after /v1 (route words and ids alike) follows the id grammar,
-        // so a lookup never sees a malformed id.
-        guard let parts = head.pathSegments() else {   // ["v1", ...]
-            return .refuse(.jsonError(status: 400, code: "invalid_path", message: "the path has a malformed percent-escape (use %XX with two hex digits, UTF-8)"))
+    private func route(_ head: HTTPRequestHead) -> HeadDecision {
+        guard head.path != GatewayEndpoint.path else { return .notMine }
+        switch APIRoutes.match(head, standalone: standalone) {
+        case .notMine: return .notMine
+        case .refused(let refusal): return .refuse(refusal.response)
+        // Standalone endpoints authenticate as devices (when at all), not backends.
+        case .route(let route) where route.caller == .anyone: return .accept(route, nil)
+        case .route(let route) where route.caller == .device:
+            switch deviceIdentity(head) {
+            case .success(let identity): return .accept(route, identity)
+            case .failure(let refusal): return .refuse(refusal.response)
+            }
+        case .route(let route): return backendRefusal(head).map(HeadDecision.refuse) ?? .accept(route, nil)
+        // A missing route is named only to a backend: anyone else learns nothing about the table.
+        case .noRoute(let refusal): return .refuse(backendRefusal(head) ?? refusal.response)
         }
-        let segments = Array(parts.dropFirst())
-        for segment in segments where !Identifier.isValid(segment) {
-            return .refuse(Self.failure(GatewayError(.invalidID, "path segment \"\(segment)\" is not a valid id: ids are \(Identifier.rule)")))
-        }
+    }
 
-        // Standalone endpoints authenticate as devices, not backends.
-        if segments == ["devices", "register"] {
-            guard standalone else { return .notMine }
-            guard head.method == "POST" else { return .refuse(Self.methodNotAllowed("POST")) }
-            return .register
-        }
-        if segments == ["users", "me", "display-name"] {
-            guard head.method == "PUT" else { return .refuse(Self.methodNotAllowed("PUT")) }
-            return .ownDisplayName
-        }
-
+    /// Why a head is no backend call (the server API off, no valid API key), nil when it is one.
+    private func backendRefusal(_ head: HTTPRequestHead) -> HTTPResponse? {
         guard authenticator.serverAPIEnabled else {
-            return .refuse(.jsonError(status: 404, code: "not_found", message: "the server API is off: set auth.api_keys"))
+            return .jsonError(status: 404, code: "not_found", message: "the server API is off: set auth.api_keys")
         }
         guard let header = head.headers["Authorization"], let key = BearerToken.parse(authorization: header),
               authenticator.checkAPIKey(key) != nil else {
-            return .refuse(.jsonError(status: 401, code: "unauthenticated", message: "send the API key as Authorization: Bearer <key>",
-                                      extraHeaders: HTTPHeaders([("WWW-Authenticate", "Bearer")])))
+            return .jsonError(status: 401, code: "unauthenticated", message: "send the API key as Authorization: Bearer <key>",
+                              extraHeaders: HTTPHeaders([("WWW-Authenticate", "Bearer")]))
         }
-        return .backend(segments)
+        return nil
     }
 
     // MARK: Helpers
-
-    static func methodNotAllowed(_ allowed: String) -> HTTPResponse {
-        .jsonError(status: 405, code: "method_not_allowed", message: "use \(allowed)", extraHeaders: HTTPHeaders([("Allow", allowed)]))
-    }
 
     static func ok(_ value: some Encodable, status: Int = 200) -> HTTPResponse {
         HTTPResponse(status: status, headers: HTTPHeaders([("Content-Type", "application/json")]), body: ServerFrames.encode(value))
     }
 
-    static func failure(_ error: GatewayError) -> HTTPResponse {
-        let status: Int
-        switch error.code {
-        case .notFound, .userNotFound, .sessionNotFound, .approvalNotFound, .requestNotFound, .groupNotFound, .inviteNotFound: status = 404
-        case .requestAlreadySent, .alreadyFriends, .alreadyMember, .requestAlreadyResolved, .inviteUsed, .groupFull, .contactPaused, .userBlocked: status = 409
-        case .inviteExpired, .inviteRevoked, .connectCodeExpired: status = 410
-        case .notAMember: status = 403
-        case .unauthenticated, .tokenInvalid: status = 401
-        case .forbidden: status = 403
-        case .approvalAlreadyResolved, .approvalExpired, .sessionEnded, .idempotencyKeyReused: status = 409
-        case .rateLimited: status = 429
-        case .storageFailed, .overloaded: status = 503
-        case .internalError: status = 500
-        case .messageTooLarge: status = 413
-        default: status = 400   // including invalid_id
-        }
-        let retry = error.retryAfterMs.map { HTTPHeaders([("Retry-After", String(($0 + 999) / 1000))]) } ?? HTTPHeaders()
-        return .jsonError(status: status, code: error.code.rawValue, message: error.message, extraHeaders: retry)
-    }
-
-    /// Reads a JSON body (an empty body is `{}`) through the same strict parse and field reader as client
-    /// commands, or answers 400 naming the field.
-    func decode<T: JSONFieldsDecodable>(_ type: T.Type, _ request: HTTPRequest, respond: Respond) -> T? {
-        do throws(GatewayError) {
-            let fields = request.body.isEmpty ? try JSONFields(.object([:])) : try JSONFields.parse(request.body, what: "body")
-            return try T(fields: fields)
-        } catch {
-            respond(Self.failure(error))
-            return nil
-        }
-    }
+    /// A gateway error as its HTTP refusal (status by code, `Retry-After` from its hint: `APIRefusal`).
+    static func failure(_ error: GatewayError) -> HTTPResponse { APIRefusal(error).response }
 
     /// Runs `body` on the hub loop.
     func onHub(_ body: @escaping @Sendable (GatewayHub) -> Void) {
@@ -164,20 +126,15 @@ final class ServerAPI: HTTPApplication, Sendable {
 
     // MARK: Standalone
 
-    private struct RegisterBody: JSONFieldsDecodable {
-        var deviceToken: String; var platform: String
-        init(fields f: JSONFields) throws(GatewayError) { deviceToken = try f.string("deviceToken"); platform = try f.string("platform") }
-    }
     private struct Registered: Encodable { var userId: String; var hexCode: String; var deviceId: String; var token: String }
 
-    private func registerDevice(_ request: HTTPRequest, respond: @escaping Respond) {
-        guard let body = decode(RegisterBody.self, request, respond: respond) else { return }
+    func registerDevice(_ body: RegisterBody, head: HTTPRequestHead, respond: @escaping Respond) {
         // The secret is the identity: a weak one is a user anyone could register into.
         if let weak = DeviceSecretRule.check(body.deviceToken) { return respond(Self.failure(weak)) }
         // Only the digest leaves this function: the store keeps SHA-256 of the secret, never the secret.
         let digest = SecretDigest.sha256Hex(body.deviceToken)
         let authenticator = self.authenticator
-        let source = request.head.sourceAddress.map(SourceAddress.group)
+        let source = head.sourceAddress.map(SourceAddress.group)
         onHub { hub in
             hub.registerDevice(deviceTokenDigest: digest, platform: body.platform, source: source) { result in
                 switch result {
@@ -192,11 +149,6 @@ final class ServerAPI: HTTPApplication, Sendable {
                 }
             }
         }
-    }
-
-    private struct DisplayNameBody: JSONFieldsDecodable {
-        var displayName: String
-        init(fields f: JSONFields) throws(GatewayError) { displayName = try f.string("displayName") }
     }
 
     /// The device behind `Authorization: Bearer <client jwt>`, or nil after answering 401.
@@ -229,9 +181,7 @@ final class ServerAPI: HTTPApplication, Sendable {
         init(_ response: HTTPResponse) { self.response = response }
     }
 
-    private func setOwnDisplayName(_ request: HTTPRequest, respond: @escaping Respond) {
-        guard let identity = deviceIdentity(request, respond: respond),
-              let body = decode(DisplayNameBody.self, request, respond: respond) else { return }
+    func setOwnDisplayName(_ body: DisplayNameBody, identity: ClientIdentity, respond: @escaping Respond) {
         onHub(users: [identity.userId], respond: respond) { hub in hub.setDisplayName(userId: identity.userId, body.displayName, completion: Self.reply(respond)) }
     }
 }

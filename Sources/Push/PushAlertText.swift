@@ -21,10 +21,17 @@ public struct PushAlertText: Sendable, Equatable {
 
     public var title: String
     public var body: String?
+    /// The title's localisation key (APNs `title-loc-key`, FCM `title_loc_key`; ``PushLocalization``), with `title`
+    /// as the English fallback; nil sends none.
+    public var titleKey: String?
+    /// The key's `%@` arguments (APNs `title-loc-args`), already redacted.
+    public var titleArguments: [String]
 
-    public init(title: String, body: String? = nil) {
+    public init(title: String, body: String? = nil, titleKey: String? = nil, titleArguments: [String] = []) {
         self.title = title
         self.body = body
+        self.titleKey = titleKey
+        self.titleArguments = titleArguments
     }
 
     /// Lock-screen text for an event. Without `showDetails` only the kind's generic title is shown

@@ -6,16 +6,17 @@ import JSON
 /// Text is taken as given: run it through ``PushAlertText/lockScreen(kind:title:body:showDetails:)``
 /// first. Times are Unix seconds.
 public enum PushPayloads {
-    /// A visible alert: `aps.alert {title, body}`, `sound`, `badge`, `thread-id` (groups
-    /// notifications of one session), `interruption-level: time-sensitive` when asked (breaks
-    /// through Focus; needs the app's entitlement).
+    /// A visible alert: `aps.alert {title, body, title-loc-key, title-loc-args}`, `sound`, `badge`, `thread-id`
+    /// (groups notifications of one session), `interruption-level`: `time-sensitive` when `timeSensitive` (breaks
+    /// through Focus; needs the app's entitlement), else `interruption` when given.
     public static func alert(_ text: PushAlertText, sound: String? = "default", badge: Int? = nil,
-                             threadID: String? = nil, timeSensitive: Bool = false, routing: PushRouting? = nil) -> JSONValue {
+                             threadID: String? = nil, timeSensitive: Bool = false, interruption: String? = nil,
+                             routing: PushRouting? = nil) -> JSONValue {
         var aps: [String: JSONValue] = ["alert": alertObject(text)]
         if let sound { aps["sound"] = .string(sound) }
         if let badge { aps["badge"] = .int(Int64(badge)) }
         if let threadID { aps["thread-id"] = .string(threadID) }
-        if timeSensitive { aps["interruption-level"] = .string("time-sensitive") }
+        if let level = timeSensitive ? "time-sensitive" : interruption { aps["interruption-level"] = .string(level) }
         return payload(aps: aps, routing: routing)
     }
 
@@ -64,6 +65,10 @@ public enum PushPayloads {
     private static func alertObject(_ text: PushAlertText) -> JSONValue {
         var alert: [String: JSONValue] = ["title": .string(text.title)]
         if let body = text.body { alert["body"] = .string(body) }
+        if let key = text.titleKey {
+            alert["title-loc-key"] = .string(key)
+            if !text.titleArguments.isEmpty { alert["title-loc-args"] = .array(text.titleArguments.map(JSONValue.string)) }
+        }
         return .object(alert)
     }
 

@@ -119,13 +119,16 @@ extension ServerConnection {
         // A HEAD is answered as its GET would be (RFC 9110 §9.3.2), so it asks about the GET.
         var asGet = head
         if asGet.method == "HEAD" { asGet.method = "GET" }
-        switch head.path {
-        default:
-            if case .accept? = state.shared.application?.upgrade(asGet) {
-                return HTTPResponse.jsonError(status: 426, code: "upgrade_required",
-                                              message: "this endpoint speaks WebSocket only",
-                                              extraHeaders: HTTPHeaders([("Upgrade", "websocket"), ("Sec-WebSocket-Version", "13")]))
-            }
+        switch state.shared.application?.upgrade(asGet) {
+        case .accept?:
+            return HTTPResponse.jsonError(status: 426, code: "upgrade_required",
+                                          message: "this endpoint speaks WebSocket only",
+                                          extraHeaders: HTTPHeaders([("Upgrade", "websocket"), ("Sec-WebSocket-Version", "13")]))
+        case .reject(let refusal)?:
+            // A WebSocket path that would refuse this request's upgrade (a bad `?offset=`, a bad token) says why, as
+            // it would to the upgrade, rather than pretending nothing is there.
+            return refusal
+        case .notFound?, nil:
             return HTTPResponse.jsonError(status: 404, code: "not_found", message: "nothing is served at \(head.path)")
         }
     }

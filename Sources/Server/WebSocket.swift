@@ -16,7 +16,8 @@ public final class WebSocket {
     }
 
     // Stored properties are laid out in declaration order: word-sized ones first, the small ones together at the end,
-    // so that padding does not grow every connection (one per device: docs/BENCHMARKS.md part 17).
+    // so no padding sits between them; that keeps the object in a smaller malloc size class, and there is one per
+    // connected device.
     unowned let connection: ServerConnection
     /// The connection's socket, metrics and limits, held here so a send (thousands per publish in a fan-out) reads
     /// them directly instead of through `connection` (an unowned load and release per access).

@@ -29,6 +29,13 @@ public struct StorageError: Error, Sendable, CustomStringConvertible, RetryableS
         return copy
     }
 
+    /// The same error with ` [label]` after its message (what the store was writing).
+    func labelled(_ label: String) -> StorageError {
+        var copy = self
+        copy.message += " [\(label)]"
+        return copy
+    }
+
     /// A decision that lost, as the writer reports it for its batch.
     init(conflict: StoreConflict) {
         self.message = "a decision lost to another writer: \(conflict)"

@@ -12,6 +12,11 @@ public enum ClientError: Error, Sendable, Equatable {
     case refused(TransportError)
     /// A reply did not have the expected shape.
     case invalidReply(String)
+    /// The connection dropped after a command that would act twice if sent again (``ClientCommandKind/isSafeToResend(_:)``
+    /// is false: `group_create`, `invite_create`, `send_event`, `connect_code` with `regenerate`) and before its
+    /// reply: it may or may not have happened. Look (``SwitchboardClient/groups()``, the events replayed on resume)
+    /// before trying again.
+    case connectionLost(String)
 
     /// The wire code as a typed value, when it is one this library knows.
     public var gatewayCode: GatewayErrorCode? {

@@ -35,7 +35,35 @@ public enum ClientEvent: Sendable {
     case connectCodeChanged(ConnectCodeData)
     /// An event published by the app backend (`custom`).
     case custom(name: String, payload: JSONValue?)
-    /// Any other event (contacts, groups, invites …): its wire `type` and `data`.
+    /// A new contact (`contact_added`, both users): a friend request accepted, a connect code used, or the backend.
+    case contactAdded(UserRef)
+    /// A contact ended (`contact_removed`, both users): removed by either side, blocked, or by the backend.
+    case contactRemoved(userId: String)
+    /// Either side paused the contact (`contact_paused`); `paused` is the state afterwards.
+    case contactPaused(ContactPauseEventData)
+    /// Either side resumed its pause (`contact_resumed`); still `paused` while the other side's pause stands.
+    case contactResumed(ContactPauseEventData)
+    /// An app-defined event from a contact (`contact_event`).
+    case contactEvent(ContactEventData)
+    /// This user blocked someone (`user_blocked`, the blocker's devices only).
+    case userBlocked(BlockData)
+    /// This user lifted a block (`user_unblocked`, the blocker's devices only).
+    case userUnblocked(BlockData)
+    /// A group this user created (`group_created`).
+    case groupCreated(GroupData)
+    /// Someone joined a group of this user, this user included (`group_member_joined`).
+    case groupMemberJoined(GroupMembershipEventData)
+    /// Someone left or was removed from a group of this user (`group_member_left`).
+    case groupMemberLeft(GroupMembershipEventData)
+    /// A message to a group of this user, the sender's own devices included (`group_message`).
+    case groupMessage(GroupMessageData)
+    /// An app-defined event in a group (`group_event`; `from` is nil when the backend published it).
+    case groupEvent(GroupEventData)
+    /// An invite this user created (`invite_created`).
+    case inviteCreated(InviteData)
+    /// An event type this version of the client does not know (a newer server), or one whose data did not have the
+    /// documented shape: its wire `type` and `data`, so nothing is dropped. Every type in docs/PROTOCOL.md has its
+    /// own case (``ClientEventKind``).
     case other(type: String, data: JSONValue)
 }
 

@@ -68,6 +68,8 @@ public actor SwitchboardClient {
     private struct Outgoing {
         let id: String
         let frame: String
+        /// Sent again when the connection drops before its reply (see ``ClientCommandKind/isSafeToResend(_:)``).
+        var resend = true
     }
 
     let configuration: Configuration
@@ -92,6 +94,9 @@ public actor SwitchboardClient {
     private var expectingResume = false
     /// The server's `latestOffset` from this connection's welcome.
     private var serverLatest: Int64 = 0
+    /// The server's clock relative to this device's, from the last `welcome` (zero offset before the first one):
+    /// approval countdowns use it (``ServerClock/remainingSeconds(of:deviceNow:)``, ``remainingSeconds(of:)``).
+    public private(set) var serverClock = ServerClock()
 
     /// Creates a client; nothing happens until ``connect()``.
     public init(_ configuration: Configuration) {
@@ -115,6 +120,12 @@ public actor SwitchboardClient {
     /// ``events`` once the buffered events are handled. The client cannot be restarted; make a new one.
     public func disconnect() async {
         await stop(.stopped(reason: "disconnected by the app"))
+    }
+
+    /// Seconds left to answer `approval` now, on the server's clock (``serverClock``): what a countdown shows,
+    /// right even when the device's clock is off.
+    public func remainingSeconds(of approval: ApprovalData) -> Double {
+        serverClock.remainingSeconds(of: approval, deviceNow: configuration.clock.nowMilliseconds())
     }
 
     // MARK: Commands
@@ -158,7 +169,7 @@ public actor SwitchboardClient {
         object["type"] = .string(type)
         let frame = String(decoding: (try? JSONValue.object(object).serialized()) ?? [], as: UTF8.self)
         waiters[id] = done
-        queue.append(Outgoing(id: id, frame: frame))
+        queue.append(Outgoing(id: id, frame: frame, resend: ClientCommandKind(rawValue: type).map { $0.isSafeToResend(fields) } ?? true))
         pumpSoon()
     }
 
@@ -208,7 +219,7 @@ public actor SwitchboardClient {
         configuration.offsetStore.save(offset)
         guard isLive else { return }  // the next connection resumes from the store instead
         nextCommand += 1
-        let ack = JSONValue.object(["id": .string("k\(nextCommand)"), "type": .string("ack"), "offset": .int(offset)])
+        let ack = JSONValue.object(["id": .string("k\(nextCommand)"), "type": .string(ClientCommandKind.ack.rawValue), "offset": .int(offset)])
         queue.append(Outgoing(id: "k\(nextCommand)", frame: String(decoding: (try? ack.serialized()) ?? [], as: UTF8.self)))
         pumpSoon()
     }
@@ -309,6 +320,7 @@ public actor SwitchboardClient {
         case "welcome":
             guard let welcome: WelcomeData = data.decoded() else { return }
             serverLatest = welcome.latestOffset
+            serverClock = ServerClock(serverTime: welcome.serverTime, receivedAt: configuration.clock.nowMilliseconds())
             if highestReceived == nil {
                 // A first connection starts at the live end: that is the resume point from now on, so an event lost
                 // with this connection is replayed by the next one instead of skipped by another fresh start.
@@ -356,8 +368,12 @@ public actor SwitchboardClient {
         isLive = false
         transport = nil
         // Sent but unanswered: send again, first, in their original order (send_message is idempotent by
-        // clientMessageId; reads are harmless).
-        queue.insert(contentsOf: inFlight, at: 0)
+        // clientMessageId; reads are harmless). Commands that would act twice fail instead: their outcome is unknown.
+        for lost in inFlight where !lost.resend {
+            waiters.removeValue(forKey: lost.id)?(.failure(ClientError.connectionLost(
+                "the connection dropped before the reply; it may or may not have been done")))
+        }
+        queue.insert(contentsOf: inFlight.filter(\.resend), at: 0)
         inFlight.removeAll()
     }
 

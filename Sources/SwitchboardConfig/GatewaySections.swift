@@ -17,6 +17,9 @@ public struct AuthSection: Sendable, Equatable {
     /// Serve `POST /v1/devices/register` (devices without an app backend); `auto` resolves against `apiKeys`
     /// (see ``SwitchboardConfiguration/standaloneEnabled``).
     public var standalone: StandaloneModeName = .auto
+    /// New standalone registrations (an unknown secret) per sliding hour from one source address, and for the node.
+    public var registrationsPerAddressPerHour: Int = 120
+    public var registrationsPerNodePerHour: Int = 600
     public init() {}
 }
 
@@ -44,7 +47,11 @@ public struct GatewaySection: Sendable, Equatable {
     public var approvalMaxTimeoutMs: Int = 600_000
     public var presenceGraceMs: Int = 5_000
     public var maxMessageCharacters: Int = 500
-    /// An approval no connected device acknowledged within this time also goes to push; 0 = off.
+    /// A pushable event a device with an open socket has not acknowledged within this time is pushed to it; 0 = off
+    /// (only devices without a socket, or in background, get pushes).
+    public var pushAckDelayMs: Int = 5_000
+    /// The same for approval requests; when the file leaves it out, ``SwitchboardConfiguration/parse(_:fileName:)``
+    /// sets it to `pushAckDelayMs`. 0 = off.
     public var approvalPushDelayMs: Int = 5_000
     /// Commands read and not yet answered, node-wide, before new ones are refused with `overloaded`.
     public var maxPendingCommands: Int = 1_024

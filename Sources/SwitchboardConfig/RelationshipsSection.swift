@@ -27,6 +27,14 @@ public struct RelationshipsSection: Sendable, Equatable {
     public var discoveryMaxPerAddressPerDay: Int = 4000
     /// Discovery entries the node (the cluster, with `cluster.redis_url`) answers per 24 hours.
     public var discoveryMaxPerNodePerDay: Int = 100_000
+    /// `connect` with a code nobody has, per sliding hour: per user, per source address, per node.
+    public var connectFailuresPerUserPerHour: Int = 20
+    public var connectFailuresPerAddressPerHour: Int = 60
+    public var connectFailuresPerNodePerHour: Int = 600
+    /// `invite_redeem` with a code nobody has, per sliding hour: per user, per source address, per node.
+    public var inviteRedeemFailuresPerUserPerHour: Int = 20
+    public var inviteRedeemFailuresPerAddressPerHour: Int = 60
+    public var inviteRedeemFailuresPerNodePerHour: Int = 600
     /// Invite texts (SMS/e-mail) are POSTed here for the app to deliver; empty = invites are created but not delivered.
     public var inviteWebhookURL: String = ""
     public init() {}

@@ -86,6 +86,11 @@ public struct SwitchboardConfiguration: Sendable, Equatable {
             lines[entry.key] = entry.line
         }
         for table in tables { try checkSection(table, fileName: fileName) }
+        // Approvals wait the general acknowledgement delay unless the file gives them their own; resolved here so the
+        // stored value is the one in force (equality compares behaviour).
+        if !config.explicitlySetKeys.contains("gateway.approval_push_delay_ms") {
+            config.gateway.approvalPushDelayMs = config.gateway.pushAckDelayMs
+        }
         try config.validate(fileName: fileName, lines: lines)
         return config
     }

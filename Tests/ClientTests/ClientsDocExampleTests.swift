@@ -14,7 +14,7 @@ import Testing
         // The view (not compiled on Linux) may only use what the model and the library offer.
         let view = try #require(doc.range(of: "struct ApprovalCard: View").map { String(doc[$0.lowerBound...].prefix { $0 != "`" }) })
         for use in ["model.approval", "model.banner", "model.answer(approve: false)", "model.answer(approve: true)",
-                    "request.summary", "request.remainingSeconds(nowMilliseconds:"] {
+                    "request.summary", "model.clock.remainingSeconds(of: request, deviceNow:"] {
             #expect(view.contains(use), "the view should use \(use)")
         }
     }
@@ -36,7 +36,8 @@ import Testing
         // session) makes the phone the active device again, which takes the banner down.
         let first = try Self.createApproval(server)
         try await Self.eventually("the card") { model.approval?.requestId == first }
-        let remaining = await model.approval?.remainingSeconds(nowMilliseconds: Int64(Date().timeIntervalSince1970 * 1000)) ?? 0
+        let (shown, clock) = await (model.approval, model.clock)
+        let remaining = shown.map { clock.remainingSeconds(of: $0, deviceNow: Int64(Date().timeIntervalSince1970 * 1000)) } ?? 0
         #expect(remaining > 50 && remaining <= 60, "countdown \(remaining)")
         try await model.answer(approve: true)
         #expect(await model.approval == nil)

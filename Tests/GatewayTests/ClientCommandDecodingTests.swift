@@ -38,6 +38,28 @@ import Testing
         #expect(ack.id == "c2" && offset.offset == 41)
     }
 
+    @Test(arguments: [("foreground", AppStateCommand.State.foreground), ("background", .background)])
+    func appStateBecomesItsTypedState(_ wire: String, _ state: AppStateCommand.State) throws {
+        let read = try CommandFrame.decode(Array(#"{"id":"a1","type":"app_state","state":"\#(wire)"}"#.utf8))
+        guard case .appState(let command) = read.command else { Issue.record("\(read.command)"); return }
+        #expect(read.id == "a1" && command.state == state)
+    }
+
+    @Test(arguments: [
+        (#"{"id":"a","type":"app_state"}"#, GatewayErrorCode.missingField, #"missing field "state""#),
+        (#"{"id":"a","type":"app_state","state":"suspended"}"#, .invalidField, #"field "state" must be "foreground" or "background""#),
+        (#"{"id":"a","type":"app_state","state":"Foreground"}"#, .invalidField, #"field "state" must be "foreground" or "background""#),
+        (#"{"id":"a","type":"app_state","state":""}"#, .invalidField, #"field "state" must be "foreground" or "background""#),
+        (#"{"id":"a","type":"app_state","state":1}"#, .invalidField, #"field "state" must be of type String"#),
+        (#"{"id":"a","type":"app_state","state":null}"#, .invalidField, #"field "state" must be a String, not null"#),
+    ])
+    func aBadAppStateIsRefusedWithItsIdAndTheField(_ frame: String, _ code: GatewayErrorCode, _ message: String) {
+        guard case .invalid(let id, let error)? = Self.failure(frame) else { Issue.record("accepted \(frame)"); return }
+        #expect(id == "a")
+        #expect(error.code == code)
+        #expect(error.message == message)
+    }
+
     @Test func relationshipCommandsAreTypedToo() throws {
         let read = try CommandFrame.decode(Array(#"{"id":"g","type":"group_create","name":"fam","roleLimits":{"parent":2},"maxMembers":null}"#.utf8))
         guard case .relationship(.groupCreate(let command)) = read.command else { Issue.record("\(read.command)"); return }

@@ -28,6 +28,19 @@ import Testing
         #expect(defaults.clusterRecheckIntervalMs == 1_000)
     }
 
+    @Test func theAcknowledgementDelaysComeFromTheFileAndApprovalsInheritIt() throws {
+        let inherited = GatewayRuntime.Options(try SwitchboardConfiguration.parse("[gateway]\npush_ack_delay_ms = 2_500\n", fileName: "x")).settings
+        #expect(inherited.pushAckDelayMs == 2_500 && inherited.approvalPushDelayMs == 2_500)
+        let own = GatewayRuntime.Options(try SwitchboardConfiguration.parse("""
+            [gateway]
+            push_ack_delay_ms = 2_500
+            approval_push_delay_ms = 9_000
+            """, fileName: "x")).settings
+        #expect(own.pushAckDelayMs == 2_500 && own.approvalPushDelayMs == 9_000)
+        let defaults = GatewayRuntime.Options(SwitchboardConfiguration()).settings
+        #expect(defaults.pushAckDelayMs == 5_000 && defaults.approvalPushDelayMs == 5_000)
+    }
+
     @Test func inviteAndLiveActivityLimitsComeFromTheFile() throws {
         let config = try SwitchboardConfiguration.parse("""
             [push]
@@ -42,6 +55,31 @@ import Testing
         let defaults = GatewayRuntime.Options(SwitchboardConfiguration()).settings
         #expect(defaults.liveActivityTokensPerDevice == 16)
         #expect(defaults.relationships.invitesPerUserPerDay == 30 && defaults.relationships.invitesPerNodePerDay == 2_000)
+    }
+
+    @Test func registrationAndGuessingLimitsComeFromTheFile() throws {
+        let config = try SwitchboardConfiguration.parse("""
+            [auth]
+            registrations_per_address_per_hour = 11
+            registrations_per_node_per_hour = 12
+            [relationships]
+            connect_failures_per_user_per_hour = 21
+            connect_failures_per_address_per_hour = 22
+            connect_failures_per_node_per_hour = 23
+            invite_redeem_failures_per_user_per_hour = 31
+            invite_redeem_failures_per_address_per_hour = 32
+            invite_redeem_failures_per_node_per_hour = 33
+            """, fileName: "x")
+        let s = GatewayRuntime.Options(config).settings
+        #expect(s.registrationsPerAddressPerHour == 11 && s.registrationsPerNodePerHour == 12)
+        #expect(s.connectFailuresPerUserPerHour == 21 && s.connectFailuresPerAddressPerHour == 22 && s.connectFailuresPerNodePerHour == 23)
+        #expect(s.relationships.inviteRedeemFailuresPerUserPerHour == 31 && s.relationships.inviteRedeemFailuresPerAddressPerHour == 32
+                && s.relationships.inviteRedeemFailuresPerNodePerHour == 33)
+        let d = GatewayRuntime.Options(SwitchboardConfiguration()).settings
+        #expect(d.registrationsPerAddressPerHour == 120 && d.registrationsPerNodePerHour == 600)
+        #expect(d.connectFailuresPerUserPerHour == 20 && d.connectFailuresPerAddressPerHour == 60 && d.connectFailuresPerNodePerHour == 600)
+        #expect(d.relationships.inviteRedeemFailuresPerUserPerHour == 20 && d.relationships.inviteRedeemFailuresPerAddressPerHour == 60
+                && d.relationships.inviteRedeemFailuresPerNodePerHour == 600)
     }
 
     @Test func commandSharesSocketCapAndReplayPartsComeFromTheFile() throws {

@@ -190,7 +190,17 @@ import Testing
             let refused = try raw.readResponse()
             let json = try? JSONSerialization.jsonObject(with: Data(refused.body))
             #expect(refused.head.status == 400 && GatewayJSON.string(json, "error", "code") == "invalid_field", "offset=\(value)")
+            // A plain GET (no upgrade) with the same query gets the same refusal, not 404.
+            let plain = try RawClient(port: server.port)
+            plain.send("GET /v1/ws?offset=\(value) HTTP/1.1\r\nHost: x\r\n\r\n")
+            let answered = try plain.readResponse()
+            let body = try? JSONSerialization.jsonObject(with: Data(answered.body))
+            #expect(answered.head.status == 400 && GatewayJSON.string(body, "error", "code") == "invalid_field", "plain GET offset=\(value)")
         }
+        // A plain GET without a bad query: the path speaks WebSocket only.
+        let plain = try RawClient(port: server.port)
+        plain.send("GET /v1/ws?offset=3 HTTP/1.1\r\nHost: x\r\n\r\n")
+        #expect(try plain.readResponse().head.status == 426)
         try Self.expectAlive(server)
     }
 

@@ -2,6 +2,7 @@ import Foundation
 @testable import GatewayRuntime
 import HTTP1
 @testable import Server
+import Synchronization
 import Testing
 
 /// The embedded web files equal the files in Sources/GatewayRuntime/Web/assets/ (scripts/embed-web regenerates them), and
@@ -16,15 +17,49 @@ import Testing
     @Test func embeddedFilesMatchTheAssets() throws {
         #expect(WebAssets.clientJS == (try Self.asset("client.js")), "run scripts/embed-web after editing client.js")
         #expect(WebAssets.demoHTML == (try Self.asset("demo.html")), "run scripts/embed-web after editing demo.html")
+        #expect(WebAssets.clientDTS == (try Self.asset("client.d.ts")), "run scripts/embed-web after editing client.d.ts")
     }
 
-    static func head(_ method: String, _ headers: [(String, String)] = []) throws -> HTTPRequestHead {
-        var text = "\(method) /v1/client.js HTTP/1.1\r\nHost: x\r\n"
+    static func request(_ method: String, _ path: String = "/v1/client.js", _ headers: [(String, String)] = []) throws -> HTTPRequest {
+        var text = "\(method) \(path) HTTP/1.1\r\nHost: x\r\n"
         for (name, value) in headers { text += "\(name): \(value)\r\n" }
         var parser = HTTPRequestParser()
         let bytes = Array((text + "\r\n").utf8)
         let parsed = try bytes.withUnsafeBytes { try parser.parse($0) }
-        return try #require(parsed.request).head
+        return try #require(parsed.request)
+    }
+
+    static func head(_ method: String, _ headers: [(String, String)] = []) throws -> HTTPRequestHead {
+        try request(method, "/v1/client.js", headers).head
+    }
+
+    /// Answers every request the routes pass on with 404, and records that it was asked.
+    final class Fallback: HTTPApplication, @unchecked Sendable {
+        // @unchecked: `asked` is only touched by the test's own thread (the routes answer synchronously).
+        var asked: [String] = []
+        func handle(_ request: HTTPRequest, respond: @escaping @Sendable (HTTPResponse) -> Void) -> Bool {
+            asked.append(request.head.path)
+            respond(.jsonError(status: 404, code: "not_found", message: "nothing here"))
+            return true
+        }
+    }
+
+    @Test func theModuleAndItsDeclarationsAreServedWithTheSameCORS() throws {
+        let fallback = Fallback()
+        let routes = WebRoutes(next: fallback, demo: nil)
+        let answers = Mutex<[String: HTTPResponse]>([:])
+        for path in ["/v1/client.js", "/v1/client.d.ts", "/v1/client.ts"] {
+            #expect(routes.handle(try Self.request("GET", path)) { response in answers.withLock { $0[path] = response } })
+        }
+        let (module, declarations, other) = try answers.withLock { answers in
+            (try #require(answers["/v1/client.js"]), try #require(answers["/v1/client.d.ts"]), try #require(answers["/v1/client.ts"]))
+        }
+        #expect(declarations.status == 200 && declarations.body == Array(WebAssets.clientDTS.utf8))
+        #expect(declarations.headers["Content-Type"] == "application/typescript; charset=utf-8")
+        #expect(declarations.headers["Access-Control-Allow-Origin"] == module.headers["Access-Control-Allow-Origin"])
+        #expect(module.headers["Access-Control-Allow-Origin"] == "*" && declarations.headers["ETag"] != module.headers["ETag"])
+        #expect(other.status == 404 && fallback.asked == ["/v1/client.ts"])
+        #expect(WebAssets.clientJS.hasPrefix("// @ts-self-types=\"./client.d.ts\""), "the module names its declarations for Deno and JSR tools")
     }
 
     @Test func validatorsAndMethods() throws {

@@ -21,7 +21,7 @@ import TestSupport
         #expect(try store.deviceOwners(deviceId: "phone") == ["ann", "ben"])
         let db = try SQLiteConnection(path: path, readOnly: true, busyTimeoutMs: 1000)
         defer { db.close() }
-        let plan = try db.query("EXPLAIN QUERY PLAN " + StoreReader.deviceOwnersSQL) { $0.bind(1, "phone") } row: { $0.string(3) }
+        let plan = try db.query("EXPLAIN QUERY PLAN " + deviceOwnersSQL) { $0.bind(1, "phone") } row: { $0.string(3) }
         #expect(plan.contains { $0.contains("USING INDEX devices_by_id") }, "\(plan)")
     }
 
@@ -36,7 +36,7 @@ import TestSupport
         // A three-row table is read whole whatever its indexes: the planner is told scans cost too much, so the plan
         // names the index only if there is one on the device id.
         try db.execute("SET enable_seqscan = off")
-        let plan = try db.query("EXPLAIN " + PostgresReader.deviceOwnersSQL.replacingOccurrences(of: "$1", with: "'phone'"))
+        let plan = try db.query("EXPLAIN " + db.sql(deviceOwnersSQL).replacingOccurrences(of: "$1", with: "'phone'"))
             .map { $0.string(0) }
         #expect(plan.contains { $0.contains("devices_by_id") }, "\(plan)")
     }

@@ -14,7 +14,7 @@ import Testing
             db = try PostgresDatabase(options: PostgresStoreOptions(url: url))
             try db.execute("BEGIN")
             var receipt = StoreReceipt()
-            for write in writes { try PostgresWriteApplier(db: db).apply(write, receipt: &receipt) }
+            for write in writes { try RelationalWriteApplier(engine: PostgresEngineWrites(db: db)).apply(write, receipt: &receipt) }
         }
         func commit() throws { try db.execute("COMMIT"); db.close() }
     }

@@ -68,7 +68,7 @@ import Testing
 
     @Test func roleLimitsRoundTrip() {
         let limits = ["parent": 2, "child": 10, "x-y_z": 0]
-        #expect(RelationshipWriteApplier.decodeRoleLimits(RelationshipWriteApplier.encodeRoleLimits(limits)) == limits)
-        #expect(RelationshipWriteApplier.decodeRoleLimits("") == [:])
+        #expect(RoleLimits.decode(RoleLimits.encode(limits)) == limits)
+        #expect(RoleLimits.decode("") == [:])
     }
 }

@@ -60,6 +60,8 @@ import Testing
         timeout_ms = 2000
         api_keys = ["sk_live_0123456789abcdef"]
         standalone = false
+        registrations_per_address_per_hour = 13
+        registrations_per_node_per_hour = 130
 
         [storage]
         path = "/var/lib/switchboard/db.sqlite"
@@ -76,6 +78,7 @@ import Testing
         approval_webhook_url = "http://127.0.0.1:9000/hook"
         webhook_secret = "whsec_YmFja2VuZHNlY3JldA=="
         presence_webhook = true
+        push_ack_delay_ms = 3000
         approval_push_delay_ms = 2000
         max_pending_commands = 500
         max_pending_commands_per_connection = 5
@@ -122,6 +125,12 @@ import Testing
         connect_code_quarantine_hours = 720
         discovery_max_per_address_per_day = 300
         discovery_max_per_node_per_day = 9000
+        connect_failures_per_user_per_hour = 3
+        connect_failures_per_address_per_hour = 30
+        connect_failures_per_node_per_hour = 300
+        invite_redeem_failures_per_user_per_hour = 5
+        invite_redeem_failures_per_address_per_hour = 50
+        invite_redeem_failures_per_node_per_hour = 500
         invite_webhook_url = "http://127.0.0.1:9000/invites"
 
         [cluster]
@@ -192,6 +201,7 @@ import Testing
         #expect(c.gateway.approvalWebhookURL == "http://127.0.0.1:9000/hook")
         #expect(c.gateway.webhookSecret == "whsec_YmFja2VuZHNlY3JldA==")
         #expect(c.gateway.presenceWebhook == true)
+        #expect(c.gateway.pushAckDelayMs == 3000)
         #expect(c.gateway.approvalPushDelayMs == 2000)
         #expect(c.gateway.maxPendingCommands == 500)
         #expect(c.gateway.maxPendingCommandsPerConnection == 5)
@@ -234,6 +244,11 @@ import Testing
         #expect(c.relationships.discoveryMaxPerAddressPerDay == 300)
         #expect(c.relationships.discoveryMaxPerNodePerDay == 9000)
         #expect(c.relationships.inviteWebhookURL == "http://127.0.0.1:9000/invites")
+        #expect(c.auth.registrationsPerAddressPerHour == 13 && c.auth.registrationsPerNodePerHour == 130)
+        #expect(c.relationships.connectFailuresPerUserPerHour == 3 && c.relationships.connectFailuresPerAddressPerHour == 30
+                && c.relationships.connectFailuresPerNodePerHour == 300)
+        #expect(c.relationships.inviteRedeemFailuresPerUserPerHour == 5 && c.relationships.inviteRedeemFailuresPerAddressPerHour == 50
+                && c.relationships.inviteRedeemFailuresPerNodePerHour == 500)
         #expect(c.cluster.postgresURL == "postgresql://sb@db.internal/sb")
         #expect(c.cluster.postgresPasswordFile == "/run/secrets/pg")
         #expect(c.cluster.redisURL == "redis://redis.internal:6379")
@@ -243,6 +258,25 @@ import Testing
         #expect(c.cluster.presenceRefreshMs == 1_000 && c.cluster.presenceTtlMs == 3_000)
         #expect(c.cluster.recheckIntervalMs == 700)
         #expect(c.explicitlySetKeys == Set(SwitchboardConfiguration.knownKeys))
+    }
+
+    @Test func approvalsTakeTheAcknowledgementDelayUnlessTheFileGivesTheirOwn() throws {
+        let inherited = try SwitchboardConfiguration.parse("[gateway]\npush_ack_delay_ms = 1_500\n", fileName: "x")
+        #expect(inherited.gateway.pushAckDelayMs == 1_500)
+        #expect(inherited.gateway.approvalPushDelayMs == 1_500)
+        let own = try SwitchboardConfiguration.parse("[gateway]\npush_ack_delay_ms = 1_500\napproval_push_delay_ms = 0\n", fileName: "x")
+        #expect(own.gateway.approvalPushDelayMs == 0)
+        let neither = try SwitchboardConfiguration.parse("[gateway]\n", fileName: "x")
+        #expect(neither.gateway.pushAckDelayMs == 5_000 && neither.gateway.approvalPushDelayMs == 5_000)
+        // Same behaviour, same value: the inherited delay equals one written out.
+        #expect(inherited == (try SwitchboardConfiguration.parse("[gateway]\npush_ack_delay_ms = 1_500\napproval_push_delay_ms = 1_500\n", fileName: "x")))
+    }
+
+    @Test func anAcknowledgementDelayOutOfRangeNamesTheKeyAndLine() {
+        #expect(throws: ConfigError(file: "x", line: 3, key: "gateway.push_ack_delay_ms",
+                                    message: "expected an integer between 0 and 600000, got 600001")) {
+            try SwitchboardConfiguration.parse("[gateway]\npresence_grace_ms = 1\npush_ack_delay_ms = 600_001\n", fileName: "x")
+        }
     }
 
     @Test func onlyKeysInTheFileAreExplicit() throws {

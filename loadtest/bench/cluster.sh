@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Gateway scenarios against a cluster, for docs/BENCHMARKS.md ("Cluster"): PostgreSQL 15, redis-server and NODES
+# Gateway scenarios against a cluster, for docs/BENCHMARKS.md (two nodes): PostgreSQL 15, redis-server and NODES
 # (default 2) `switchboard serve` nodes on one database (scripts/cluster-env), the harness connecting to the nodes
 # directly (`--url` node 0, `--node-url` node 1: a user's devices, a message's two ends, on different nodes). After the
 # harness's setup calls (through node 0) node 1 is restarted, so it loads the users, contacts and sessions the setup

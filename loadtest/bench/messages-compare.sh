@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Two builds side by side on the `messages` scenario (docs/BENCHMARKS.md, "Measurements (part 5)"): ROUNDS rounds,
+# Two builds side by side on the `messages` scenario (docs/BENCHMARKS.md, "How builds are compared"): ROUNDS rounds,
 # each running every build once in turn (fresh server and database per run, server on core 0 with one loop,
 # generator on core 1, via loadtest/bench/gateway.sh with BIN=), so the builds see the same machine state.
 # Prints one line per run: build, load average at the start, delivered, refused, delivered per second of

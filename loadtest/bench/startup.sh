@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Start-up with a large database behind docs/BENCHMARKS.md ("Start-up"): generates a SQLite database with USERS users
+# Start-up with a large database behind docs/BENCHMARKS.md (start-up): generates a SQLite database with USERS users
 # (a device and a contact each), EVENTS events, and for the first SESSIONS users an open and an ended session, APPROVALS
 # of them with a pending approval (loadtest/bench/startup-fill.py), then starts `serve` on it RUNS
 # times and prints, per run, the time from exec to /readyz answering 200 and the server's RSS at that moment. The

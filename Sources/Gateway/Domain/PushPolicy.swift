@@ -212,7 +212,8 @@ struct PushPolicy {
                           showDetails: settings.showDetails, timeSensitive: settings.timeSensitive && request,
                           ids: ["sessionId": data.sessionId, "requestId": data.requestId],
                           deepLinkPath: "session/\(data.sessionId)/approval/\(data.requestId)", collapseID: data.requestId,
-                          expiresAt: request ? data.expiresAt : nil, badge: recipient.pendingApprovals, contentState: data.jsonValue)
+                          expiresAt: request ? data.expiresAt : nil, badge: recipient.pendingApprovals, contentState: data.jsonValue,
+                          titleArguments: [data.toolName])
     }
 
     /// Live Activity first (its update token, else push-to-start when enabled) with the APNs alert as its fallback in

@@ -37,16 +37,20 @@ public struct PushNotice: Codable, Sendable, Equatable {
     public var badge: Int?
     /// Live Activity `content-state`.
     public var contentState: JSONValue?
+    /// The `%@` arguments of the detailed title's localisation key (an approval's tool name); nil: the title itself.
+    public var titleArguments: [String]?
     /// A backend webhook's whole JSON body (provider `backend`), sent as it is: decided when the event was committed,
     /// so every retry posts the same bytes' content.
     public var payload: JSONValue?
 
     public init(type: String, title: String? = nil, body: String? = nil, genericTitle: String, showDetails: Bool = false,
                 timeSensitive: Bool = false, ids: [String: String] = [:], deepLinkPath: String? = nil, collapseID: String? = nil,
-                expiresAt: Int64? = nil, badge: Int? = nil, contentState: JSONValue? = nil, payload: JSONValue? = nil) {
+                expiresAt: Int64? = nil, badge: Int? = nil, contentState: JSONValue? = nil, payload: JSONValue? = nil,
+                titleArguments: [String]? = nil) {
         self.type = type; self.title = title; self.body = body; self.genericTitle = genericTitle; self.showDetails = showDetails
         self.timeSensitive = timeSensitive; self.ids = ids; self.deepLinkPath = deepLinkPath; self.collapseID = collapseID
         self.expiresAt = expiresAt; self.badge = badge; self.contentState = contentState; self.payload = payload
+        self.titleArguments = titleArguments
     }
 }
 

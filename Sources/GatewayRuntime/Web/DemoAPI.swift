@@ -2,6 +2,7 @@ import Gateway
 import GatewayProtocol
 import HTTP1
 import Server
+import ServerAPIRoutes
 
 /// The demo page's own endpoints (only when the demo is enabled). Each acts for the user of the device token it is
 /// called with — never for anyone else — and does what an app backend would do for that user:
@@ -13,24 +14,13 @@ import Server
 ///   caller's demo session `demo-<userId>` if needed and posts an approval request to it, as a backend would.
 /// - `GET /demo/api/stats` → the node's gauges and counters (the numbers `/metrics` shows) for the live view.
 final class DemoAPI: Sendable {
-    static let prefix = "/demo/api/"
+    static let prefix = DemoRoutes.prefix
 
     private let api: ServerAPI
 
     init(api: ServerAPI) { self.api = api }
 
-    private struct DeviceBody: JSONFieldsDecodable {
-        var platform: String?
-        init(fields f: JSONFields) throws(GatewayError) { platform = try f.optionalString("platform") }
-    }
     private struct NewDevice: Encodable { var userId: String; var deviceId: String; var token: String }
-    private struct ApprovalBody: JSONFieldsDecodable {
-        var summary: String?; var toolName: String?; var timeoutSeconds: Double?
-        init(fields f: JSONFields) throws(GatewayError) {
-            summary = try f.optionalString("summary"); toolName = try f.optionalString("toolName")
-            timeoutSeconds = try f.optionalDouble("timeoutSeconds")
-        }
-    }
     private struct Posted: Encodable { var session: SessionData; var approval: ApprovalData }
     private struct Stats: Encodable {
         var connectedDevices: Int; var onlineUsers: Int; var pendingApprovals: Int; var eventsCommitted: Int
@@ -38,39 +28,35 @@ final class DemoAPI: Sendable {
     }
 
     func handle(_ request: HTTPRequest, respond: @escaping ServerAPI.Respond) -> Bool {
-        let head = request.head
-        let route = String(head.path.dropFirst(Self.prefix.count))
-        switch route {
-        case "stats":
-            guard head.method == "GET" else { respond(ServerAPI.methodNotAllowed("GET")); return true }
+        let endpoint: DemoRoutes.Endpoint
+        switch DemoRoutes.match(request.head) {
+        case .success(let found): endpoint = found
+        case .failure(let refusal): respond(refusal.response); return true
+        }
+        var caller: ClientIdentity?
+        if endpoint.needsDevice {
+            guard let found = api.deviceIdentity(request, respond: respond) else { return true }
+            caller = found
+        }
+        switch (endpoint.request(body: request.body), caller) {
+        case (.failure(let refusal), _):
+            respond(refusal.response)
+        case (.success(.stats), _):
             let m = api.hub.metrics
             respond(ServerAPI.ok(Stats(connectedDevices: m.connectedDevices.load(ordering: .relaxed), onlineUsers: m.onlineUsers.load(ordering: .relaxed),
                                        pendingApprovals: m.pendingApprovals.load(ordering: .relaxed), eventsCommitted: m.eventsCommitted.load(ordering: .relaxed),
                                        messagesSent: m.messagesSent.load(ordering: .relaxed), commands: m.commands.load(ordering: .relaxed),
                                        approvalsResolved: m.approvalsResolved.load(ordering: .relaxed), approvalsTimedOut: m.approvalsTimedOut.load(ordering: .relaxed))))
-        case "devices":
-            guard head.method == "POST" else { respond(ServerAPI.methodNotAllowed("POST")); return true }
-            guard let caller = api.deviceIdentity(request, respond: respond),
-                  let body = api.decode(DeviceBody.self, request, respond: respond) else { return true }
-            let platform = body.platform ?? "desktop"
-            guard ["ios", "android", "desktop", "web"].contains(platform) else {
-                respond(ServerAPI.failure(GatewayError(.invalidField, "platform must be ios, android, desktop or web")))
-                return true
-            }
-            let identity = ClientIdentity(userId: caller.userId, deviceId: "dev_" + api.hub.randomToken(), clientType: platform)
+        case (.success(.addDevice(let body)), let caller?):
+            let identity = ClientIdentity(userId: caller.userId, deviceId: "dev_" + api.hub.randomToken(), clientType: body.platform ?? "desktop")
             guard let token = try? api.authenticator.issueToken(for: identity) else {
                 respond(ServerAPI.failure(GatewayError(.internalError, "could not sign a token")))
                 return true
             }
             respond(ServerAPI.ok(NewDevice(userId: identity.userId, deviceId: identity.deviceId, token: token), status: 201))
-        case "session":
-            guard head.method == "POST" else { respond(ServerAPI.methodNotAllowed("POST")); return true }
-            guard let caller = api.deviceIdentity(request, respond: respond) else { return true }
+        case (.success(.session), let caller?):
             api.onHub { hub in Self.demoSession(of: caller, hub: hub, completion: ServerAPI.reply(respond)) }
-        case "approvals":
-            guard head.method == "POST" else { respond(ServerAPI.methodNotAllowed("POST")); return true }
-            guard let caller = api.deviceIdentity(request, respond: respond),
-                  let body = api.decode(ApprovalBody.self, request, respond: respond) else { return true }
+        case (.success(.approval(let body)), let caller?):
             let timeout: Int64?
             do { timeout = try ApprovalTimeout(api.hub.settings).milliseconds(seconds: body.timeoutSeconds) } catch {
                 respond(ServerAPI.failure(error))
@@ -90,8 +76,9 @@ final class DemoAPI: Sendable {
                     }
                 }
             }
-        default:
-            respond(.jsonError(status: 404, code: "not_found", message: "no demo route \(head.method) \(head.path)"))
+        case (.success, nil):
+            // Every endpoint but the stats needs the caller, read above.
+            respond(ServerAPI.failure(GatewayError(.unauthenticated, "send the device token as Authorization: Bearer <jwt>")))
         }
         return true
     }

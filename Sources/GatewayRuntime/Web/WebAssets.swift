@@ -4,9 +4,11 @@
 enum WebAssets {
     /// `Sources/GatewayRuntime/Web/assets/client.js`
     static let clientJS = ##"""
+// @ts-self-types="./client.d.ts"
 // Switchboard JavaScript client: one ES module, no build step, no dependencies.
-// Served by the gateway at GET /v1/client.js; documented in docs/CLIENT-JS.md (wire protocol: docs/PROTOCOL.md).
-// Works in browsers and in Node >= 22 (20/21: --experimental-websocket, or a WebSocket passed as `options.WebSocket`).
+// Served by the gateway at GET /v1/client.js, its TypeScript declarations at GET /v1/client.d.ts; documented in
+// docs/CLIENT-JS.md (wire protocol: docs/PROTOCOL.md). Works in browsers, in React Native (its standard WebSocket,
+// no DOM) and in Node >= 22 (20/21: --experimental-websocket, or a WebSocket passed as `options.WebSocket`).
 
 /** Close codes the gateway uses (docs/PROTOCOL.md, "Close codes"). */
 export const CloseCode = Object.freeze({
@@ -49,6 +51,25 @@ function errorFor(code, message, command) {
   return new SwitchboardError(code, message, command);
 }
 
+/**
+ * Wire command type → the client's method for it (docs/PROTOCOL.md, "Commands"). `auth` and `ack` are sent by the
+ * connection itself. A test compares this table with the protocol's, and calls each method.
+ */
+export const commandMethods = Object.freeze({
+  send_message: 'send', history: 'history', unread_counts: 'unreadCounts', mark_read: 'markRead',
+  set_presence: 'setPresence', presence: 'presence', session_attach: 'attach', session_get: 'session',
+  session_list: 'sessions', approve: 'approve', deny: 'deny', approvals_pending: 'pendingApprovals',
+  push_register: 'registerPush', push_unregister: 'unregisterPush', notification_settings: 'notificationSettings',
+  set_notification_settings: 'setNotificationSettings', friend_request: 'friendRequest', friend_requests: 'friendRequests',
+  friend_request_accept: 'acceptFriendRequest', friend_request_reject: 'rejectFriendRequest',
+  friend_request_cancel: 'cancelFriendRequest', connect_code: 'connectCode', connect: 'connectWithCode',
+  contacts: 'contacts', contact_pause: 'pauseContact', contact_resume: 'resumeContact', contact_remove: 'removeContact',
+  block: 'block', unblock: 'unblock', blocks: 'blocks', send_event: 'sendEvent', group_create: 'createGroup',
+  group_get: 'group', group_list: 'groups', group_leave: 'leaveGroup', group_remove_member: 'removeMember',
+  group_send_message: 'sendGroupMessage', invite_create: 'createInvite', invite_redeem: 'redeemInvite',
+  discover: 'discover', app_state: 'appState',
+});
+
 /** Offsets kept in memory: a reload starts live again (no replay). */
 export function memoryOffsetStore() {
   let offset = null;
@@ -71,6 +92,35 @@ export function tokenClaims(token) {
   } catch { return {}; }
 }
 
+/**
+ * A store adapter over an asynchronous key-value storage such as React Native's AsyncStorage (`getItem`/`setItem`
+ * returning promises): `get()` resolves with the parsed JSON value (or null), `set(value)` writes it. Works as an
+ * `offsetStore` and as the store of `standaloneIdentity`.
+ */
+export function asyncStorageStore(storage, key) {
+  return {
+    get: async () => { const v = await storage.getItem(key); return v === null || v === undefined ? null : JSON.parse(v); },
+    set: (value) => storage.setItem(key, JSON.stringify(value)),
+  };
+}
+
+/**
+ * Standalone mode on a device that must stay the same user across launches: reads `{deviceToken, …}` from `store`
+ * (`get()` may return a promise), creates a random `deviceToken` on first use, registers it, stores what the
+ * registration returned beside the secret, and resolves with the registration `{userId, hexCode, deviceId, token}`.
+ */
+export async function standaloneIdentity(baseUrl, store, { platform = 'web' } = {}) {
+  let identity = await store.get();
+  if (!identity?.deviceToken) {
+    identity = { deviceToken: randomSecret() };
+    await store.set(identity);  // before registering: a lost secret would be a lost user
+  }
+  const registration = await registerDevice(baseUrl, { deviceToken: identity.deviceToken, platform });
+  const { userId, hexCode, deviceId } = registration;
+  await store.set({ deviceToken: identity.deviceToken, userId, hexCode, deviceId });
+  return registration;
+}
+
 /** Standalone registration (POST /v1/devices/register): `{userId, hexCode, deviceId, token}`. */
 export async function registerDevice(baseUrl, { deviceToken, platform = 'web' }) {
   return httpJSON(baseUrl, 'POST', '/v1/devices/register', { deviceToken, platform });
@@ -84,7 +134,7 @@ export async function setDisplayName(baseUrl, token, displayName) {
 async function httpJSON(baseUrl, method, path, body, token) {
   const headers = { 'Content-Type': 'application/json' };
   if (token) headers.Authorization = `Bearer ${token}`;
-  const response = await fetch(new URL(path, httpBase(baseUrl)), { method, headers, body: JSON.stringify(body) });
+  const response = await fetch(httpBase(baseUrl) + path, { method, headers, body: JSON.stringify(body) });
   const json = await response.json().catch(() => ({}));
   if (!response.ok) {
     const e = json.error || {};
@@ -93,17 +143,20 @@ async function httpJSON(baseUrl, method, path, body, token) {
   return json;
 }
 
+// `scheme://authority` of a gateway URL, by hand rather than with `URL`: React Native's `URL` implements neither the
+// `protocol` setter nor `origin`, and there is no page location to default to.
 function httpBase(url) {
-  const u = new URL(url ?? globalThis.location.href);
-  if (u.protocol === 'ws:') u.protocol = 'http:';
-  if (u.protocol === 'wss:') u.protocol = 'https:';
-  return u.origin;
+  const text = url ?? globalThis.location?.href;
+  if (text === undefined) throw new TypeError('no gateway URL: pass options.url (there is no page origin here)');
+  const match = /^([a-z][a-z0-9+.-]*):\/\/([^/?#]+)/i.exec(text);
+  if (!match) throw new TypeError(`not an http(s):// or ws(s):// URL: ${text}`);
+  const scheme = { ws: 'http', wss: 'https' }[match[1].toLowerCase()] ?? match[1].toLowerCase();
+  return `${scheme}://${match[2]}`;
 }
 
 function socketURL(url) {
-  const u = new URL('/v1/ws', httpBase(url));
-  u.protocol = u.protocol === 'https:' ? 'wss:' : 'ws:';
-  return u.href;
+  const base = httpBase(url);
+  return `${base.startsWith('https:') ? 'wss' : 'ws'}${base.slice(base.indexOf(':'))}/v1/ws`;
 }
 
 // Wire type → event name: approval_request → approvalRequest.
@@ -111,7 +164,7 @@ const camel = (type) => type.replace(/_([a-z])/g, (_, c) => c.toUpperCase());
 
 // Commands that may be sent again after a lost connection without changing their outcome.
 const RETRY_SAFE = new Set(['history', 'unread_counts', 'presence', 'session_get', 'session_list', 'approvals_pending',
-  'friend_requests', 'contacts', 'notification_settings', 'group_get', 'group_list']);
+  'friend_requests', 'contacts', 'notification_settings', 'group_get', 'group_list', 'blocks']);
 
 // Close codes after which reconnecting cannot help: the client must be fixed (docs/PROTOCOL.md, "Close codes").
 const FATAL_CLOSE = new Set([CloseCode.protocolError, CloseCode.unsupportedData, CloseCode.invalidPayload,
@@ -128,14 +181,19 @@ export class SwitchboardClient {
    * @param {string} [options.url] gateway base URL (http(s) or ws(s)); default: the page's origin
    * @param {(info: {refresh: boolean}) => Promise<string>|string} options.token token provider; `refresh` is true
    *   after the server rejected the previous token (get a new one, do not return a cached one)
-   * @param {{get(): number|null, set(n: number): void}} [options.offsetStore] default: localStorage keyed by the
-   *   token's user and device when available, else memory
+   * @param {{get(): number|null|Promise<number|null>, set(n: number): void|Promise<void>}} [options.offsetStore]
+   *   default: localStorage keyed by the token's user and device when available, else memory. `get()` may return a
+   *   promise (React Native's AsyncStorage, `asyncStorageStore`): it is read once, before the first connection
    * @param {number} [options.maxQueue=100] commands kept while disconnected; beyond it commands fail with `queue_full`
    * @param {number} [options.backoffBaseMs=500] @param {number} [options.backoffMaxMs=30000]
    * @param {number} [options.commandTimeoutMs=15000] a live command without a reply fails with `timeout`
    * @param {number} [options.maxAuthFailures=3] consecutive rejected tokens before the client stops
    * @param {Function} [options.WebSocket] WebSocket constructor (default: globalThis.WebSocket)
    * @param {() => number} [options.random] for tests: the jitter source (default Math.random)
+   * @param {boolean} [options.reportAppState=true] send `app_state` when the page is hidden or shown again
+   *   (`visibilitychange`), so the gateway pushes what a hidden page does not acknowledge (docs/PUSH.md)
+   * @param {EventTarget & {visibilityState?: string}} [options.visibility] where visibility is read (default: the
+   *   page's `document`; none in React Native, where the app calls `appState()` from its AppState listener)
    */
   constructor(options) {
     if (typeof options?.token !== 'function') throw new TypeError('options.token must be a function returning a token');
@@ -162,6 +220,15 @@ export class SwitchboardClient {
     this.chain = Promise.resolve();
     this.ackTimer = null;
     this.offsetStore = options.offsetStore ?? null;
+    this.storedOffset = undefined; // the store's value, read once (it may be asynchronous), then kept here
+    this.appStateValue = 'foreground';
+    const visibility = options.visibility ?? (typeof document !== 'undefined' ? document : null);
+    if (this.options.reportAppState !== false && visibility?.addEventListener) {
+      this.appStateValue = visibility.visibilityState === 'hidden' ? 'background' : 'foreground';
+      visibility.addEventListener('visibilitychange', () => {
+        this.appState(visibility.visibilityState === 'hidden' ? 'background' : 'foreground').catch(() => {});
+      });
+    }
   }
 
   // MARK: Events
@@ -246,6 +313,12 @@ export class SwitchboardClient {
         ? localStorageOffsetStore(`switchboard.offset.${claims.sub}.${claims.device_id ?? ''}`)
         : memoryOffsetStore();
     }
+    if (this.storedOffset === undefined) {
+      let stored;
+      try { stored = await this.offsetStore.get(); } catch (e) { this.emitLifecycle('error', e); stored = null; }
+      if (generation !== this.generation || this.state === 'stopped') return;
+      this.storedOffset = typeof stored === 'number' ? stored : null;
+    }
     let socket;
     try {
       socket = new this.WebSocketImpl(this.url);
@@ -255,9 +328,9 @@ export class SwitchboardClient {
     }
     this.socket = socket;
     socket.onopen = () => {
-      const offset = this.offsetStore.get();
+      const offset = this.storedOffset;
       const auth = { id: `auth${this.nextId++}`, type: 'auth', token };
-      if (offset !== null && offset !== undefined) auth.offset = offset;
+      if (offset !== null) auth.offset = offset;
       this.authId = auth.id;
       socket.send(JSON.stringify(auth));
     };
@@ -335,12 +408,14 @@ export class SwitchboardClient {
       this.identity = frame.data;
       this.clockSkewMs = frame.data.serverTime - Date.now();
       // No stored offset: the device starts at the live end; remember it so a reconnect replays what it missed.
-      if (this.offsetStore.get() === null || this.offsetStore.get() === undefined) this.offsetStore.set(frame.data.latestOffset);
-      if (this.lastQueued === null) this.lastQueued = this.offsetStore.get();
+      if (this.storedOffset === null) this.storeOffset(frame.data.latestOffset);
+      if (this.lastQueued === null) this.lastQueued = this.storedOffset;
       this.attempt = 0;
       this.authFailures = 0;
       this.setState('live');
       this.emitLifecycle('welcome', frame.data);
+      // A new connection starts in foreground on the gateway: say so when the page is hidden.
+      if (this.appStateValue === 'background') this.command('app_state', { state: 'background' }, { queue: false }).catch(() => {});
       this.flushQueue();
       return;
     }
@@ -350,7 +425,7 @@ export class SwitchboardClient {
         // Events after our offset are gone: the app must refetch its state; continue from the live end.
         this.lastQueued = null;
         // Ahead of the server's log (a reset server): the live end is the only valid resume point now.
-        if (frame.data.requestedOffset > this.identity.latestOffset) this.offsetStore.set(this.identity.latestOffset);
+        if (frame.data.requestedOffset > this.identity.latestOffset) this.storeOffset(this.identity.latestOffset);
         this.chain = this.chain.then(() => this.emitLifecycle('resync', frame.data));
       }
       return;
@@ -368,13 +443,23 @@ export class SwitchboardClient {
 
   /** The app handled `offset`: remember it and acknowledge (coalesced, at most one ack per 50 ms). */
   handled(offset) {
-    this.offsetStore.set(offset);
+    this.storeOffset(offset);
     this.ackOffset = offset;
     if (this.ackTimer) return;
     this.ackTimer = setTimeout(() => {
       this.ackTimer = null;
       if (this.state === 'live') this.command('ack', { offset: this.ackOffset }, { queue: false }).catch(() => {});
     }, 50);
+  }
+
+  /** Keeps `offset` as the resume point and writes it to the store (an asynchronous store's failure is reported as
+   * `error`; the next handled event writes again). */
+  storeOffset(offset) {
+    this.storedOffset = offset;
+    try {
+      const written = this.offsetStore.set(offset);
+      if (written && typeof written.then === 'function') written.then(undefined, (e) => this.emitLifecycle('error', e));
+    } catch (e) { this.emitLifecycle('error', e); }
   }
 
   reply(frame) {
@@ -432,6 +517,16 @@ export class SwitchboardClient {
   markRead(withUser, upTo) { return this.command('mark_read', { with: withUser, upTo }); }
   /** `online` or `away`. */
   setPresence(status) { return this.command('set_presence', { status }); }
+  /**
+   * Tells the gateway whether the app is in `foreground` or `background`: in background its pushable events are pushed
+   * at once (and its presence is `away`). Sent by the client itself on `visibilitychange`; React Native apps call it
+   * from their AppState listener. Kept for reconnects; not queued while disconnected (the next connection says it).
+   */
+  appState(state) {
+    this.appStateValue = state;
+    if (this.state !== 'live') return Promise.resolve({});
+    return this.command('app_state', { state }, { queue: false });
+  }
   /** `{contacts: [{userId, status, lastSeenAt}]}` */
   presence() { return this.command('presence'); }
   /** Makes this device the session's active client (the previous one gets `sessionHandoff`). */
@@ -462,6 +557,42 @@ export class SwitchboardClient {
   removeContact(userId) { return this.command('contact_remove', { userId }); }
   /** An app-defined event to a contact (`to`) or a group (`groupId`). */
   sendEvent({ to, groupId, name, payload }) { return this.command('send_event', strip({ to, groupId, name, payload })); }
+  /** Blocks a user (ends the contact, keeps them apart; they are not told): `{user, blockedAt}`. */
+  block(userId) { return this.command('block', { userId }); }
+  unblock(userId) { return this.command('unblock', { userId }); }
+  /** `{blocks: [{user, blockedAt}]}`, oldest first. */
+  blocks() { return this.command('blocks'); }
+  /** A group owned by this user: `{name, kind?, maxMembers?, invitePolicy?: 'members'|'owner', roleLimits?}`. */
+  createGroup({ name, kind, maxMembers, invitePolicy, roleLimits }) {
+    return this.command('group_create', strip({ name, kind, maxMembers, invitePolicy, roleLimits }));
+  }
+  group(groupId) { return this.command('group_get', { groupId }); }
+  /** `{groups: [group…]}` */
+  groups() { return this.command('group_list'); }
+  leaveGroup(groupId) { return this.command('group_leave', { groupId }); }
+  /** Owner only; resolves with the group afterwards. */
+  removeMember(groupId, userId) { return this.command('group_remove_member', { groupId, userId }); }
+  /** `{sentAt}`; idempotent by `clientMessageId` like `send`. */
+  sendGroupMessage(groupId, text, { clientMessageId = randomId() } = {}) {
+    return this.command('group_send_message', { groupId, text, clientMessageId });
+  }
+  /** An invite (a code; with `phone` or `email` the backend's webhook sends it). */
+  createInvite(groupId, { phone, email, role, expiresInHours } = {}) {
+    return this.command('invite_create', strip({ groupId, phone, email, role, expiresInHours }));
+  }
+  /** Joins the invite's group; resolves with the group. */
+  redeemInvite(code) { return this.command('invite_redeem', { code }); }
+  /** `{entries: [{input, status, e164?, user?}]}` for E.164 `numbers` and/or SHA-256 hex `hashes`. */
+  discover({ numbers, hashes } = {}) { return this.command('discover', strip({ numbers, hashes })); }
+  /** `kind`: `apns`, `fcm`, `webhook`, `liveActivityStart`, `liveActivityUpdate` (with `sessionId`). */
+  registerPush(kind, token, { environment, sessionId } = {}) {
+    return this.command('push_register', strip({ kind, token, environment, sessionId }));
+  }
+  unregisterPush(kind, { sessionId } = {}) { return this.command('push_unregister', strip({ kind, sessionId })); }
+  /** `{liveActivities, backgroundNotifications, timeSensitive, showDetails, presenceUpdates, contactUpdates}` */
+  notificationSettings() { return this.command('notification_settings'); }
+  /** Changes the given settings; resolves with all of them. */
+  setNotificationSettings(settings) { return this.command('set_notification_settings', strip({ ...settings })); }
 }
 
 function strip(fields) {
@@ -472,6 +603,238 @@ function randomId() {
   if (globalThis.crypto?.randomUUID) return globalThis.crypto.randomUUID();
   return `m-${Date.now().toString(36)}-${Math.random().toString(36).slice(2)}`;
 }
+
+// A device secret of 128 random bits (React Native without a crypto polyfill has no `crypto`: it must bring one,
+// since Math.random is not a source of secrets).
+function randomSecret() {
+  const c = globalThis.crypto;
+  if (c?.getRandomValues) return Array.from(c.getRandomValues(new Uint8Array(16)), (b) => b.toString(16).padStart(2, '0')).join('');
+  if (c?.randomUUID) return c.randomUUID().replace(/-/g, '');
+  throw new TypeError('no crypto.getRandomValues: install a polyfill (react-native-get-random-values) for device secrets');
+}
+
+"""##
+    /// `Sources/GatewayRuntime/Web/assets/client.d.ts`
+    static let clientDTS = ##"""
+// TypeScript declarations of the Switchboard JavaScript client, served beside it at GET /v1/client.d.ts.
+// Field names are the wire names of docs/PROTOCOL.md; docs/CLIENT-JS.md describes every option, event and call.
+//   import { SwitchboardClient } from 'https://gateway.example.com/v1/client.js';
+// and, for the compiler, declare the URL as a module whose types are this file (docs/CLIENT-JS.md, "TypeScript").
+
+export declare const CloseCode: Readonly<{
+  normal: 1000; goingAway: 1001; protocolError: 1002; unsupportedData: 1003; abnormal: 1006; invalidPayload: 1007;
+  policyViolation: 1008; messageTooBig: 1009; mandatoryExtension: 1010; internalError: 1011; serviceRestart: 1012;
+  tryAgainLater: 1013; authenticationTimeout: 4001; authenticationFailed: 4003;
+}>;
+
+export declare const ErrorCode: Readonly<{
+  approvalAlreadyResolved: 'approval_already_resolved'; approvalExpired: 'approval_expired';
+  approvalNotFound: 'approval_not_found'; tokenInvalid: 'token_invalid'; notAContact: 'not_a_contact';
+  queueFull: 'queue_full'; connectionLost: 'connection_lost'; stopped: 'stopped'; timeout: 'timeout';
+}>;
+
+/** Wire command type → the `SwitchboardClient` method that sends it. */
+export declare const commandMethods: Readonly<Record<string, keyof SwitchboardClient>>;
+
+export declare class SwitchboardError extends Error {
+  constructor(code: string, message: string, command?: string);
+  /** The stable wire code (docs/PROTOCOL.md, "Error codes") or one of the client's own (`ErrorCode`). */
+  readonly code: string;
+  /** The command type that failed, when known. */
+  readonly command?: string;
+}
+export declare class ApprovalAlreadyResolvedError extends SwitchboardError {}
+export declare class ApprovalExpiredError extends SwitchboardError {}
+
+// MARK: Data shapes
+
+export interface UserRef { userId: string; hexCode: string; displayName?: string; name: string }
+export interface DeviceRef { deviceId: string; clientType: ClientType }
+export type ClientType = 'ios' | 'android' | 'desktop' | 'web';
+export interface Welcome { userId: string; deviceId: string; clientType: ClientType; latestOffset: number; serverTime: number }
+export interface Resume { recovered: boolean; requestedOffset: number; firstReplayed?: number; lastReplayed?: number }
+export interface Message { messageId: number; from: string; to: string; text: string; sentAt: number; fromDisplayName?: string }
+export type PresenceStatus = 'online' | 'away' | 'offline';
+export interface Presence { userId: string; status: PresenceStatus; lastSeenAt?: number }
+export interface Session {
+  sessionId: string; title?: string; state: 'active' | 'ended'; createdAt: number;
+  activeClient?: { clientType: ClientType; deviceId: string; lastActivityAt: number };
+}
+export interface SessionEvent { sessionId: string; kind: string; payload?: unknown }
+export interface SessionHandoff { sessionId: string; handedOffTo: DeviceRef; previous: DeviceRef }
+export interface Approval {
+  requestId: string; sessionId: string; toolName: string; summary: string; details?: unknown;
+  state: 'pending' | 'approved' | 'denied' | 'timed_out'; createdAt: number; expiresAt: number;
+  decidedBy?: DeviceRef; resolvedAt?: number;
+  /** Milliseconds left until `expiresAt` on the server's clock (added by the client; not enumerable). */
+  remainingMs(): number;
+}
+export interface FriendRequest {
+  requestId: string; from: UserRef; to: UserRef; state: 'pending' | 'accepted' | 'rejected' | 'cancelled';
+  createdAt: number; resolvedAt?: number;
+}
+export interface ConnectCode { code: string; createdAt: number; expiresAt?: number }
+export interface ContactState { user: UserRef; createdAt: number; paused: boolean; pausedByMe: boolean; pausedByThem: boolean }
+export interface ContactPause { user: UserRef; by: string; paused: boolean; at: number }
+export interface ContactEvent { from: UserRef; name: string; payload?: unknown; sentAt: number }
+export interface Block { user: UserRef; blockedAt: number }
+export interface GroupMember { user: UserRef; role: string; joinedAt: number }
+export interface Group {
+  groupId: string; name: string; kind: string; owner: UserRef; maxMembers: number; invitePolicy: 'members' | 'owner';
+  roleLimits: Record<string, number>; members: GroupMember[]; createdAt: number;
+}
+export interface GroupMembership { groupId: string; groupName: string; member: GroupMember; reason: 'created' | 'invite' | 'backend' | 'left' | 'removed' }
+export interface GroupMessage { groupId: string; from: UserRef; text: string; sentAt: number; clientMessageId?: string }
+export interface GroupEvent { groupId: string; from?: UserRef; name: string; payload?: unknown; sentAt: number }
+export interface Invite {
+  code: string; groupId: string; groupName: string; inviter: UserRef; recipient?: string; role: string;
+  state: 'pending' | 'used' | 'revoked'; createdAt: number; expiresAt: number;
+}
+export interface DiscoveryEntry { input: string; status: 'contact' | 'user' | 'invite' | 'self' | 'invalid'; e164?: string; user?: UserRef }
+export interface NotificationSettings {
+  liveActivities: boolean; backgroundNotifications: boolean; timeSensitive: boolean; showDetails: boolean;
+  presenceUpdates: boolean; contactUpdates: boolean;
+}
+export type PushKind = 'apns' | 'fcm' | 'webhook' | 'liveActivityStart' | 'liveActivityUpdate';
+export interface Registration { userId: string; hexCode: string; deviceId: string; token: string }
+/** The whole event frame, the handler's second argument. */
+export interface EventFrame<T = unknown> { type: string; offset?: number; ts: number; data: T }
+
+/** Every durable or live server event by its `on()` name (the wire type in camelCase), with its data. `welcome` and
+ * `resume` are in `LifecycleMap`: their handlers get the data alone. */
+export interface EventMap {
+  presence: Presence;
+  message: Message;
+  contactAdded: { userId: string; hexCode: string; displayName?: string; name?: string };
+  contactRemoved: { userId: string };
+  contactPaused: ContactPause;
+  contactResumed: ContactPause;
+  contactEvent: ContactEvent;
+  sessionCreated: Session;
+  sessionEvent: SessionEvent;
+  sessionEnded: Session;
+  sessionHandoff: SessionHandoff;
+  approvalRequest: Approval;
+  approvalResolved: Approval;
+  approvalTimeout: Approval;
+  custom: { name: string; payload?: unknown };
+  friendRequest: FriendRequest;
+  friendRequestAccepted: FriendRequest;
+  friendRequestRejected: FriendRequest;
+  friendRequestCancelled: FriendRequest;
+  connectCodeChanged: ConnectCode;
+  userBlocked: Block;
+  userUnblocked: Block;
+  groupCreated: Group;
+  groupMemberJoined: GroupMembership;
+  groupMemberLeft: GroupMembership;
+  groupMessage: GroupMessage;
+  groupEvent: GroupEvent;
+  inviteCreated: Invite;
+}
+
+/** The connection's events (one argument): the server's `welcome` and `resume`, and the client's own. */
+export interface LifecycleMap {
+  welcome: Welcome;
+  resume: Resume;
+  state: ClientState;
+  resync: Resume;
+  error: unknown;
+  stopped: SwitchboardError;
+}
+export type ClientState = 'idle' | 'connecting' | 'live' | 'reconnecting' | 'stopped';
+
+/** Where the last handled offset (or an identity) lives; `get()` may return a promise (AsyncStorage). */
+export interface Store<T> { get(): T | null | Promise<T | null>; set(value: T): void | Promise<void> }
+export interface StandaloneIdentity { deviceToken: string; userId?: string; hexCode?: string; deviceId?: string }
+/** React Native's AsyncStorage, or anything with the same two calls. */
+export interface AsyncKeyValueStorage { getItem(key: string): Promise<string | null>; setItem(key: string, value: string): Promise<void> }
+
+export interface ClientOptions {
+  /** Provides a JWT; `refresh` is true after the server rejected the last one. */
+  token(info: { refresh: boolean }): string | Promise<string>;
+  /** The gateway's base URL, http(s) or ws(s); default the page's origin (required where there is none). */
+  url?: string;
+  offsetStore?: Store<number>;
+  maxQueue?: number;
+  backoffBaseMs?: number;
+  backoffMaxMs?: number;
+  commandTimeoutMs?: number;
+  maxAuthFailures?: number;
+  /** The WebSocket constructor (default `globalThis.WebSocket`: browsers, React Native, Node ≥ 22). */
+  WebSocket?: new (url: string) => WebSocket;
+  random?: () => number;
+  /** Send `app_state` on `visibilitychange` (default true). */
+  reportAppState?: boolean;
+  /** Where visibility is read (default: `document` when there is one). */
+  visibility?: EventTarget & { visibilityState?: string };
+}
+
+export declare class SwitchboardClient {
+  constructor(options: ClientOptions);
+  readonly state: ClientState;
+  /** The last `welcome`. */
+  readonly identity: Welcome | null;
+  /** The error that stopped the client. */
+  readonly stopReason?: SwitchboardError | null;
+  on<K extends keyof EventMap>(name: K, handler: (data: EventMap[K], frame: EventFrame<EventMap[K]>) => void | Promise<void>): () => void;
+  on<K extends keyof LifecycleMap>(name: K, handler: (value: LifecycleMap[K]) => void): () => void;
+  on(name: 'event', handler: (data: unknown, frame: EventFrame) => void | Promise<void>): () => void;
+  connect(): void;
+  close(): void;
+  remainingMs(approval: Pick<Approval, 'expiresAt' | 'createdAt'>): number;
+  command(type: string, fields?: Record<string, unknown>, options?: { queue?: boolean }): Promise<any>;
+  send(to: string, text: string, options?: { clientMessageId?: string }): Promise<{ messageId: number; sentAt: number }>;
+  history(withUser: string, options?: { before?: number; limit?: number }): Promise<{ messages: Message[]; hasMore: boolean }>;
+  unreadCounts(): Promise<{ counts: Record<string, number> }>;
+  markRead(withUser: string, upTo: number): Promise<{}>;
+  setPresence(status: 'online' | 'away'): Promise<Presence>;
+  /** `foreground` or `background`; sent by the client itself on `visibilitychange` in a browser. */
+  appState(state: 'foreground' | 'background'): Promise<{}>;
+  presence(): Promise<{ contacts: Presence[] }>;
+  attach(sessionId: string): Promise<Session>;
+  session(sessionId: string): Promise<Session>;
+  sessions(): Promise<{ sessions: Session[] }>;
+  approve(requestId: string, options?: { reason?: string }): Promise<Approval>;
+  deny(requestId: string, options?: { reason?: string }): Promise<Approval>;
+  pendingApprovals(): Promise<{ approvals: Approval[]; badge: number }>;
+  friendRequest(hexCode: string): Promise<FriendRequest>;
+  friendRequests(): Promise<{ incoming: FriendRequest[]; outgoing: FriendRequest[] }>;
+  acceptFriendRequest(requestId: string): Promise<FriendRequest>;
+  rejectFriendRequest(requestId: string): Promise<FriendRequest>;
+  cancelFriendRequest(requestId: string): Promise<FriendRequest>;
+  connectCode(options?: { regenerate?: boolean }): Promise<ConnectCode>;
+  connectWithCode(code: string): Promise<UserRef>;
+  contacts(): Promise<{ contacts: ContactState[] }>;
+  pauseContact(userId: string): Promise<ContactState>;
+  resumeContact(userId: string): Promise<ContactState>;
+  removeContact(userId: string): Promise<{}>;
+  sendEvent(event: { to?: string; groupId?: string; name: string; payload?: unknown }): Promise<{ sentAt: number }>;
+  block(userId: string): Promise<Block>;
+  unblock(userId: string): Promise<{}>;
+  blocks(): Promise<{ blocks: Block[] }>;
+  createGroup(group: { name: string; kind?: string; maxMembers?: number; invitePolicy?: 'members' | 'owner'; roleLimits?: Record<string, number> }): Promise<Group>;
+  group(groupId: string): Promise<Group>;
+  groups(): Promise<{ groups: Group[] }>;
+  leaveGroup(groupId: string): Promise<{}>;
+  removeMember(groupId: string, userId: string): Promise<Group>;
+  sendGroupMessage(groupId: string, text: string, options?: { clientMessageId?: string }): Promise<{ sentAt: number }>;
+  createInvite(groupId: string, options?: { phone?: string; email?: string; role?: string; expiresInHours?: number }): Promise<Invite>;
+  redeemInvite(code: string): Promise<Group>;
+  discover(query: { numbers?: string[]; hashes?: string[] }): Promise<{ entries: DiscoveryEntry[] }>;
+  registerPush(kind: PushKind, token: string, options?: { environment?: 'sandbox' | 'production'; sessionId?: string }): Promise<{}>;
+  unregisterPush(kind: PushKind, options?: { sessionId?: string }): Promise<{}>;
+  notificationSettings(): Promise<NotificationSettings>;
+  setNotificationSettings(settings: Partial<NotificationSettings>): Promise<NotificationSettings>;
+}
+
+export declare function memoryOffsetStore(): Store<number>;
+export declare function localStorageOffsetStore(key: string): Store<number>;
+export declare function asyncStorageStore<T = any>(storage: AsyncKeyValueStorage, key: string): Store<T>;
+export declare function tokenClaims(token: string): Record<string, unknown>;
+export declare function registerDevice(baseUrl: string, options: { deviceToken: string; platform?: ClientType }): Promise<Registration>;
+export declare function setDisplayName(baseUrl: string, token: string, displayName: string): Promise<UserRef>;
+export declare function standaloneIdentity(baseUrl: string, store: Store<StandaloneIdentity>, options?: { platform?: ClientType }): Promise<Registration>;
 
 """##
     /// `Sources/GatewayRuntime/Web/assets/demo.html`

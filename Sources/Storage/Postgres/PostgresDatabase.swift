@@ -7,6 +7,10 @@ final class PostgresDatabase {
     let name: String
     private let options: PostgresStoreOptions
     private var connection: PostgresConnection?
+    /// Templates (`SQLExecutor`) already turned into PostgreSQL's SQL.
+    private var translated: [String: String] = [:]
+    /// Rows changed by the last statement sent through `query`.
+    private(set) var changes = 0
 
     init(options: PostgresStoreOptions) throws(StorageError) {
         self.options = options
@@ -54,7 +58,17 @@ final class PostgresDatabase {
 
     @discardableResult
     func query(_ sql: String, _ parameters: [(any PostgresBindable)?] = []) throws(StorageError) -> PostgresRows {
-        try onLiveConnection { connection throws(PostgresError) in try connection.query(sql, parameters) }
+        let rows = try onLiveConnection { connection throws(PostgresError) in try connection.query(sql, parameters) }
+        changes = rows.affected
+        return rows
+    }
+
+    /// The PostgreSQL text of a shared statement's template, translated once.
+    func sql(_ template: String) -> String {
+        if let sql = translated[template] { return sql }
+        let sql = PostgresDialect.sql(template)
+        translated[template] = sql
+        return sql
     }
 
     /// Runs `body`; when it fails because a connection that was idle (no transaction open) turns out broken — the

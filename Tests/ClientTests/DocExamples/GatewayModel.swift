@@ -5,6 +5,8 @@ import SwitchboardClient
 @MainActor @Observable final class GatewayModel {
     var approval: ApprovalData?
     var banner: String?
+    /// The server's clock as measured at the last connection: the countdown uses it, not the phone's clock.
+    var clock = ServerClock()
     let client: SwitchboardClient
     let deviceId: String
 
@@ -14,6 +16,7 @@ import SwitchboardClient
         await client.connect()
         for await event in client.events {
             switch event {
+            case .connection(.connected): clock = await client.serverClock
             case .approvalRequest(let request): approval = request
             case .approvalResolved(let done), .approvalTimeout(let done):
                 if approval?.requestId == done.requestId { approval = nil }

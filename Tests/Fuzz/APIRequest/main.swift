@@ -1,14 +1,22 @@
+import GatewayProtocol
 import HTTP1
 import JSON
 
-// Fuzz target: an API request from the byte stream to typed fields, without sockets. Compiled into the
-// GatewayProtocol module (next to HTTP1 and JSON): the HTTP parser takes the stream, then what the server API and the
-// gateway do with every request before a domain decision — the path's segments against the id grammar, the numbers
-// in the query (`wait`, `offset`) through the one checked conversion, and the body read as every client command and
-// every command body the server API shares (CommandFrame and each ClientCommand type), the way the server reads them.
+// Fuzz target: an API request from the byte stream to the typed request, without sockets. Compiled into the
+// ServerAPIRoutes module (next to GatewayProtocol, HTTP1 and JSON): the HTTP parser takes the stream, then what the
+// server API and the gateway do with every request before a domain decision — the route table (method + path →
+// typed request with its ids, or the refusal), the body structs of the server API and the demo API, the numbers in
+// the query (`wait`, `offset`) through the one checked conversion, and the body read as every client command
+// (CommandFrame and each ClientCommand type), the way the server reads them.
 //
-// Input: byte 0 picks the command type the body is also read as; the rest is the request stream. Invariants beyond
-// "no crash" (a trapping numeric conversion is a crash):
+// Input: byte 0 picks the command type the body is also read as, byte 1 the API body type it is also read as (and
+// whether standalone registration is on); the rest is the request stream. Invariants beyond "no crash" (a trapping
+// numeric conversion is a crash):
+// - every request under /v1/ gets a typed request or a refusal with a documented status and code: a malformed path
+//   `400 invalid_path`/`invalid_id`, a device endpoint's wrong method `405` with `Allow`, no route `404 not_found`, a
+//   bad body `400` with `invalid_json`/`missing_field`/`invalid_field`/`invalid_id`; the one-step `APIRoutes.request`
+//   agrees with match-then-read; a long-poll's wait is 0...60 000 ms; the demo API likewise;
+// - a decoded API body written back (its wire names) reads again, and writes the same JSON a second time;
 // - a number that converts is finite, integral and in its range; `wait` clamps to 0...60 000 ms;
 // - every refusal of a body is one of the documented codes (`invalid_json`, `missing_field`, `invalid_field`,
 //   `invalid_id`, `unknown_type`);
@@ -58,10 +66,68 @@ private func checkBody(_ body: [UInt8], as type: String) {
     if let id = try? fields.id("userId") { fuzzRequire(Identifier.isValid(id), "an id outside the grammar: \(id)") }
 }
 
+private let headRefusals: Set<String> = ["invalid_path", "invalid_id", "method_not_allowed"]
+
+/// The route table on one request: a typed request or a precise refusal, the same whichever way it is asked.
+private func checkRoutes(_ request: HTTPRequest, standalone: Bool) {
+    let head = request.head
+    let oneStep = APIRoutes.request(request, standalone: standalone)
+    switch APIRoutes.match(head, standalone: standalone) {
+    case .notMine:
+        fuzzRequire(!head.path.hasPrefix(APIRoutes.prefix) || (!standalone && head.pathSegments() == ["v1", "devices", "register"]),
+                    "an API path was not matched: \(head.path)")
+    case .refused(let refusal):
+        fuzzRequire(headRefusals.contains(refusal.code) && (refusal.status == 400 || refusal.status == 405), "head refusal \(refusal)")
+        fuzzRequire(refusal.status != 405 || refusal.headers["Allow"] != nil, "405 without Allow")
+        fuzzRequire(oneStep == .failure(refusal), "one-step request disagrees with the head's refusal")
+    case .noRoute(let refusal):
+        fuzzRequire(refusal.status == 404 && refusal.code == "not_found", "no route answered \(refusal)")
+        fuzzRequire(oneStep == .failure(refusal), "one-step request disagrees with no route")
+    case .route(let route):
+        let read = route.request(request)
+        fuzzRequire(read == oneStep, "one-step request disagrees with match-then-read")
+        switch read {
+        case .success(.getApproval(_, let waitMs)):
+            fuzzRequire((0...APIRoutes.maxWaitMs).contains(waitMs), "wait \(waitMs) ms out of range")
+        case .success:
+            break
+        case .failure(let refusal):
+            fuzzRequire(refusal.status == 400 && bodyErrors.contains(where: { $0.rawValue == refusal.code }), "body refusal \(refusal)")
+        }
+    }
+    if head.path.hasPrefix(DemoRoutes.prefix) {
+        switch DemoRoutes.request(request) {
+        case .success: break
+        case .failure(let refusal):
+            fuzzRequire([400, 404, 405].contains(refusal.status), "demo refusal \(refusal)")
+        }
+    }
+}
+
+/// JSON text as the project's serializer writes it (members sorted, numbers canonical): Foundation's encoder and ours
+/// may spell one number two ways.
+private func canonical(_ bytes: [UInt8]) -> [UInt8]? {
+    guard let value = try? JSONValue.parse(bytes) else { return nil }
+    return try? value.serialized()
+}
+
+/// A body of `type` read from `bytes`, written back and read again: it must read, and write the same JSON again.
+private func checkRoundTrip<Body: APIBody>(_ type: Body.Type, _ bytes: [UInt8]) {
+    guard let body = try? Body.decode(bytes) else { return }
+    let written = ServerFrames.encode(body)
+    guard let first = canonical(written) else { return fuzzRequire(false, "\(Body.self) wrote invalid JSON") }
+    let again: Body
+    do { again = try Body.decode(written) } catch { return fuzzRequire(false, "\(Body.self) does not read back: \(error)") }
+    fuzzRequire(canonical(ServerFrames.encode(again)) == first, "\(Body.self) read back as another body")
+}
+
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzzAPIRequest(_ data: UnsafeRawPointer?, _ size: Int) -> CInt {
     var input = FuzzInput(data, size)
     let type = commandTypes[Int(input.byte()) % commandTypes.count]
+    let options = Int(input.byte())
+    let bodyType = APIBodies.all[(options >> 1) % APIBodies.all.count]
+    let standalone = options & 1 == 0
     var parser = HTTPRequestParser(limits: HTTPLimits(maxBodyBytes: 16_384))
     var rest = input.rest
     while !rest.isEmpty {
@@ -75,6 +141,8 @@ public func fuzzAPIRequest(_ data: UnsafeRawPointer?, _ size: Int) -> CInt {
         }
         checkNumbers(head)
         checkBody(request.body, as: type)
+        checkRoutes(request, standalone: standalone)
+        checkRoundTrip(bodyType, request.body)
     }
     return 0
 }

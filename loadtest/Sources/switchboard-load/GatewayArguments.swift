@@ -26,6 +26,22 @@ struct ApprovalsArguments: ParsableArguments {
     }
 }
 
+/// `fairness` options.
+struct FairnessArguments: ParsableArguments {
+    @Option(help: "history commands each flooding socket keeps in flight.")
+    var floodDepth = 128
+    @Option(help: "The second user's commands per second.")
+    var steadyRate = 50.0
+    @Option(help: "Fail the run when the second user's reply p99 is above this many ms (0: report only).")
+    var requireP99Ms = 0.0
+
+    func validate() throws {
+        guard floodDepth >= 1 else { throw ValidationError("--flood-depth must be at least 1") }
+        guard steadyRate > 0 else { throw ValidationError("--steady-rate must be above 0") }
+        guard requireP99Ms >= 0 else { throw ValidationError("--require-p99-ms must be 0 or more") }
+    }
+}
+
 /// `handoff` options.
 struct HandoffArguments: ParsableArguments {
     @Option(help: "session_attach commands per second, in total (a user with a handoff in flight is skipped).")

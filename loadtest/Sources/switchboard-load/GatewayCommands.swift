@@ -117,6 +117,38 @@ struct PresenceCommand: ParsableCommand {
     }
 }
 
+/// `fairness`.
+struct FairnessCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "fairness",
+        abstract: "One user floods history commands from several sockets; a second user's commands must stay fast.",
+        discussion: """
+            --connections − 1 sockets are devices of one user, each keeping --flood-depth history commands in \
+            flight (a new one on every reply); the last socket is a second user sending history at --steady-rate. \
+            Metric: the second user's command→reply (fair_reply), and both users' replies and overloaded refusals. \
+            Prints a verdict against a p99 of 50 ms; with --require-p99-ms the run fails above that bound. \
+            Verified: every command is answered. The gateway needs gateway.max_sockets_per_user ≥ --connections − 1. 
+            """ + gatewayDiscussion)
+
+    @OptionGroup var options: CommonOptions
+    @OptionGroup var gateway: GatewayOptions
+    @OptionGroup var fairness: FairnessArguments
+
+    func validate() throws {
+        guard options.connections >= 2 else { throw ValidationError("--connections must be at least 2 (a flooding socket and the second user)") }
+    }
+
+    func run() throws {
+        try GatewayRun.execute(
+            "fairness", options: options, gateway: gateway,
+            components: [GatewayComponent(kind: .fairness(.init(floodDepth: fairness.floodDepth, steadyRate: fairness.steadyRate,
+                                                                requireP99Ms: fairness.requireP99Ms)),
+                                          connections: options.connections)],
+            parameters: ["flood_depth": "\(fairness.floodDepth)", "steady_rate": "\(fairness.steadyRate)",
+                         "require_p99_ms": "\(fairness.requireP99Ms)"], minimumDrain: 0)
+    }
+}
+
 /// `fanout`.
 struct FanoutCommand: ParsableCommand {
     static let configuration = CommandConfiguration(

@@ -6,6 +6,7 @@ struct GatewayComponent: Sendable {
         case messages(MessagesWorkload.Options)
         case presence(PresenceWorkload.Options)
         case fanout(FanoutWorkload.Options)
+        case fairness(FairnessWorkload.Options)
     }
 
     var kind: Kind
@@ -20,6 +21,7 @@ struct GatewayComponent: Sendable {
         case .messages: "messages"
         case .presence: "presence"
         case .fanout: "fanout"
+        case .fairness: "fairness"
         }
     }
 }

@@ -22,6 +22,7 @@ final class GatewayCoordinator: LoopCoordinator, @unchecked Sendable {
             case .messages(let o): workload = MessagesWorkload(context: context, connections: component.connections, options: o)
             case .presence(let o): workload = PresenceWorkload(context: context, connections: component.connections, options: o)
             case .fanout(let o): workload = FanoutWorkload(context: context, connections: component.connections, options: o)
+            case .fairness(let o): workload = FairnessWorkload(context: context, connections: component.connections, options: o)
             }
             ranges.append((start, component.connections, workload))
             start += component.connections

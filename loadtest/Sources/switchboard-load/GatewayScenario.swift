@@ -35,6 +35,7 @@ struct GatewayScenario: Scenario {
             case .messages(let o): steps = MessagesWorkload.setup(prefix: prefix, connections: component.connections, options: o)
             case .presence: steps = PresenceWorkload.setup(prefix: prefix, connections: component.connections)
             case .fanout: steps = []
+            case .fairness: steps = FairnessWorkload.setup(prefix: prefix)
             }
             for (index, step) in steps.enumerated() { batches[index].append(contentsOf: step) }
         }

@@ -3,8 +3,8 @@ import WebSocketCodec
 /// A load scenario: what each client connection does once its WebSocket is open, and how the run is described in
 /// the report. The framework (ramp, hold, drain, close, measurement, workers, reports) is the same for all of them.
 ///
-/// Adding one (part 2: approvals, handoff, messages, presence, mixed, fanout): a `Scenario` value and its
-/// `ConnectionSession` in one file, a subcommand in one file, and the subcommand listed in `SwitchboardLoad`.
+/// Adding one: a `Scenario` value and its `ConnectionSession` in one file, a subcommand in one file, and the
+/// subcommand listed in `SwitchboardLoad`.
 /// Thread-safety: a scenario is an immutable `Sendable` value shared by every loop; sessions are loop-confined.
 protocol Scenario: Sendable {
     /// The subcommand name ("echo").

@@ -3,7 +3,7 @@ import ArgumentParser
 /// `switchboard-load`: the load generator for Switchboard, a product for sizing deployments.
 ///
 /// Every scenario is a subcommand; the server is a black box reached over the network. Scenario registry: add a
-/// subcommand here (part 2 adds the gateway scenarios: approvals, handoff, messages, presence, mixed, fanout).
+/// subcommand to `subcommands` below and name it in the `discussion` text, which is what `--help` lists.
 @main
 struct SwitchboardLoad: ParsableCommand {
     static let configuration = CommandConfiguration(
@@ -15,13 +15,13 @@ struct SwitchboardLoad: ParsableCommand {
             succeeded, 1 when any failed (failures are listed by kind), 64 for bad options, 70 when the machine's \
             limits cannot support the run. Point it only at servers you own.
             Echo endpoint scenarios: connect, idle, echo. Gateway scenarios (against /v1/ws and the server API, \
-            with --jwt-secret and --api-key): approvals, handoff, messages, presence, fanout, mixed, and clients \
+            with --jwt-secret and --api-key): approvals, handoff, messages, presence, fanout, fairness, mixed, and clients \
             (the SwitchboardClient library itself, with connections cut on purpose). In process: decode (command \
             reading microbenchmark).
             Example: switchboard-load echo --url ws://127.0.0.1:7420/ --connections 100 --size 20 --duration 10
             """,
         subcommands: [
-            ConnectCommand.self, IdleCommand.self, EchoCommand.self, ApprovalsCommand.self, HandoffCommand.self,
+            ConnectCommand.self, IdleCommand.self, EchoCommand.self, ApprovalsCommand.self, HandoffCommand.self, FairnessCommand.self,
             MessagesCommand.self, PresenceCommand.self, FanoutCommand.self, MixedCommand.self, ClientsCommand.self,
             DecodeCommand.self,
         ])

@@ -1,6 +1,8 @@
+// @ts-self-types="./client.d.ts"
 // Switchboard JavaScript client: one ES module, no build step, no dependencies.
-// Served by the gateway at GET /v1/client.js; documented in docs/CLIENT-JS.md (wire protocol: docs/PROTOCOL.md).
-// Works in browsers and in Node >= 22 (20/21: --experimental-websocket, or a WebSocket passed as `options.WebSocket`).
+// Served by the gateway at GET /v1/client.js, its TypeScript declarations at GET /v1/client.d.ts; documented in
+// docs/CLIENT-JS.md (wire protocol: docs/PROTOCOL.md). Works in browsers, in React Native (its standard WebSocket,
+// no DOM) and in Node >= 22 (20/21: --experimental-websocket, or a WebSocket passed as `options.WebSocket`).
 
 /** Close codes the gateway uses (docs/PROTOCOL.md, "Close codes"). */
 export const CloseCode = Object.freeze({
@@ -43,6 +45,25 @@ function errorFor(code, message, command) {
   return new SwitchboardError(code, message, command);
 }
 
+/**
+ * Wire command type → the client's method for it (docs/PROTOCOL.md, "Commands"). `auth` and `ack` are sent by the
+ * connection itself. A test compares this table with the protocol's, and calls each method.
+ */
+export const commandMethods = Object.freeze({
+  send_message: 'send', history: 'history', unread_counts: 'unreadCounts', mark_read: 'markRead',
+  set_presence: 'setPresence', presence: 'presence', session_attach: 'attach', session_get: 'session',
+  session_list: 'sessions', approve: 'approve', deny: 'deny', approvals_pending: 'pendingApprovals',
+  push_register: 'registerPush', push_unregister: 'unregisterPush', notification_settings: 'notificationSettings',
+  set_notification_settings: 'setNotificationSettings', friend_request: 'friendRequest', friend_requests: 'friendRequests',
+  friend_request_accept: 'acceptFriendRequest', friend_request_reject: 'rejectFriendRequest',
+  friend_request_cancel: 'cancelFriendRequest', connect_code: 'connectCode', connect: 'connectWithCode',
+  contacts: 'contacts', contact_pause: 'pauseContact', contact_resume: 'resumeContact', contact_remove: 'removeContact',
+  block: 'block', unblock: 'unblock', blocks: 'blocks', send_event: 'sendEvent', group_create: 'createGroup',
+  group_get: 'group', group_list: 'groups', group_leave: 'leaveGroup', group_remove_member: 'removeMember',
+  group_send_message: 'sendGroupMessage', invite_create: 'createInvite', invite_redeem: 'redeemInvite',
+  discover: 'discover', app_state: 'appState',
+});
+
 /** Offsets kept in memory: a reload starts live again (no replay). */
 export function memoryOffsetStore() {
   let offset = null;
@@ -65,6 +86,35 @@ export function tokenClaims(token) {
   } catch { return {}; }
 }
 
+/**
+ * A store adapter over an asynchronous key-value storage such as React Native's AsyncStorage (`getItem`/`setItem`
+ * returning promises): `get()` resolves with the parsed JSON value (or null), `set(value)` writes it. Works as an
+ * `offsetStore` and as the store of `standaloneIdentity`.
+ */
+export function asyncStorageStore(storage, key) {
+  return {
+    get: async () => { const v = await storage.getItem(key); return v === null || v === undefined ? null : JSON.parse(v); },
+    set: (value) => storage.setItem(key, JSON.stringify(value)),
+  };
+}
+
+/**
+ * Standalone mode on a device that must stay the same user across launches: reads `{deviceToken, …}` from `store`
+ * (`get()` may return a promise), creates a random `deviceToken` on first use, registers it, stores what the
+ * registration returned beside the secret, and resolves with the registration `{userId, hexCode, deviceId, token}`.
+ */
+export async function standaloneIdentity(baseUrl, store, { platform = 'web' } = {}) {
+  let identity = await store.get();
+  if (!identity?.deviceToken) {
+    identity = { deviceToken: randomSecret() };
+    await store.set(identity);  // before registering: a lost secret would be a lost user
+  }
+  const registration = await registerDevice(baseUrl, { deviceToken: identity.deviceToken, platform });
+  const { userId, hexCode, deviceId } = registration;
+  await store.set({ deviceToken: identity.deviceToken, userId, hexCode, deviceId });
+  return registration;
+}
+
 /** Standalone registration (POST /v1/devices/register): `{userId, hexCode, deviceId, token}`. */
 export async function registerDevice(baseUrl, { deviceToken, platform = 'web' }) {
   return httpJSON(baseUrl, 'POST', '/v1/devices/register', { deviceToken, platform });
@@ -78,7 +128,7 @@ export async function setDisplayName(baseUrl, token, displayName) {
 async function httpJSON(baseUrl, method, path, body, token) {
   const headers = { 'Content-Type': 'application/json' };
   if (token) headers.Authorization = `Bearer ${token}`;
-  const response = await fetch(new URL(path, httpBase(baseUrl)), { method, headers, body: JSON.stringify(body) });
+  const response = await fetch(httpBase(baseUrl) + path, { method, headers, body: JSON.stringify(body) });
   const json = await response.json().catch(() => ({}));
   if (!response.ok) {
     const e = json.error || {};
@@ -87,17 +137,20 @@ async function httpJSON(baseUrl, method, path, body, token) {
   return json;
 }
 
+// `scheme://authority` of a gateway URL, by hand rather than with `URL`: React Native's `URL` implements neither the
+// `protocol` setter nor `origin`, and there is no page location to default to.
 function httpBase(url) {
-  const u = new URL(url ?? globalThis.location.href);
-  if (u.protocol === 'ws:') u.protocol = 'http:';
-  if (u.protocol === 'wss:') u.protocol = 'https:';
-  return u.origin;
+  const text = url ?? globalThis.location?.href;
+  if (text === undefined) throw new TypeError('no gateway URL: pass options.url (there is no page origin here)');
+  const match = /^([a-z][a-z0-9+.-]*):\/\/([^/?#]+)/i.exec(text);
+  if (!match) throw new TypeError(`not an http(s):// or ws(s):// URL: ${text}`);
+  const scheme = { ws: 'http', wss: 'https' }[match[1].toLowerCase()] ?? match[1].toLowerCase();
+  return `${scheme}://${match[2]}`;
 }
 
 function socketURL(url) {
-  const u = new URL('/v1/ws', httpBase(url));
-  u.protocol = u.protocol === 'https:' ? 'wss:' : 'ws:';
-  return u.href;
+  const base = httpBase(url);
+  return `${base.startsWith('https:') ? 'wss' : 'ws'}${base.slice(base.indexOf(':'))}/v1/ws`;
 }
 
 // Wire type → event name: approval_request → approvalRequest.
@@ -105,7 +158,7 @@ const camel = (type) => type.replace(/_([a-z])/g, (_, c) => c.toUpperCase());
 
 // Commands that may be sent again after a lost connection without changing their outcome.
 const RETRY_SAFE = new Set(['history', 'unread_counts', 'presence', 'session_get', 'session_list', 'approvals_pending',
-  'friend_requests', 'contacts', 'notification_settings', 'group_get', 'group_list']);
+  'friend_requests', 'contacts', 'notification_settings', 'group_get', 'group_list', 'blocks']);
 
 // Close codes after which reconnecting cannot help: the client must be fixed (docs/PROTOCOL.md, "Close codes").
 const FATAL_CLOSE = new Set([CloseCode.protocolError, CloseCode.unsupportedData, CloseCode.invalidPayload,
@@ -122,14 +175,19 @@ export class SwitchboardClient {
    * @param {string} [options.url] gateway base URL (http(s) or ws(s)); default: the page's origin
    * @param {(info: {refresh: boolean}) => Promise<string>|string} options.token token provider; `refresh` is true
    *   after the server rejected the previous token (get a new one, do not return a cached one)
-   * @param {{get(): number|null, set(n: number): void}} [options.offsetStore] default: localStorage keyed by the
-   *   token's user and device when available, else memory
+   * @param {{get(): number|null|Promise<number|null>, set(n: number): void|Promise<void>}} [options.offsetStore]
+   *   default: localStorage keyed by the token's user and device when available, else memory. `get()` may return a
+   *   promise (React Native's AsyncStorage, `asyncStorageStore`): it is read once, before the first connection
    * @param {number} [options.maxQueue=100] commands kept while disconnected; beyond it commands fail with `queue_full`
    * @param {number} [options.backoffBaseMs=500] @param {number} [options.backoffMaxMs=30000]
    * @param {number} [options.commandTimeoutMs=15000] a live command without a reply fails with `timeout`
    * @param {number} [options.maxAuthFailures=3] consecutive rejected tokens before the client stops
    * @param {Function} [options.WebSocket] WebSocket constructor (default: globalThis.WebSocket)
    * @param {() => number} [options.random] for tests: the jitter source (default Math.random)
+   * @param {boolean} [options.reportAppState=true] send `app_state` when the page is hidden or shown again
+   *   (`visibilitychange`), so the gateway pushes what a hidden page does not acknowledge (docs/PUSH.md)
+   * @param {EventTarget & {visibilityState?: string}} [options.visibility] where visibility is read (default: the
+   *   page's `document`; none in React Native, where the app calls `appState()` from its AppState listener)
    */
   constructor(options) {
     if (typeof options?.token !== 'function') throw new TypeError('options.token must be a function returning a token');
@@ -156,6 +214,15 @@ export class SwitchboardClient {
     this.chain = Promise.resolve();
     this.ackTimer = null;
     this.offsetStore = options.offsetStore ?? null;
+    this.storedOffset = undefined; // the store's value, read once (it may be asynchronous), then kept here
+    this.appStateValue = 'foreground';
+    const visibility = options.visibility ?? (typeof document !== 'undefined' ? document : null);
+    if (this.options.reportAppState !== false && visibility?.addEventListener) {
+      this.appStateValue = visibility.visibilityState === 'hidden' ? 'background' : 'foreground';
+      visibility.addEventListener('visibilitychange', () => {
+        this.appState(visibility.visibilityState === 'hidden' ? 'background' : 'foreground').catch(() => {});
+      });
+    }
   }
 
   // MARK: Events
@@ -240,6 +307,12 @@ export class SwitchboardClient {
         ? localStorageOffsetStore(`switchboard.offset.${claims.sub}.${claims.device_id ?? ''}`)
         : memoryOffsetStore();
     }
+    if (this.storedOffset === undefined) {
+      let stored;
+      try { stored = await this.offsetStore.get(); } catch (e) { this.emitLifecycle('error', e); stored = null; }
+      if (generation !== this.generation || this.state === 'stopped') return;
+      this.storedOffset = typeof stored === 'number' ? stored : null;
+    }
     let socket;
     try {
       socket = new this.WebSocketImpl(this.url);
@@ -249,9 +322,9 @@ export class SwitchboardClient {
     }
     this.socket = socket;
     socket.onopen = () => {
-      const offset = this.offsetStore.get();
+      const offset = this.storedOffset;
       const auth = { id: `auth${this.nextId++}`, type: 'auth', token };
-      if (offset !== null && offset !== undefined) auth.offset = offset;
+      if (offset !== null) auth.offset = offset;
       this.authId = auth.id;
       socket.send(JSON.stringify(auth));
     };
@@ -329,12 +402,14 @@ export class SwitchboardClient {
       this.identity = frame.data;
       this.clockSkewMs = frame.data.serverTime - Date.now();
       // No stored offset: the device starts at the live end; remember it so a reconnect replays what it missed.
-      if (this.offsetStore.get() === null || this.offsetStore.get() === undefined) this.offsetStore.set(frame.data.latestOffset);
-      if (this.lastQueued === null) this.lastQueued = this.offsetStore.get();
+      if (this.storedOffset === null) this.storeOffset(frame.data.latestOffset);
+      if (this.lastQueued === null) this.lastQueued = this.storedOffset;
       this.attempt = 0;
       this.authFailures = 0;
       this.setState('live');
       this.emitLifecycle('welcome', frame.data);
+      // A new connection starts in foreground on the gateway: say so when the page is hidden.
+      if (this.appStateValue === 'background') this.command('app_state', { state: 'background' }, { queue: false }).catch(() => {});
       this.flushQueue();
       return;
     }
@@ -344,7 +419,7 @@ export class SwitchboardClient {
         // Events after our offset are gone: the app must refetch its state; continue from the live end.
         this.lastQueued = null;
         // Ahead of the server's log (a reset server): the live end is the only valid resume point now.
-        if (frame.data.requestedOffset > this.identity.latestOffset) this.offsetStore.set(this.identity.latestOffset);
+        if (frame.data.requestedOffset > this.identity.latestOffset) this.storeOffset(this.identity.latestOffset);
         this.chain = this.chain.then(() => this.emitLifecycle('resync', frame.data));
       }
       return;
@@ -362,13 +437,23 @@ export class SwitchboardClient {
 
   /** The app handled `offset`: remember it and acknowledge (coalesced, at most one ack per 50 ms). */
   handled(offset) {
-    this.offsetStore.set(offset);
+    this.storeOffset(offset);
     this.ackOffset = offset;
     if (this.ackTimer) return;
     this.ackTimer = setTimeout(() => {
       this.ackTimer = null;
       if (this.state === 'live') this.command('ack', { offset: this.ackOffset }, { queue: false }).catch(() => {});
     }, 50);
+  }
+
+  /** Keeps `offset` as the resume point and writes it to the store (an asynchronous store's failure is reported as
+   * `error`; the next handled event writes again). */
+  storeOffset(offset) {
+    this.storedOffset = offset;
+    try {
+      const written = this.offsetStore.set(offset);
+      if (written && typeof written.then === 'function') written.then(undefined, (e) => this.emitLifecycle('error', e));
+    } catch (e) { this.emitLifecycle('error', e); }
   }
 
   reply(frame) {
@@ -426,6 +511,16 @@ export class SwitchboardClient {
   markRead(withUser, upTo) { return this.command('mark_read', { with: withUser, upTo }); }
   /** `online` or `away`. */
   setPresence(status) { return this.command('set_presence', { status }); }
+  /**
+   * Tells the gateway whether the app is in `foreground` or `background`: in background its pushable events are pushed
+   * at once (and its presence is `away`). Sent by the client itself on `visibilitychange`; React Native apps call it
+   * from their AppState listener. Kept for reconnects; not queued while disconnected (the next connection says it).
+   */
+  appState(state) {
+    this.appStateValue = state;
+    if (this.state !== 'live') return Promise.resolve({});
+    return this.command('app_state', { state }, { queue: false });
+  }
   /** `{contacts: [{userId, status, lastSeenAt}]}` */
   presence() { return this.command('presence'); }
   /** Makes this device the session's active client (the previous one gets `sessionHandoff`). */
@@ -456,6 +551,42 @@ export class SwitchboardClient {
   removeContact(userId) { return this.command('contact_remove', { userId }); }
   /** An app-defined event to a contact (`to`) or a group (`groupId`). */
   sendEvent({ to, groupId, name, payload }) { return this.command('send_event', strip({ to, groupId, name, payload })); }
+  /** Blocks a user (ends the contact, keeps them apart; they are not told): `{user, blockedAt}`. */
+  block(userId) { return this.command('block', { userId }); }
+  unblock(userId) { return this.command('unblock', { userId }); }
+  /** `{blocks: [{user, blockedAt}]}`, oldest first. */
+  blocks() { return this.command('blocks'); }
+  /** A group owned by this user: `{name, kind?, maxMembers?, invitePolicy?: 'members'|'owner', roleLimits?}`. */
+  createGroup({ name, kind, maxMembers, invitePolicy, roleLimits }) {
+    return this.command('group_create', strip({ name, kind, maxMembers, invitePolicy, roleLimits }));
+  }
+  group(groupId) { return this.command('group_get', { groupId }); }
+  /** `{groups: [group…]}` */
+  groups() { return this.command('group_list'); }
+  leaveGroup(groupId) { return this.command('group_leave', { groupId }); }
+  /** Owner only; resolves with the group afterwards. */
+  removeMember(groupId, userId) { return this.command('group_remove_member', { groupId, userId }); }
+  /** `{sentAt}`; idempotent by `clientMessageId` like `send`. */
+  sendGroupMessage(groupId, text, { clientMessageId = randomId() } = {}) {
+    return this.command('group_send_message', { groupId, text, clientMessageId });
+  }
+  /** An invite (a code; with `phone` or `email` the backend's webhook sends it). */
+  createInvite(groupId, { phone, email, role, expiresInHours } = {}) {
+    return this.command('invite_create', strip({ groupId, phone, email, role, expiresInHours }));
+  }
+  /** Joins the invite's group; resolves with the group. */
+  redeemInvite(code) { return this.command('invite_redeem', { code }); }
+  /** `{entries: [{input, status, e164?, user?}]}` for E.164 `numbers` and/or SHA-256 hex `hashes`. */
+  discover({ numbers, hashes } = {}) { return this.command('discover', strip({ numbers, hashes })); }
+  /** `kind`: `apns`, `fcm`, `webhook`, `liveActivityStart`, `liveActivityUpdate` (with `sessionId`). */
+  registerPush(kind, token, { environment, sessionId } = {}) {
+    return this.command('push_register', strip({ kind, token, environment, sessionId }));
+  }
+  unregisterPush(kind, { sessionId } = {}) { return this.command('push_unregister', strip({ kind, sessionId })); }
+  /** `{liveActivities, backgroundNotifications, timeSensitive, showDetails, presenceUpdates, contactUpdates}` */
+  notificationSettings() { return this.command('notification_settings'); }
+  /** Changes the given settings; resolves with all of them. */
+  setNotificationSettings(settings) { return this.command('set_notification_settings', strip({ ...settings })); }
 }
 
 function strip(fields) {
@@ -465,4 +596,13 @@ function strip(fields) {
 function randomId() {
   if (globalThis.crypto?.randomUUID) return globalThis.crypto.randomUUID();
   return `m-${Date.now().toString(36)}-${Math.random().toString(36).slice(2)}`;
+}
+
+// A device secret of 128 random bits (React Native without a crypto polyfill has no `crypto`: it must bring one,
+// since Math.random is not a source of secrets).
+function randomSecret() {
+  const c = globalThis.crypto;
+  if (c?.getRandomValues) return Array.from(c.getRandomValues(new Uint8Array(16)), (b) => b.toString(16).padStart(2, '0')).join('');
+  if (c?.randomUUID) return c.randomUUID().replace(/-/g, '');
+  throw new TypeError('no crypto.getRandomValues: install a polyfill (react-native-get-random-values) for device secrets');
 }

@@ -44,10 +44,14 @@ extension GatewayHub {
         switch event.pushable {
         case .message(let data)?: ownAction = data.from == event.userId
         case .groupMessage(let data)?: ownAction = data.from.userId == event.userId
-        case .approval?: ownAction = false
+        case .approval?, .notification?: ownAction = false
         default: return nil
         }
-        guard case .alert(let kind) = PushRule.rule(for: event.type, ownAction: ownAction) else { return nil }
+        let notification = if case .notification? = event.pushable { true } else { false }
+        guard case .alert(let kind) = PushRule.rule(for: event.type, notification: notification, ownAction: ownAction)
+        else {
+            return nil
+        }
         return kind
     }
 
@@ -69,6 +73,8 @@ extension GatewayHub {
         case .handoff(let data)?: return .handoff(data)
         case .message(let data)?: return .message(data, senderName: displayName(of: data.from))
         case .groupMessage(let data)?: return .groupMessage(data, senderName: displayName(of: data.from.userId))
+        case .notification(let notification, let ids, let deepLinkPath)?:
+            return .notified(type: event.type.rawValue, notification, ids: ids, deepLinkPath: deepLinkPath)
         case let pushable?:
             return PushPolicy.ContactChange(rawValue: event.type.rawValue).map {
                 .contactsChanged($0, contentState: pushable.contentState)

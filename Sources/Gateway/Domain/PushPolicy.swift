@@ -75,6 +75,8 @@ struct PushPolicy {
         case groupMessage(GroupMessageData, senderName: String)
         /// `contact_added`, `contact_removed`, `friend_request`, `friend_request_accepted`.
         case contactsChanged(ContactChange, contentState: JSONValue?)
+        /// A backend event of `type` with its `notification`.
+        case notified(type: String, BackendNotification, ids: [String: String], deepLinkPath: String?)
 
         var type: String {
             switch self {
@@ -84,6 +86,7 @@ struct PushPolicy {
             case .message: "message"
             case .groupMessage: "group_message"
             case .contactsChanged(let change, _): change.rawValue
+            case .notified(let type, _, _, _): type
             }
         }
     }
@@ -112,7 +115,7 @@ struct PushPolicy {
     static func mayPushWhileConnected(_ event: PushableEvent) -> Bool {
         switch event {
         case .approval, .handoff: true
-        case .message, .groupMessage, .contactAdded, .contactRemoved, .friendRequest: false
+        case .message, .groupMessage, .contactAdded, .contactRemoved, .friendRequest, .notification: false
         }
     }
 
@@ -198,6 +201,19 @@ struct PushPolicy {
                 }
                 for device in recipient.devices {
                     targets += Self.backgroundTargets(device).map { (device.deviceId, $0, nil) }
+                }
+            case .notified(_, let notification, let ids, let deepLinkPath):
+                // The backend's own words, under the same privacy rule as a message's.
+                guard !recipient.connectedAnywhere else { return [] }
+                notice = {
+                    PushNotice(
+                        type: event.type, title: notification.title, body: notification.body,
+                        genericTitle: "New notification", showDetails: settings.showDetails,
+                        timeSensitive: settings.timeSensitive && notification.interruption == .timeSensitive,
+                        ids: ids, deepLinkPath: deepLinkPath, collapseID: notification.collapseId)
+                }
+                for device in recipient.devices {
+                    targets += Self.alertTargets(device).map { (device.deviceId, $0, nil) }
                 }
             }
         }

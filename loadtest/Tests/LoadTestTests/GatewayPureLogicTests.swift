@@ -8,14 +8,16 @@ struct GatewayPureLogicTests {
     @Test func mintedTokenVerifiesWithTheServersVerifierAndCarriesTheClaims() throws {
         let minter = try JWTMinter(secret: "load-secret-0123456789", lifetimeSeconds: 600)
         let token = minter.token(userId: "alice", deviceId: "phone-1", clientType: "ios", now: 1_800_000_000)
-        let verifier = JWTVerifier(keys: [.hmac(secret: Array("load-secret-0123456789".utf8))], audience: nil, issuer: nil)
+        let verifier = JWTVerifier(
+            keys: [.hmac(secret: Array("load-secret-0123456789".utf8))], audience: nil, issuer: nil)
         let claims = try verifier.verify(token, now: 1_800_000_100)
         #expect(claims.subject == "alice")
         #expect(claims.string("device_id") == "phone-1")
         #expect(claims.string("client_type") == "ios")
         #expect(claims.expiresAt == 1_800_000_600)
         // A different secret must not verify, and the token expires after its lifetime (plus leeway).
-        let other = JWTVerifier(keys: [.hmac(secret: Array("another-secret-0123456789".utf8))], audience: nil, issuer: nil)
+        let other = JWTVerifier(
+            keys: [.hmac(secret: Array("another-secret-0123456789".utf8))], audience: nil, issuer: nil)
         #expect(throws: JWTError.self) { _ = try other.verify(token, now: 1_800_000_100) }
         #expect(throws: JWTError.self) { _ = try verifier.verify(token, now: 1_800_000_700) }
     }
@@ -65,8 +67,8 @@ struct GatewayPureLogicTests {
     @Test func pacerOwesEventsInProportionToElapsedTimeAndNeverTwice() {
         var pacer = Pacer(perSecond: 200, startNs: 1_000_000_000)
         #expect(pacer.take(nowNs: 1_000_000_000) == 0)
-        #expect(pacer.take(nowNs: 1_010_000_000) == 2)   // 10 ms at 200/s
-        #expect(pacer.take(nowNs: 1_010_000_000) == 0)   // already taken
+        #expect(pacer.take(nowNs: 1_010_000_000) == 2)  // 10 ms at 200/s
+        #expect(pacer.take(nowNs: 1_010_000_000) == 0)  // already taken
         #expect(pacer.take(nowNs: 2_000_000_000) == 198)  // the rest of the first second
         var total = 0
         var slow = Pacer(perSecond: 3, startNs: 0)
@@ -133,5 +135,50 @@ struct OrderedDeliveryVerifierTests {
             // Every number is accounted for exactly once: accepted, flagged, or counted as lost.
             #expect(verifier.received + lost >= 30 - flagged)
         }
+    }
+}
+
+/// `messages` holds its traffic until every planned device is welcomed: a device connected without a resume offset
+/// gets live events from its welcome's `latestOffset` on, so a message committed for it after its upgrade but before
+/// its welcome never reaches it live (reported as lost or reordered), and a sender not yet welcomed cannot send
+/// (reported as not sent). Releasing the traffic at the ramp's end (all upgrades done) did both.
+struct WelcomeGateTests {
+    @Test func theRampsEndAloneDoesNotReleaseTrafficWhileAWelcomeIsMissing() {
+        var gate = WelcomeGate(devices: 3)
+        #expect(gate.resolved(0))
+        #expect(gate.resolved(2) == false)
+        // Every upgrade is done (the ramp is over), device 1 is still waiting for its welcome.
+        #expect(gate.requestTraffic() == false)
+        #expect(gate.isOpen == false)
+        #expect(gate.waitingCount == 1)
+        // Its welcome releases the traffic, once.
+        #expect(gate.resolved(1))
+        #expect(gate.isOpen)
+        #expect(gate.resolved(1) == false)
+        #expect(gate.requestTraffic() == false)
+    }
+
+    @Test func allWelcomedBeforeTheRampsEndReleasesAtTheRampsEnd() {
+        var gate = WelcomeGate(devices: 2)
+        #expect(gate.resolved(1) == false)
+        #expect(gate.resolved(0) == false)
+        #expect(gate.requestTraffic())
+        #expect(gate.isOpen)
+    }
+
+    @Test func aDeviceThatEndsUnwelcomedDoesNotHoldTheOthersBackAndExtrasAreIgnored() {
+        var gate = WelcomeGate(devices: 2)
+        #expect(gate.requestTraffic() == false)
+        // Connections opened beyond the plan (resume checks) have higher indices and do not count.
+        #expect(gate.resolved(5) == false)
+        #expect(gate.waitingCount == 2)
+        #expect(gate.resolved(0) == false)
+        #expect(gate.resolved(1))  // ended without a welcome (e.g. a refused upgrade)
+        #expect(gate.waitingCount == 0)
+    }
+
+    @Test func noDevicesReleasesAtOnce() {
+        var gate = WelcomeGate(devices: 0)
+        #expect(gate.requestTraffic())
     }
 }

@@ -143,42 +143,54 @@ struct OrderedDeliveryVerifierTests {
 /// its welcome never reaches it live (reported as lost or reordered), and a sender not yet welcomed cannot send
 /// (reported as not sent). Releasing the traffic at the ramp's end (all upgrades done) did both.
 struct WelcomeGateTests {
+    /// What happens to a gate: device i welcomed or ended (both resolve it), or the driver asking for traffic.
+    private enum Step {
+        case welcome(Int)
+        case end(Int)
+        case rampEnded
+    }
+
+    /// Feeds `steps` in order to a gate for `devices` devices; returns, per step, whether it released the traffic.
+    private func run(devices: Int, _ steps: [Step]) -> (releases: [Bool], gate: WelcomeGate) {
+        var gate = WelcomeGate(devices: devices)
+        var releases: [Bool] = []
+        for step in steps {
+            switch step {
+            case .welcome(let index), .end(let index): releases.append(gate.resolved(index))
+            case .rampEnded: releases.append(gate.requestTraffic())
+            }
+        }
+        return (releases, gate)
+    }
+
     @Test func theRampsEndAloneDoesNotReleaseTrafficWhileAWelcomeIsMissing() {
-        var gate = WelcomeGate(devices: 3)
-        #expect(gate.resolved(0))
-        #expect(gate.resolved(2) == false)
-        // Every upgrade is done (the ramp is over), device 1 is still waiting for its welcome.
-        #expect(gate.requestTraffic() == false)
-        #expect(gate.isOpen == false)
-        #expect(gate.waitingCount == 1)
-        // Its welcome releases the traffic, once.
-        #expect(gate.resolved(1))
+        // Every upgrade is done (the ramp is over) while device 1 still waits for its welcome: the old harness sent
+        // here. Device 1's welcome releases the traffic, once.
+        let (releases, gate) = run(
+            devices: 3, [.welcome(0), .welcome(2), .rampEnded, .welcome(1), .welcome(1), .rampEnded])
+        #expect(releases == [false, false, false, true, false, false])
         #expect(gate.isOpen)
-        #expect(gate.resolved(1) == false)
-        #expect(gate.requestTraffic() == false)
+        let (waiting, stillShut) = run(devices: 3, [.welcome(0), .welcome(2), .rampEnded])
+        #expect(waiting == [false, false, false])
+        #expect(stillShut.isOpen == false)
+        #expect(stillShut.waitingCount == 1)
     }
 
     @Test func allWelcomedBeforeTheRampsEndReleasesAtTheRampsEnd() {
-        var gate = WelcomeGate(devices: 2)
-        #expect(gate.resolved(1) == false)
-        #expect(gate.resolved(0) == false)
-        #expect(gate.requestTraffic())
+        let (releases, gate) = run(devices: 2, [.welcome(1), .welcome(0), .rampEnded])
+        #expect(releases == [false, false, true])
         #expect(gate.isOpen)
     }
 
     @Test func aDeviceThatEndsUnwelcomedDoesNotHoldTheOthersBackAndExtrasAreIgnored() {
-        var gate = WelcomeGate(devices: 2)
-        #expect(gate.requestTraffic() == false)
-        // Connections opened beyond the plan (resume checks) have higher indices and do not count.
-        #expect(gate.resolved(5) == false)
-        #expect(gate.waitingCount == 2)
-        #expect(gate.resolved(0) == false)
-        #expect(gate.resolved(1))  // ended without a welcome (e.g. a refused upgrade)
+        // Index 5 is beyond the plan (a resume check's connection) and does not count; device 1's connection ends
+        // without a welcome (a refused upgrade, say).
+        let (releases, gate) = run(devices: 2, [.rampEnded, .welcome(5), .welcome(0), .end(1)])
+        #expect(releases == [false, false, false, true])
         #expect(gate.waitingCount == 0)
     }
 
     @Test func noDevicesReleasesAtOnce() {
-        var gate = WelcomeGate(devices: 0)
-        #expect(gate.requestTraffic())
+        #expect(run(devices: 0, [.rampEnded]).releases == [true])
     }
 }

@@ -40,7 +40,7 @@ extension GatewayHub {
         }
         guard let idempotencyKey else { return create("", completion) }
         let request = ApprovalRequestFingerprint(toolName: toolName, summary: summary, details: details, timeoutMs: timeout)
-        idempotent(scope: scope, key: idempotencyKey, request: request, perform: create, completion: completion)
+        idempotency.run(scope: scope, key: idempotencyKey, request: request, perform: create, completion: completion)
     }
 
     /// What a new approval request asked for.
@@ -59,7 +59,7 @@ extension GatewayHub {
     /// for again above the store's latest.
     private func createApproval(_ spec: ApprovalSpec, requestHash: String, attempt: Int, above: Int64 = 0,
                                 done: @escaping (Result<ApprovalData, GatewayError>) -> Void) {
-        withNewId(.approval, above: above) { [self] reserved in
+        ids.reserve(.approval, above: above) { [self] reserved in
             switch reserved {
             case .success(let sequence): createApproval(spec, sequence: sequence, requestHash: requestHash, attempt: attempt, done: done)
             case .failure(let error): done(.failure(error))
@@ -81,20 +81,15 @@ extension GatewayHub {
         }
         armTimeout(for: approval)
         // Not created after all (nothing was stored): forget it.
-        let forget = { [self] in
-            approvalTimers.removeValue(forKey: approval.id)?.cancel()
-            if approvals[approval.id]?.state == .pending { metrics.pendingApprovals.subtract(1, ordering: .relaxed) }
-            approvals[approval.id] = nil
-            index(approval, held: false)
-        }
+        let forget = { [self] in approvals.forget(approval) }
         commit(writes, events: [PendingEvent(userId: approval.userId, type: .approvalRequest, data: encode(data), pushable: .approval(data))], onConflict: { [self] conflict in
             forget()
-            if case .idTaken(.approval, let latest) = conflict, attempt < Self.idAttempts {
-                return retryWithNewId(attempt: attempt + 1) { [self] in
+            if case .idTaken(.approval, let latest) = conflict, attempt < IdDesk.attempts {
+                return ids.retry(attempt: attempt + 1) { [self] in
                     createApproval(spec, requestHash: requestHash, attempt: attempt + 1, above: latest, done: done)
                 }
             }
-            if !settleIdempotency(after: conflict) {
+            if !idempotency.settle(after: conflict) {
                 done(.failure(GatewayError(.storageFailed, "could not store the request: \(conflict)")))
             }
         }) { outcome in
@@ -132,13 +127,13 @@ extension GatewayHub {
         for action in actions {
             switch action {
             case .cancelTimer:
-                approvalTimers.removeValue(forKey: approval.id)?.cancel()
+                approvals.cancelTimer(of: approval.id)
             case .refuse(let refusal):
                 reply?.fail(GatewayError(refusal, requestId: approval.id))
             case .finished(let final):
-                finished(final)
+                approvals.finished(final)
             case .wakeWaiters(let final):
-                wakeWaiters(of: final)
+                approvals.wakeWaiters(of: final)
             case .commitDecision(let decided, let event):
                 commitDecision(decided, event, from: approval, input: input, answeredBy: client, reply: reply, attempt: attempt)
             }
@@ -200,47 +195,12 @@ extension GatewayHub {
     /// How long after a failed commit an expired approval's timeout is tried again (not at once: the store is failing).
     static let retryDelayMs: Int64 = 1_000
 
-    /// Keeps `approval` in memory, counting pending ones for the gauge.
-    func remember(_ approval: ApprovalRecord) {
-        let wasPending = approvals[approval.id]?.state == .pending
-        approvals[approval.id] = approval
-        index(approval)
-        switch (wasPending, approval.state == .pending) {
-        case (false, true): metrics.pendingApprovals.add(1, ordering: .relaxed)
-        case (true, false): metrics.pendingApprovals.subtract(1, ordering: .relaxed)
-        default: break
-        }
-    }
-
-    /// Files `approval` under its user as pending or decided (`pendingApprovalIds`, `decidedApprovalIds`), or under
-    /// neither when it is no longer held (`held` false).
-    private func index(_ approval: ApprovalRecord, held: Bool = true) {
-        let (id, user) = (approval.id, approval.userId)
-        for pending in [true, false] {
-            let ids = pending ? \GatewayHub.pendingApprovalIds : \GatewayHub.decidedApprovalIds
-            if held && (approval.state == .pending) == pending {
-                self[keyPath: ids][user, default: []].insert(id)
-            } else if self[keyPath: ids][user]?.remove(id) != nil, self[keyPath: ids][user]?.isEmpty == true {
-                self[keyPath: ids][user] = nil
-            }
-        }
-    }
-
-    /// Forgets `userId`'s decided approvals (the user is forgotten; they are read again when asked for). Its pending
-    /// ones stay, with their deadlines.
-    func forgetDecidedApprovals(of userId: String) {
-        for id in decidedApprovalIds.removeValue(forKey: userId) ?? [] where approvals[id]?.state != .pending {
-            approvals[id] = nil
-        }
-    }
+    /// Keeps `approval` in memory (`ApprovalDesk`).
+    func remember(_ approval: ApprovalRecord) { approvals.remember(approval) }
 
     /// Arms the deadline (not before `notBefore`: used after a failed commit). When it fires, the machine decides.
     func armTimeout(for approval: ApprovalRecord, notBefore: Int64 = 0) {
-        approvalTimers.removeValue(forKey: approval.id)?.cancel()
-        approvalTimers[approval.id] = scheduler.schedule(at: max(approval.expiresAt, notBefore)) { [self] in
-            approvalTimers[approval.id] = nil
-            if let current = approvals[approval.id] { step(current, .deadline) }
-        }
+        approvals.armDeadline(of: approval, notBefore: notBefore) { [self] current in step(current, .deadline) }
     }
 
     // MARK: The deadline sweep (several nodes)
@@ -270,16 +230,6 @@ extension GatewayHub {
         }
     }
 
-    /// Tells long-polling backends and the webhook observer.
-    private func finished(_ approval: ApprovalRecord) {
-        wakeWaiters(of: approval)
-        approvalObserver?.approvalFinished(approval)
-    }
-
-    private func wakeWaiters(of approval: ApprovalRecord) {
-        for waiter in approvalWaiters.removeValue(forKey: approval.id) ?? [] { waiter.wake(approval) }
-    }
-
     /// The state of an approval request held in memory (pending ones, and decided ones seen since start).
     public func approval(_ id: String) -> ApprovalData? { approvals[id].map(Self.approvalData) }
 
@@ -290,36 +240,17 @@ extension GatewayHub {
             switch found {
             case .failure(let error): completion(.failure(error))
             case .success(nil): completion(.success(nil))
-            case .success(let approval?): wait(for: approval, waitMs: waitMs) { completion(.success($0)) }
+            case .success(let approval?): approvals.wait(for: approval, waitMs: waitMs) { completion(.success($0)) }
             }
         }
     }
 
-    private func wait(for approval: ApprovalRecord, waitMs: Int64, completion: @escaping (ApprovalData?) -> Void) {
-        let id = approval.id
-        guard approval.state == .pending, waitMs > 0 else { return completion(Self.approvalData(approval)) }
-        var done = false
-        approvalWaiterSerial &+= 1
-        let serial = approvalWaiterSerial
-        let timer = scheduler.schedule(at: clock.now() + waitMs) { [self] in
-            guard !done else { return }
-            done = true
-            // A poll that timed out leaves nothing behind: waiters are bounded by the polls in flight.
-            approvalWaiters[id]?.removeAll { $0.serial == serial }
-            if approvalWaiters[id]?.isEmpty == true { approvalWaiters[id] = nil }
-            completion(approvals[id].map(Self.approvalData))
-        }
-        approvalWaiters[id, default: []].append(ApprovalWaiter(serial: serial) { final in
-            guard !done else { return }
-            done = true
-            timer.cancel()
-            completion(Self.approvalData(final))
-        })
-    }
+    /// The scope of approval-request keys: one user's one session.
+    static func approvalScope(userId: String, sessionId: String) -> String { "approval:" + userId + "\u{1F}" + sessionId }
 
     /// Pending approvals of a user (the badge count is their number).
     public func pendingApprovals(of userId: String) -> [ApprovalData] {
-        (pendingApprovalIds[userId] ?? []).compactMap { approvals[$0] }.sorted { ($0.createdAt, $0.id) < ($1.createdAt, $1.id) }.map(Self.approvalData)
+        approvals.pending(of: userId).map(Self.approvalData)
     }
 }
 
@@ -329,10 +260,4 @@ struct ApprovalRequestFingerprint: Encodable {
     var summary: String
     var details: JSONValue?
     var timeoutMs: Int64
-}
-
-/// A long-poll waiting for an approval's decision; `serial` finds it again when its wait ends first.
-struct ApprovalWaiter {
-    var serial: UInt64
-    var wake: (ApprovalRecord) -> Void
 }

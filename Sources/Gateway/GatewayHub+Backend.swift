@@ -109,7 +109,7 @@ extension GatewayHub {
         }
         let finish: (Result<PublishResult, GatewayError>) -> Void = { completion($0.map(\.offset)) }
         guard let idempotencyKey else { return append("", finish) }
-        idempotent(scope: "publish:" + userId, key: idempotencyKey, request: CustomEventData(name: name, payload: payload),
+        idempotency.run(scope: "publish:" + userId, key: idempotencyKey, request: CustomEventData(name: name, payload: payload),
                    perform: append, completion: finish)
     }
 

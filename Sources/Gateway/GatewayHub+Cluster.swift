@@ -6,7 +6,7 @@ import GatewayProtocol
 /// are re-read every `settings.clusterRecheckIntervalMs`, and once more when it is back.
 extension GatewayHub {
     func startCluster() {
-        guard let bus = clusterBus else { return }
+        guard let bus = cluster.bus else { return }
         scheduleClusterRecheck()       // until the bus says it works
         scheduleClusterPresenceRefresh()
         bus.start { [self] signal in scheduler.execute { [self] in clusterSignal(signal) } }
@@ -14,7 +14,7 @@ extension GatewayHub {
 
     /// After a commit: one notice per user whose log grew, with its latest offset.
     func announce(_ events: [StoredEvent]) {
-        guard let bus = clusterBus, !events.isEmpty else { return }
+        guard let bus = cluster.bus, !events.isEmpty else { return }
         var latest: [String: Int64] = [:]
         for event in events { latest[event.userId] = max(latest[event.userId] ?? 0, event.offset) }
         for (userId, offset) in latest { bus.announce(userId: userId, offset: offset) }
@@ -35,7 +35,7 @@ extension GatewayHub {
             // loaded here has nobody here to tell that this node knows of, and is not read for it — unless work for
             // the user waits for its read (an earlier notice's count, say): the 0 then queues behind it, in order,
             // rather than being dropped while that count lands after it and is believed for a TTL.
-            guard connected > 0 || cache.isLoaded(userId) || remotePresence.has(userId)
+            guard connected > 0 || cache.isLoaded(userId) || cluster.hasRemotePresence(userId)
                     || cache.reading[userId] != nil || cache.waitingCount[userId] != nil else { return }
             withUsers([userId], failed: { _ in }) { [self] in
                 clusterPresence(userId: userId, node: node, connected: connected, away: away)
@@ -44,16 +44,12 @@ extension GatewayHub {
             metrics.userChangeNotices.increment()
             userChanged(userId)
         case .lost:
-            guard clusterHealthy else { return }
-            clusterHealthy = false
+            guard cluster.markLost() else { return }
             metrics.clusterBusUp.store(0, ordering: .relaxed)
             scheduleClusterRecheck()
         case .restored:
-            clusterHealthy = true
-            renewRemotePresence()
+            cluster.markRestored()
             metrics.clusterBusUp.store(1, ordering: .relaxed)
-            clusterRecheckTimer?.cancel()
-            clusterRecheckTimer = nil
             for userId in clients.keys { catchUp(userId) }   // whatever was announced while the bus was down
             reloadAllUsers()                                  // and whatever changed meanwhile
         }
@@ -61,13 +57,9 @@ extension GatewayHub {
 
     /// While the bus is down: every connected user's log is read on each tick.
     private func scheduleClusterRecheck() {
-        guard clusterRecheckTimer == nil else { return }
-        clusterRecheckTimer = scheduler.schedule(at: clock.now() + settings.clusterRecheckIntervalMs) { [self] in
-            clusterRecheckTimer = nil
-            guard !clusterHealthy else { return }
+        cluster.scheduleRecheck { [self] in
             metrics.clusterRechecks.increment()
             for userId in clients.keys { catchUp(userId) }
-            scheduleClusterRecheck()
         }
     }
 
@@ -75,12 +67,8 @@ extension GatewayHub {
     /// in order, together with live events that waited meanwhile. One read per user at a time; asked again while one
     /// runs, it runs once more after it.
     func catchUp(_ userId: String) {
-        guard let states = clients[userId], let from = states.values.map(\.lastSentOffset).min() else { return }
-        if catchUpsInFlight[userId] != nil {
-            catchUpsInFlight[userId] = true
-            return
-        }
-        catchUpsInFlight[userId] = false
+        guard let states = clients[userId], let from = states.values.map(\.lastSentOffset).min(),
+              cluster.beginCatchUp(userId) else { return }
         for state in states.values where !state.resuming { state.fetching = true }
         let (store, limit) = (self.store, settings.maxReplayEvents)
         scheduler.runBlocking { [self] in
@@ -90,7 +78,7 @@ extension GatewayHub {
     }
 
     private func finishCatchUp(_ userId: String, from: Int64, read: Result<[StoredEvent], Error>, limit: Int) {
-        var again = catchUpsInFlight.removeValue(forKey: userId) ?? false
+        var again = cluster.endCatchUp(userId)
         guard case .success(let events) = read else {
             // The store is unreachable: live events keep waiting (sending them would skip the missing ones); retried
             // after a pause, as the store's own reconnection needs time.

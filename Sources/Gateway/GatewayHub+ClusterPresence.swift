@@ -7,7 +7,7 @@
 extension GatewayHub {
     /// The user's devices on every node: this node's plus the other nodes' unexpired counts.
     func clusterDevices(of userId: String) -> (connected: Int, away: Int) {
-        let (local, remote) = (localDevices(of: userId), remotePresence.devices(of: userId))
+        let (local, remote) = (localDevices(of: userId), cluster.remoteDevices(of: userId))
         return (local.connected + remote.connected, local.away + remote.away)
     }
 
@@ -20,8 +20,7 @@ extension GatewayHub {
 
     /// Another node's notice: its counts replace what it said before (0 removes it), then the aggregate is stepped.
     func clusterPresence(userId: String, node: String, connected: Int, away: Int) {
-        remotePresence.update(userId: userId, node: node, connected: connected, away: away,
-                              expiresAt: clock.now() + settings.clusterPresenceTtlMs)
+        cluster.updateRemotePresence(userId: userId, node: node, connected: connected, away: away)
         stepAggregatePresence(of: userId)
     }
 
@@ -29,23 +28,13 @@ extension GatewayHub {
     /// in time. While the bus is down nothing expires (the silence is Redis's, not the nodes'): on `restored` every
     /// count is believed for one more TTL.
     func scheduleClusterPresenceRefresh() {
-        guard let bus = clusterBus else { return }
-        clusterPresenceTimer = scheduler.schedule(at: clock.now() + settings.clusterPresenceRefreshMs) { [self] in
+        guard let bus = cluster.bus else { return }
+        cluster.startPresenceRefresh { [self] expired in
             for userId in clients.keys {
                 let local = localDevices(of: userId)
                 bus.announcePresence(userId: userId, connected: local.connected, away: local.away)
             }
-            if clusterHealthy { expireRemotePresence() }
-            scheduleClusterPresenceRefresh()
+            for userId in expired { stepAggregatePresence(of: userId) }
         }
-    }
-
-    /// The bus works again: other nodes' counts get a fresh TTL (their repeats were lost with it, not their devices).
-    func renewRemotePresence() {
-        remotePresence.renew(expiresAt: clock.now() + settings.clusterPresenceTtlMs)
-    }
-
-    private func expireRemotePresence() {
-        for userId in remotePresence.expire(now: clock.now()) { stepAggregatePresence(of: userId) }
     }
 }

@@ -167,7 +167,7 @@ extension GatewayHub {
         // wait for one more read (GatewayHub+Cluster).
         state.lastSentOffset = min(after, end)
         state.resuming = false
-        let complete = clusterBus == nil ? Int64.max : max(events.last?.offset ?? 0, min(after, end))
+        let complete = cluster.bus == nil ? Int64.max : max(events.last?.offset ?? 0, min(after, end))
         if !state.sendInOrder(events.map(\.frame), complete: complete) { catchUp(state.client.userId) }
     }
 
@@ -189,7 +189,7 @@ extension GatewayHub {
         state.lastSentOffset = end
         state.resuming = false
         // Live events that waited for the first read: those after `end` follow the replay; earlier ones are in it.
-        if !state.sendInOrder([], complete: clusterBus == nil ? .max : end) { catchUp(state.client.userId) }
+        if !state.sendInOrder([], complete: cluster.bus == nil ? .max : end) { catchUp(state.client.userId) }
     }
 
     /// Reads and sends the next part of `client`'s replay (a socket asks once it has sent the previous part and its
@@ -221,7 +221,7 @@ extension GatewayHub {
             return continueReplay(state.client)
         }
         state.resuming = false
-        if !state.sendInOrder(events.map(\.frame), complete: clusterBus == nil ? .max : cursor.end) { catchUp(state.client.userId) }
+        if !state.sendInOrder(events.map(\.frame), complete: cluster.bus == nil ? .max : cursor.end) { catchUp(state.client.userId) }
     }
 
     private func closeUnreadable(_ state: ClientState) {
@@ -234,7 +234,7 @@ extension GatewayHub {
     /// devices on every node to its `PresenceMachine`; changes go to its contacts connected here. Going offline waits
     /// out the grace period so a quick reconnect does not flicker.
     func updatePresence(of userId: String) {
-        if let bus = clusterBus {
+        if let bus = cluster.bus {
             let local = localDevices(of: userId)
             bus.announcePresence(userId: userId, connected: local.connected, away: local.away)
         }

@@ -62,11 +62,6 @@ extension GatewayHub {
         GroupMemberData(user: userRef(m.userId), role: m.role, joinedAt: m.createdAt)
     }
 
-    /// Whether one more active member with `role` fits; the error names the limit that is reached.
-    func capacityProblem(_ group: GroupRecord, role: String) -> GatewayError? {
-        GroupMembership.capacityRefusal(membership(group), role: role).map { GatewayError($0, group: group) }
-    }
-
     /// The group's membership as `GroupMembership` takes it.
     private func membership(_ group: GroupRecord) -> GroupMembership.State {
         GroupMembership.State(group: group, members: relations.members[group.id] ?? [:])
@@ -198,7 +193,7 @@ extension GatewayHub {
                 }
                 guard let message, let key = message.clientMessageId else { return send([], completion) }
                 let scope = "group_message:" + message.from.userId
-                idempotent(scope: scope, key: key, request: ["groupId": groupId, "text": message.text], perform: { requestHash, done in
+                idempotency.run(scope: scope, key: key, request: ["groupId": groupId, "text": message.text], perform: { requestHash, done in
                     send([.claimIdempotency(scope: scope, key: key, response: self.encode(sent), requestHash: requestHash, createdAt: sent.sentAt)], done)
                 }, completion: completion)
             }

@@ -32,8 +32,8 @@ extension GatewayHub {
         body()
     }
 
-    /// No id reservation is asked for or running (`GatewayHub+Ids`): work waiting for an id is work in flight too.
-    var idsSettled: Bool { idRequests.isEmpty && !idReservationInFlight }
+    /// No id reservation is asked for or running (`IdDesk`): work waiting for an id is work in flight too.
+    var idsSettled: Bool { ids.isSettled }
 
     /// Runs the bodies kept by `whenUserReadsSettled` once no read and no id reservation is left.
     func runSettledIfDone() {
@@ -49,13 +49,11 @@ extension GatewayHub {
             return
         }
         cache.reading[userId] = false
-        cache.toRead.append(userId)
-        if cache.toRead.count == 1 { scheduler.execute { [self] in flushUserReads() } }
+        cache.toRead.add(userId, on: scheduler) { [self] in flushUserReads() }
     }
 
     private func flushUserReads() {
-        let ids = cache.toRead
-        cache.toRead = []
+        let ids = cache.toRead.take()
         guard !ids.isEmpty else { return }
         let writeCounts = ids.map { cache.writeCount[$0] ?? 0 }
         // A write in flight when the read starts may commit after the read's snapshot: its result cannot replace
@@ -223,7 +221,7 @@ extension GatewayHub {
             if left <= 0, cache.rereadWhenIdle.remove(user) != nil { readUser(user) }
             if left <= 0 { forgetIfUnloadedAndIdle(user) }
         }
-        if stored, let bus = clusterBus { for user in changed { bus.announceChange(userId: user) } }
+        if stored, let bus = cluster.bus { for user in changed { bus.announceChange(userId: user) } }
     }
 
     /// Another node changed `userId`'s records: re-read them if this node holds them (an idle user is simply
@@ -259,8 +257,8 @@ extension GatewayHub {
     /// no timer of its own, and no presence to keep (it is offline everywhere this node knows of).
     func isIdle(_ userId: String) -> Bool {
         clients[userId] == nil && cache.writesInFlight[userId] == nil && cache.waitingCount[userId] == nil
-            && cache.reading[userId] == nil && catchUpsInFlight[userId] == nil && presencePushTimers[userId] == nil
-            && presencePushPending[userId] == nil && !remotePresence.has(userId)
+            && cache.reading[userId] == nil && !cluster.isCatchingUp(userId) && !presencePushes.holds(userId)
+            && !cluster.hasRemotePresence(userId)
             && (presence[userId].map { $0.graceTimer == nil && $0.machine.status == .offline } ?? true)
     }
 
@@ -330,7 +328,7 @@ extension GatewayHub {
             }
             pushTokens.removeAll(of: id)
             sessions.removeAll(of: id)
-            forgetDecidedApprovals(of: id)
+            approvals.forgetDecided(of: id)
         }
     }
 

@@ -17,7 +17,7 @@ extension GatewayHub {
         // The id is reserved from the store (GatewayHub+Ids); one still found taken at the insert is asked for again
         // above the store's latest and the message sent again under it.
         func send(_ requestHash: String, attempt: Int, above: Int64 = 0, done: @escaping (Result<SentMessage, GatewayError>) -> Void) {
-            withNewId(.message, above: above) { reserved in
+            ids.reserve(.message, above: above) { reserved in
                 switch reserved {
                 case .success(let id): send(requestHash, id: id, attempt: attempt, done: done)
                 case .failure(let error): done(.failure(error))
@@ -34,10 +34,10 @@ extension GatewayHub {
             }
             let data = encode(message.event)
             commit(writes, events: message.logs.map { PendingEvent(userId: $0, type: .message, data: data, pushable: .message(message.event)) }, onConflict: { [self] conflict in
-                if case .idTaken(.message, let latest) = conflict, attempt < Self.idAttempts {
-                    return retryWithNewId(attempt: attempt + 1) { send(requestHash, attempt: attempt + 1, above: latest, done: done) }
+                if case .idTaken(.message, let latest) = conflict, attempt < IdDesk.attempts {
+                    return ids.retry(attempt: attempt + 1) { send(requestHash, attempt: attempt + 1, above: latest, done: done) }
                 }
-                if !settleIdempotency(after: conflict) {
+                if !idempotency.settle(after: conflict) {
                     done(.failure(GatewayError(.storageFailed, "could not store the message: \(conflict)")))
                 }
             }) { outcome in
@@ -53,7 +53,7 @@ extension GatewayHub {
         }
         guard let key = command.clientMessageId else { return send("", attempt: 1, done: answer) }
         // The commit carries the claim and nothing reaches a device before it, so the claim is the look-up.
-        idempotent(scope: scope, key: key, request: MessageRequest(to: command.to, text: text), check: .claimInCommit,
+        idempotency.run(scope: scope, key: key, request: MessageRequest(to: command.to, text: text), check: .claimInCommit,
                    perform: { send($0, attempt: 1, done: $1) }, completion: answer)
     }
 

@@ -60,7 +60,7 @@ extension GatewayHub {
             connectedHere: Set((clients[userId] ?? [:]).values.map(\.client.deviceId)),
             connectedElsewhere: clusterDevices(of: userId).connected - local,
             settings: notificationSettings[userId] ?? NotificationSettings(),
-            pendingApprovals: pendingApprovalIds[userId]?.count ?? 0)
+            pendingApprovals: approvals.pendingCount(of: userId))
     }
 
     /// The acknowledgement check of a request a connected device received: still pending and not acknowledged by any
@@ -90,25 +90,26 @@ extension GatewayHub {
     }
 
     private func stepPresencePush(_ watcher: String, _ input: PushPolicy.PresenceInput) {
-        let state = PushPolicy.PresencePushes(changed: presencePushPending[watcher] ?? [], timerArmed: presencePushTimers[watcher] != nil,
-                                              sentAt: presencePushSentAt.value(watcher, now: clock.now()))
+        let state = presencePushes.state(of: watcher)
         let (next, actions) = PushPolicy.presence(state, input, watcher: pushRecipient(watcher, withDevices: input == .timerFired),
                                                   intervalMs: settings.presencePushIntervalMs, now: clock.now())
-        presencePushPending[watcher] = next.changed.isEmpty ? nil : next.changed
-        if let sentAt = next.sentAt, sentAt != state.sentAt { notePresencePushSent(watcher, at: sentAt) }
-        if !next.timerArmed { presencePushTimers[watcher] = nil }
+        presencePushes.adopt(next, was: state, of: watcher)
         var jobs: [PushJobRecord] = []
         for action in actions {
             switch action {
             case .armTimer(let at):
-                presencePushTimers[watcher] = scheduler.schedule(at: at) { [self] in stepPresencePush(watcher, .timerFired) }
+                presencePushes.armTimer(of: watcher, at: at) { [self] in stepPresencePush(watcher, .timerFired) }
             case .enqueue(let job): jobs.append(job)
             }
         }
         guard !jobs.isEmpty else { return }
         // Every node holding the watcher sees the same changes: the store's claim picks the one that sends.
         let claim = StoreWrite.claimPresencePush(userId: watcher, at: clock.now(), intervalMs: settings.presencePushIntervalMs)
-        commit([claim] + jobs.map { .enqueuePush($0) }, onConflict: { [self] in presencePushClaimLost(watcher, $0) }) { [self] outcome in
+        commit([claim] + jobs.map { .enqueuePush($0) }, onConflict: { [self] conflict in
+            guard case .presencePushClaimed(_, let at) = conflict else { return }
+            metrics.presencePushesClaimedElsewhere.increment()
+            presencePushes.claimLost(by: watcher, at: at)
+        }) { [self] outcome in
             if case .success = outcome { onPushJobsEnqueued?() }
         }
     }

@@ -15,10 +15,14 @@ public final class GatewayHub: @unchecked Sendable {
     let scheduler: GatewayScheduler
     let clock: GatewayClock
     public let settings: GatewaySettings
-    public weak var approvalObserver: ApprovalObserver?
+    /// Told of every finished approval (the backend webhook); set before `start`.
+    public var approvalObserver: ApprovalObserver? {
+        get { approvals.observer }
+        set { approvals.observer = newValue }
+    }
     /// Receives invite texts (SMS/e-mail) after the invite is stored; nil = invites are only returned to the inviter.
     public var inviteDeliverer: InviteDeliverer?
-    public let metrics = GatewayMetrics()
+    public let metrics: GatewayMetrics
 
     // Durable state. Per user (users, devices, contacts, offsets, push tokens, settings, open sessions, relationships):
     // loaded on demand, see `cache` and GatewayHub+Loading. Pending approvals: loaded at start.
@@ -33,22 +37,15 @@ public final class GatewayHub: @unchecked Sendable {
     var latestOffsets: [String: Int64] = [:]
     /// Sessions of loaded users: their open ones (read with the user) and others read since (forgotten with the user).
     var sessions = SessionMap()
-    /// Every pending approval, and decided ones of loaded users read or decided since (forgotten with the user).
-    var approvals: [String: ApprovalRecord] = [:]
-    /// Callers waiting for ids from the store, and whether a reservation is in flight (GatewayHub+Ids).
-    var idRequests: [IdRequest] = []
-    var idReservationInFlight = false
-    /// The ids of each user's pending approvals (push badges, `approvals_pending`), kept by `remember`.
-    var pendingApprovalIds: [String: Set<String>] = [:]
-    /// The ids of each user's decided approvals held, kept by `remember` (they go with the user).
-    var decidedApprovalIds: [String: Set<String>] = [:]
+    /// Every pending approval, and decided ones of loaded users read or decided since (forgotten with the user), with
+    /// their deadlines and long-polls.
+    let approvals: ApprovalDesk
+    /// Message and approval ids reserved from the store, in request order (`IdDesk`).
+    let ids: IdDesk
     var pushTokens = PushTokenIndex()
     var notificationSettings: [String: NotificationSettings] = [:]
-    var presencePushPending: [String: Set<String>] = [:]
-    var presencePushTimers: [String: GatewayTimer] = [:]
-    /// When each watcher's last presence push went out, until one interval after it (GatewayHub+PresencePushClaim).
-    var presencePushSentAt = ExpiringMap<String, Int64>()
-    var presencePushSweep: GatewayTimer?
+    /// Each watcher's coalesced background presence pushes (GatewayHub+Push).
+    let presencePushes: PresencePushes
     /// Called on the hub thread after a commit that put jobs in the push outbox (the sender wakes up).
     public var onPushJobsEnqueued: (() -> Void)?
     /// Friend requests, pauses, connect codes, groups, invites, phones (GatewayHub+FriendRequests etc.).
@@ -68,40 +65,32 @@ public final class GatewayHub: @unchecked Sendable {
     // Live state.
     var clients: [String: [ObjectIdentifier: ClientState]] = [:]
     var presence: [String: PresenceState] = [:]
-    var approvalTimers: [String: GatewayTimer] = [:]
-    /// Long-polls waiting for each approval's decision; each leaves when answered or when its wait ends.
-    var approvalWaiters: [String: [ApprovalWaiter]] = [:]
-    var approvalWaiterSerial: UInt64 = 0
-    /// Idempotency keys being looked up or committed, with the callers waiting for their result.
-    var idempotencyWaiters: [String: [(Result<IdempotencyRecord, GatewayError>) -> Void]] = [:]
-    /// Keys answered recently, with their answers (a retry is answered from here).
-    var idempotencyMemory: IdempotencyMemory
-    /// Keys to look up in the store at the end of this round.
-    var idempotencyLookups: [IdempotencyLookup] = []
+    /// Idempotency keys: remembered answers, keys in flight and their waiters, the round's store look-ups.
+    let idempotency: IdempotencyDesk
     /// Batches made since the store was last handed a job (see `queueWrite`).
-    var queuedWrites: [QueuedWrite] = []
+    let queuedWrites = RoundBatch<QueuedWrite>()
+    /// The link to the other nodes: bus, health, catch-up reads, their presence counts (GatewayHub+Cluster).
+    let cluster: ClusterLink
     /// Several nodes on one store: announces this node's commits and hears other nodes' (GatewayHub+Cluster). Set
     /// before `start`; nil on a single node.
-    public var clusterBus: ClusterBus?
-    /// Whether the bus is known to deliver notices; while false the connected users' logs are re-read on a timer.
-    var clusterHealthy = false
-    var clusterRecheckTimer: GatewayTimer?
-    /// Users whose log is being read for missed events, and whether another read was asked for meanwhile.
-    var catchUpsInFlight: [String: Bool] = [:]
-    /// Other nodes' devices per user and node, as their presence notices last said, each until it expires
-    /// (GatewayHub+ClusterPresence).
-    var remotePresence = RemotePresence()
-    var clusterPresenceTimer: GatewayTimer?
-
-    /// The project's strict JSON path (duplicate keys and trailing commas are `invalid_json`).
-    let decoder = StrictJSONDecoder()
+    public var clusterBus: ClusterBus? {
+        get { cluster.bus }
+        set { cluster.attach(newValue) }
+    }
 
     public init(store: GatewayStore, scheduler: GatewayScheduler, clock: GatewayClock, settings: GatewaySettings = .init()) {
         self.store = store
         self.scheduler = scheduler
         self.clock = clock
         self.settings = settings
-        idempotencyMemory = IdempotencyMemory(capacity: settings.idempotencyMemoryKeys)
+        let metrics = GatewayMetrics()
+        self.metrics = metrics
+        cluster = ClusterLink(scheduler: scheduler, clock: clock, settings: settings)
+        presencePushes = PresencePushes(scheduler: scheduler, clock: clock, intervalMs: settings.presencePushIntervalMs)
+        ids = IdDesk(store: store, scheduler: scheduler, clock: clock)
+        approvals = ApprovalDesk(scheduler: scheduler, clock: clock, metrics: metrics)
+        idempotency = IdempotencyDesk(store: store, scheduler: scheduler, memoryKeys: settings.idempotencyMemoryKeys)
+        ids.handedOut = { [weak self] in self?.runSettledIfDone() }
     }
 
     /// Loads the pending approvals (the only records not read per user: bounded by the request rate times the
@@ -182,7 +171,7 @@ public final class GatewayHub: @unchecked Sendable {
                 if let conflict = error as? StoreConflict {
                     if let onConflict { return onConflict(conflict) }
                     // An idempotent command lost its key to another writer: its callers get the stored response.
-                    if settleIdempotency(after: conflict) { return }
+                    if idempotency.settle(after: conflict) { return }
                 }
                 metrics.commitFailures.add(1, ordering: .relaxed)
                 completion(.failure(.storageFailed("could not store the change: \(error)", cause: error)))
@@ -219,13 +208,12 @@ public final class GatewayHub: @unchecked Sendable {
     /// `queueWrite` for a caller that needs the store's receipt (the offsets its appends got).
     func queueCommit(_ writes: [StoreWrite], completion: @escaping (Result<StoreReceipt, Error>) -> Void) {
         let (touched, changed) = noteWrites(writes)
-        queuedWrites.append(QueuedWrite(writes: writes) { [self] result in
+        let write = QueuedWrite(writes: writes) { [self] result in
             if case .success(let receipt) = result { adoptStoredUsers(receipt.users) }
             completion(result)
             writesDone(touched: touched, changed: changed, stored: result.storeError == nil)
-        })
-        // First in this round: flush when the hub next takes up its tasks (after the rest of this iteration).
-        if queuedWrites.count == 1 { scheduler.execute { [self] in flushWrites() } }
+        }
+        queuedWrites.add(write, on: scheduler) { [self] in flushWrites() }
     }
 
     /// A batch waiting for the hub to hand it to the store.
@@ -242,8 +230,7 @@ public final class GatewayHub: @unchecked Sendable {
     /// after each round; call it on the hub thread before stopping the hub so nothing queued is left behind.
     public func flushWrites() {
         guard !queuedWrites.isEmpty else { return }
-        let queued = UncheckedBox(queuedWrites)
-        queuedWrites = []
+        let queued = UncheckedBox(queuedWrites.take())
         store.commit(batches: queued.value.map(\.writes)) { [self] results in
             scheduler.execute {
                 for (write, result) in zip(queued.value, results) { write.completion(result) }
@@ -257,7 +244,7 @@ public final class GatewayHub: @unchecked Sendable {
     func deliver(_ event: StoredEvent, committedAt: Int? = nil) {
         guard let userClients = clients[event.userId] else { return }
         let frame = ServerFrames.event(type: event.type, offset: event.offset, timestamp: event.createdAt, data: event.payload)
-        let checkGaps = clusterBus != nil
+        let checkGaps = cluster.bus != nil
         var gap = false
         for (_, state) in userClients where !state.deliver(offset: event.offset, frame: frame, committedAt: committedAt, checkGaps: checkGaps) {
             gap = true

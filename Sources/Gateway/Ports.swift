@@ -52,6 +52,8 @@ public protocol GatewayClient: AnyObject, Sendable {
 
 extension GatewayClient {
     public var sourceAddress: String? { nil }
+    /// Clients that do not measure delivery latency (tests, in-memory adapters) send a committed event like any frame.
+    public func sendEvent(_ frame: [UInt8], committedAt: Int) { send(frame) }
     /// Clients without an outbound limit (tests, in-memory adapters) take a replay as plain sends.
     public func sendReplay(_ frames: [[UInt8]]) { for frame in frames { send(frame) } }
     /// Without pacing the next part is asked for at once, so the whole replay arrives as before.

@@ -17,7 +17,7 @@ struct UserCache {
     /// Reads in flight, by user; true when another read was asked for meanwhile (a change notice arrived).
     var reading: [String: Bool] = [:]
     /// Users to read at the end of this hub round.
-    var toRead: [String] = []
+    let toRead = RoundBatch<String>()
     /// Actions waiting, oldest first; per user, how many of them name it (a user's actions run in arrival order).
     var waiting: [Waiting] = []
     var waitingCount: [String: Int] = [:]

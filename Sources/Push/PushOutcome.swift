@@ -1,13 +1,3 @@
-/// The push services this target talks to.
-public enum PushProvider: String, Sendable {
-    /// Apple Push Notification service (HTTP/2 provider API, token-based auth).
-    case apns
-    /// Firebase Cloud Messaging HTTP v1 API (OAuth 2 service-account auth).
-    case fcm
-    /// A customer endpoint receiving Standard Webhooks–signed JSON.
-    case webhook
-}
-
 /// What became of one push attempt, classified so the caller's outbox knows what to do next.
 ///
 /// Reasons are provider error strings (APNs `reason`, FCM `errorCode`/`status`, HTTP status text)

@@ -58,9 +58,4 @@ extension PerMessageDeflateParameters {
                 compressionLevel: compressionLevel, memLevel: memLevel)
         }
     }
-
-    /// The server's deflater, using the level and memory bound from `settings`.
-    public func makeServerDeflater(settings: PerMessageDeflateSettings) -> PerMessageDeflater {
-        makeDeflater(role: .server, compressionLevel: settings.compressionLevel, memLevel: settings.memLevel)
-    }
 }

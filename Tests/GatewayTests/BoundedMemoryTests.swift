@@ -48,27 +48,27 @@ import Testing
         // Another node reports dave's phone, then dies without a word.
         let ghost = bus.member()
         ghost.announcePresence(userId: "dave", connected: 1, away: 0)
-        #expect(hub.remotePresence.has("dave"))
+        #expect(hub.cluster.hasRemotePresence("dave"))
 
         // Eviction (capacity 1): everyone idle goes; ben's last push time stays for the rest of its interval; dave
         // stays while his count is believed, ann while connected.
         hub.withUsers(["erin"], failed: { _ in }) {}
         clock.advance(by: 0)
         #expect(!hub.isLoaded("ben") && !hub.isLoaded("cat") && hub.isLoaded("ann") && hub.isLoaded("dave"))
-        #expect(hub.presencePushSentAt.holds("ben"))
+        #expect(hub.presencePushes.structures(holding: "ben").contains("presencePushSentAt"))
 
         // ben is read again for ann going offline: the rate limit held across his eviction (no second push within
         // the interval; one, coalesced, after it).
         hub.disconnect(desk)
         clock.advance(by: settings.presenceGraceMs + 1)
-        #expect(hub.isLoaded("ben") && hub.presencePushTimers["ben"] != nil)
+        #expect(hub.isLoaded("ben") && hub.presencePushes.structures(holding: "ben").contains("presencePushTimers"))
         #expect(try bensPushes() == 1)
         clock.advance(by: settings.presencePushIntervalMs)
         #expect(try bensPushes() == 2)
 
         // The windows pass; the next eviction takes everyone but the user just read.
         clock.advance(by: max(settings.clusterPresenceTtlMs + settings.clusterPresenceRefreshMs, 2 * settings.presencePushIntervalMs))
-        #expect(!hub.remotePresence.has("dave") && hub.presencePushSentAt.count == 0)
+        #expect(!hub.cluster.hasRemotePresence("dave") && hub.presencePushes.sentAtCount == 0)
         hub.withUsers(["fay"], failed: { _ in }) {}
         clock.advance(by: 0)
         for id in ["ann", "ben", "cat", "dave", "erin"] {
@@ -76,7 +76,7 @@ import Testing
             #expect(hub.structuresHolding(id) == [], "\(id)")
         }
         #expect(hub.relationshipRowCount == 0)
-        #expect(hub.presencePushSentAt.slotCount == 0 && hub.remotePresence.userCount == 0)
+        #expect(hub.presencePushes.sentAtSlotCount == 0 && hub.cluster.remotePresenceUserCount == 0)
     }
 
     /// A node reports a user this node reads as absent (created there, not yet visible here): its presence is kept
@@ -87,7 +87,7 @@ import Testing
         let settings = GatewaySettings()
         let hub = try startedHub(InMemoryGatewayStore(), clock, settings: settings, bus: bus)
         bus.member().announcePresence(userId: "zoe", connected: 1, away: 0)
-        #expect(!hub.isLoaded("zoe") && hub.remotePresence.has("zoe") && hub.presenceData(of: "zoe").status == "online")
+        #expect(!hub.isLoaded("zoe") && hub.cluster.hasRemotePresence("zoe") && hub.presenceData(of: "zoe").status == "online")
         clock.advance(by: settings.clusterPresenceTtlMs + settings.clusterPresenceRefreshMs + settings.presenceGraceMs)
         #expect(hub.structuresHolding("zoe") == [])
     }
@@ -102,7 +102,7 @@ import Testing
             f.scheduler.advance(by: 1_000)
         }
         #expect(answers == ["pending", "pending", "pending"])
-        #expect(f.hub.approvalWaiters.isEmpty)
+        #expect(!f.hub.approvals.hasWaiters)
     }
 }
 
@@ -115,13 +115,9 @@ extension GatewayHub {
             ("devices", devices.keys.contains { $0.userId == u }), ("devicesByToken", devicesByToken.values.contains { $0.userId == u }),
             ("contacts", contacts[u] != nil || contacts.values.contains { $0[u] != nil }),
             ("latestOffsets", latestOffsets[u] != nil), ("notificationSettings", notificationSettings[u] != nil),
-            ("pushTokens", pushTokens.keys.contains { $0.userId == u }), ("pendingApprovalIds", pendingApprovalIds[u] != nil),
+            ("pushTokens", pushTokens.keys.contains { $0.userId == u }),
             ("sessions", !sessions.of(u).isEmpty),
-            ("approvals", decidedApprovalIds[u] != nil || approvals.values.contains { $0.userId == u && $0.state != .pending }),
             ("clients", clients[u] != nil), ("presence", presence[u] != nil),
-            ("presencePushPending", presencePushPending[u] != nil || presencePushPending.values.contains { $0.contains(u) }),
-            ("presencePushTimers", presencePushTimers[u] != nil), ("presencePushSentAt", presencePushSentAt.holds(u)),
-            ("remotePresence", remotePresence.has(u)), ("catchUpsInFlight", catchUpsInFlight[u] != nil),
             ("cache", cache.isLoaded(u) || cache.writeCount[u] != nil || cache.writesInFlight[u] != nil || cache.reading[u] != nil
                 || cache.waitingCount[u] != nil || cache.stale.contains(u) || cache.rereadWhenIdle.contains(u)),
             ("relations.friendRequests", r.requestsByUser[u] != nil || r.friendRequests.values.contains { $0.fromUserId == u || $0.toUserId == u }),
@@ -130,6 +126,7 @@ extension GatewayHub {
             ("relations.groups", r.members.reverse[u] != nil || r.members.rows.values.contains { $0[u] != nil }),
             ("relations.phone", r.phoneByUser[u] != nil),
         ]
-        return checks.filter(\.1).map(\.0)
+        return checks.filter(\.1).map(\.0) + approvals.structures(holding: u) + presencePushes.structures(holding: u)
+            + cluster.structures(holding: u)
     }
 }

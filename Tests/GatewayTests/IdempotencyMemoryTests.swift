@@ -84,7 +84,7 @@ import Testing
         hub.connect(ann, resumeAfter: nil)
         var ids: [Int64] = []
         for n in 1...6 { ids.append(try #require(send(hub, ann, id: "s\(n)", text: "text \(n)", key: "k\(n)").messageId)) }
-        #expect(hub.idempotencyMemory.count <= 4)
+        #expect(hub.idempotency.rememberedCount <= 4)
         let commits = store.commits
         #expect(send(hub, ann, id: "r6", text: "text 6", key: "k6").messageId == ids[5])   // recent: remembered
         #expect(store.commits == commits)

@@ -173,7 +173,7 @@ final class HeldReadScheduler: GatewayScheduler, GatewayClock, @unchecked Sendab
         #expect(scheduler.heldReads == 1)
         scheduler.releaseOne()
         #expect(hub.clusterDevices(of: "ann").connected == 0)
-        #expect(!hub.remotePresence.has("ann"))
+        #expect(!hub.cluster.hasRemotePresence("ann"))
     }
 
     /// What shutdown relies on: `whenUserReadsSettled` runs once every read and the work waiting on it are done —

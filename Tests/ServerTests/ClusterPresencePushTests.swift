@@ -82,7 +82,7 @@ import TestSupport
                 "bob \(hub.clusterDevices(of: "bob").connected) alice \(hub.clusterDevices(of: "alice").connected) devices; "
                     + "holds alice \(hub.isLoaded("alice")) with contacts \(hub.contactIds(of: "alice")); "
                     + "bob's presenceUpdates \(hub.notificationSettings["bob"]?.presenceUpdates as Any); "
-                    + "bob pushed at \(hub.presencePushSentAt.value("bob", now: hub.clock.now()) as Any)"
+                    + "bob pushed at \(hub.presencePushes.state(of: "bob").sentAt as Any)"
             } }
             throw TestFailure("\(error); claims lost on A, B: \(claimsLost); jobs \(((try? presenceJobs()) ?? []).map(\.createdAt)); as A, B see it: \(watching)")
         }

@@ -1,4 +1,4 @@
-/// Other nodes' devices per user and node, as their presence notices last said (GatewayHub+ClusterPresence), each
+/// Other nodes' devices per user and node, as their presence notices last said (`ClusterLink`), each
 /// count believed until its `expiresAt`. Pure: time is passed in. Hub thread only.
 ///
 /// Bounded by the users connected on other nodes: a count exists only while a node keeps repeating a nonzero one;

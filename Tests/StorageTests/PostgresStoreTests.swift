@@ -65,7 +65,7 @@ import Testing
                 ALTER TABLE user_phones DROP COLUMN phone_hash;
                 DROP TABLE presence_push_claims; DROP INDEX devices_by_id;
                 DROP INDEX sessions_open_by_user; CREATE INDEX sessions_open ON sessions (seq) WHERE state <> 'ended';
-                DROP INDEX push_jobs_backend_pending; DROP TABLE user_blocks;
+                DROP INDEX push_jobs_backend_pending; DROP TABLE user_blocks; DROP TABLE device_revocations;
                 UPDATE schema_version SET version = 8
                 """)
             db.close()

@@ -96,8 +96,12 @@ extension GatewayHub {
                     replace(entry)
                 }
                 if again { readUser(entry.id) }
-                // Another node revoked a device (or deleted the user) connected here: it closes here too.
+                // Another node revoked a device (or deleted the user) connected here: it closes here too, and a
+                // deleted user's pending approvals (held on every node) stop here as well.
                 closeRevokedClients(of: entry.id)
+                if entry.user == nil, entry.revocations.contains(where: { $0.deviceId == nil }) {
+                    approvals.forgetAll(of: entry.id)
+                }
             }
         case .failure(let error):
             for id in ids {

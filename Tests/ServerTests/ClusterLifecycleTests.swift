@@ -11,9 +11,13 @@ import Testing
     @Test func aDeviceOnTheOtherNodeIsClosedByARevocationAndThenByTheDeletion() throws {
         let cluster = try ClusterDeliveryTests.Cluster()
         let a = try cluster.addNode()
+        #expect(try a.api("POST", "/v1/users", ["userId": "ann"]).status == 201)
+        // A pending approval of hers, created before node B starts: B loads it at start, as every node holds them.
+        #expect(try a.api("POST", "/v1/sessions", ["userId": "ann", "sessionId": "run1"]).status == 201)
+        #expect(try a.api("POST", "/v1/sessions/run1/approvals", ["toolName": "shell", "summary": "ls"]).status == 201)
         let b = try cluster.addNode()
         try cluster.waitForBus(up: true)
-        #expect(try a.api("POST", "/v1/users", ["userId": "ann"]).status == 201)
+        #expect(GatewayJSON.int(try b.api("GET", "/v1/users/ann/approvals").json, "badge") == 1)
         let phoneOnA = try AccountLifecycleTests.connect(
             a, AccountLifecycleTests.token(user: "ann", device: "ann-phone"))
         let tabletToken = AccountLifecycleTests.token(user: "ann", device: "ann-tablet")
@@ -29,10 +33,11 @@ import Testing
         #expect(try AccountLifecycleTests.refusedClose(b, tabletToken) == GatewayCloseCode.deviceRevoked)
         #expect(try deskOnB.command("approvals_pending")["ok"] as? Bool == true)
 
-        // Deleted through node A, her devices on both nodes close.
+        // Deleted through node A, her devices on both nodes close, and B drops her approval.
         #expect(try a.api("DELETE", "/v1/users/ann").status == 200)
         #expect(try phoneOnA.closeCode() == GatewayCloseCode.accountDeleted)
         #expect(try deskOnB.closeCode(timeout: 10) == GatewayCloseCode.accountDeleted)
         #expect(try b.api("GET", "/v1/users/ann").status == 404)
+        #expect(GatewayJSON.int(try b.api("GET", "/v1/users/ann/approvals").json, "badge") == 0)
     }
 }

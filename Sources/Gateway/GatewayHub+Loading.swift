@@ -96,6 +96,12 @@ extension GatewayHub {
                     replace(entry)
                 }
                 if again { readUser(entry.id) }
+                // Another node revoked a device (or deleted the user) connected here: it closes here too, and a
+                // deleted user's pending approvals (held on every node) stop here as well.
+                closeRevokedClients(of: entry.id)
+                if entry.user == nil, entry.revocations.contains(where: { $0.deviceId == nil }) {
+                    approvals.forgetAll(of: entry.id)
+                }
             }
         case .failure(let error):
             for id in ids {
@@ -167,6 +173,7 @@ extension GatewayHub {
         }
         latestOffsets[id] = max(latestOffsets[id] ?? 0, entry.latestOffset)
         for session in entry.openSessions where sessions[session.id] == nil { sessions[session.id] = session }
+        if revocations[id] == nil, !entry.revocations.isEmpty { revocations[id] = entry.revocations }
         relations.add(entry.relationships, of: id, replace: replace) { [cache] in cache.isLoaded($0) }
     }
 
@@ -306,7 +313,7 @@ extension GatewayHub {
         forgetUsers([userId])
     }
 
-    private func forgetUsers(_ ids: [String]) {
+    func forgetUsers(_ ids: [String]) {
         guard !ids.isEmpty else { return }
         for id in ids {
             cache.forget(id)
@@ -329,6 +336,7 @@ extension GatewayHub {
             contacts[id] = nil
             notificationSettings[id] = nil
             latestOffsets[id] = nil
+            revocations[id] = nil
         }
         for id in ids {
             for key in devices.keys(of: id) {
@@ -377,6 +385,7 @@ extension StoreWrite {
         case .upsertPushToken(let token): return (token.userId, true)
         case .deletePushToken(let userId, _, _, _): return (userId, true)
         case .setNotificationSettings(let userId, _): return (userId, true)
+        case .deleteUser(let userId, _), .revokeDevice(let userId, _, _): return (userId, true)
         default: return (nil, false)
         }
     }

@@ -44,6 +44,9 @@ public final class GatewayHub: @unchecked Sendable {
     let ids: IdDesk
     var pushTokens = PushTokenIndex()
     var notificationSettings: [String: NotificationSettings] = [:]
+    /// Loaded users' revoked devices (and the whole user once deleted), checked when a device connects or calls
+    /// `/v1/users/me/…` (GatewayHub+Lifecycle).
+    var revocations: [String: [RevocationRecord]] = [:]
     /// Each watcher's coalesced background presence pushes (GatewayHub+Push).
     let presencePushes: PresencePushes
     /// Each user's acknowledgement deadlines and their timers (GatewayHub+Delivery).

@@ -128,6 +128,7 @@ extension ServerAPI {
                 }
             }
         default:
+            if executeLifecycle(request, device: device, respond: respond) { return }
             executeRelationship(request, respond: respond)
         }
     }

@@ -95,6 +95,13 @@ final class DeliveryDeadlines: @unchecked Sendable {
         return pushes
     }
 
+    /// Drops everything of `userId` without pushing (the user was deleted).
+    func forget(_ userId: String) {
+        timers.removeValue(forKey: userId)?.cancel()
+        states[userId] = nil
+        events[userId] = nil
+    }
+
     /// Whether anything of `userId` is held (a socket's state, a waiting event, a timer): the user is not idle.
     func holds(_ userId: String) -> Bool { states[userId] != nil || timers[userId] != nil }
 

@@ -39,6 +39,7 @@ extension GatewayHub {
             latestOffset: latest, serverTime: clock.now())
         client.send(ServerFrames.event(type: "welcome", offset: nil, timestamp: clock.now(), data: encode(welcome)))
         if let resumeAfter { resume(state, after: resumeAfter, latest: latest) }
+        deliveryConnected(client)
         updatePresence(of: client.userId)
     }
 
@@ -58,6 +59,7 @@ extension GatewayHub {
             clients[client.userId] = nil
             metrics.onlineUsers.subtract(1, ordering: .relaxed)
         }
+        deliveryDisconnected(client)
         updatePresence(of: client.userId)
     }
 

@@ -25,6 +25,7 @@ extension GatewayHub {
                 }
                 closeRevokedClients(of: userId)
                 approvals.forgetAll(of: userId)
+                deadlines.forget(userId)
                 forgetUsers([userId])
                 for other in sharing {
                     userChanged(other)

@@ -270,6 +270,7 @@ extension GatewayHub {
     func isIdle(_ userId: String) -> Bool {
         clients[userId] == nil && cache.writesInFlight[userId] == nil && cache.waitingCount[userId] == nil
             && cache.reading[userId] == nil && !cluster.isCatchingUp(userId) && !presencePushes.holds(userId)
+            && !deadlines.holds(userId)
             && !cluster.hasRemotePresence(userId)
             && (presence[userId].map { $0.graceTimer == nil && $0.machine.status == .offline } ?? true)
     }

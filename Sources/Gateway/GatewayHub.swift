@@ -49,6 +49,8 @@ public final class GatewayHub: @unchecked Sendable {
     var revocations: [String: [RevocationRecord]] = [:]
     /// Each watcher's coalesced background presence pushes (GatewayHub+Push).
     let presencePushes: PresencePushes
+    /// Each user's acknowledgement deadlines and their timers (GatewayHub+Delivery).
+    let deadlines: DeliveryDeadlines
     /// Called on the hub thread after a commit that put jobs in the push outbox (the sender wakes up).
     public var onPushJobsEnqueued: (() -> Void)?
     /// Friend requests, pauses, connect codes, groups, invites, phones (GatewayHub+FriendRequests etc.).
@@ -92,10 +94,15 @@ public final class GatewayHub: @unchecked Sendable {
         self.metrics = metrics
         cluster = ClusterLink(scheduler: scheduler, clock: clock, settings: settings)
         presencePushes = PresencePushes(scheduler: scheduler, clock: clock, intervalMs: settings.presencePushIntervalMs)
+        deadlines = DeliveryDeadlines(
+            settings: DeliveryMachine.Settings(
+                ackDelayMs: settings.pushAckDelayMs, approvalDelayMs: settings.approvalPushDelayMs),
+            scheduler: scheduler, clock: clock)
         ids = IdDesk(store: store, scheduler: scheduler, clock: clock)
         approvals = ApprovalDesk(scheduler: scheduler, clock: clock, metrics: metrics)
         idempotency = IdempotencyDesk(store: store, scheduler: scheduler, memoryKeys: settings.idempotencyMemoryKeys)
         ids.handedOut = { [weak self] in self?.runSettledIfDone() }
+        deadlines.onDeadline = { [weak self] in self?.pushDue($0) }
     }
 
     /// Loads the pending approvals (the only records not read per user: bounded by the request rate times the
@@ -154,17 +161,19 @@ public final class GatewayHub: @unchecked Sendable {
     ) {
         let now = clock.now()
         var storedEvents: [StoredEvent] = []
-        var offsets: [PendingOffset] = []
+        /// Events whose push waits for acknowledgements: fed to `deadlines` once the receipt names their offsets.
+        var awaiting: [(index: Int, DeliveryDeadlines.Awaiting)] = []
         var batch = writes
         for event in events {
             // Offset 0 until the store's receipt names the one it took.
             let record = StoredEvent(
                 userId: event.userId, offset: 0, type: event.type.rawValue, payload: event.data, createdAt: now)
-            let offset = PendingOffset()
             storedEvents.append(record)
-            offsets.append(offset)
             batch.append(.appendEvent(record))
-            batch += pushJobs(for: event, offset: offset).map { .enqueuePush($0) }
+            switch pushPlan(for: event) {
+            case .jobs(let jobs): batch += jobs.map { .enqueuePush($0) }
+            case .awaitAcknowledgement(let waiting): awaiting.append((storedEvents.count - 1, waiting))
+            }
         }
         batch += after
         let enqueuedPush = batch.contains { if case .enqueuePush = $0 { return true } else { return false } }
@@ -189,22 +198,18 @@ public final class GatewayHub: @unchecked Sendable {
             }
             for (i, offset) in zip(storedEvents.indices, receipt.offsets) {
                 storedEvents[i].offset = offset
-                offsets[i].value = offset
                 if offset > latestOffsets[storedEvents[i].userId] ?? 0 {
                     latestOffsets[storedEvents[i].userId] = offset
                 }
             }
             metrics.eventsCommitted.add(storedEvents.count, ordering: .relaxed)
             for event in storedEvents { deliver(event, committedAt: committedAt) }
+            // After delivery: the devices that got it on a socket wait for its deadline, the others are pushed now.
+            for (index, waiting) in awaiting { awaitAcknowledgement(waiting, of: storedEvents[index]) }
             announce(storedEvents)
             if enqueuedPush { onPushJobsEnqueued?() }
             completion(.success(storedEvents))
         }
-    }
-
-    /// The offset an event will have once the store took it (`Int64.max` until then: nothing acknowledged it yet).
-    final class PendingOffset {
-        var value = Int64.max
     }
 
     /// Queues one all-or-nothing batch for the store; `completion` runs on the hub thread once it is durable (nil) or

@@ -42,7 +42,10 @@ extension ServerAPI {
             }
         case .publishUserEvent(let id, let body, let idempotencyKey):
             onHub(users: [id], respond: respond) { hub in
-                hub.publish(userId: id, name: body.name, payload: body.payload, idempotencyKey: idempotencyKey) {
+                hub.publish(
+                    userId: id, name: body.name, payload: body.payload, notification: body.notification,
+                    idempotencyKey: idempotencyKey
+                ) {
                     Self.reply(respond, status: 201)($0.map { OffsetResult(offset: $0) })
                 }
             }
@@ -74,7 +77,9 @@ extension ServerAPI {
             }
         case .postSessionEvent(let id, let body):
             onHub { hub in
-                hub.postSessionEvent(sessionId: id, kind: body.kind, payload: body.payload) {
+                hub.postSessionEvent(
+                    sessionId: id, kind: body.kind, payload: body.payload, notification: body.notification
+                ) {
                     Self.reply(respond, status: 201)($0.map { OffsetResult(offset: $0) })
                 }
             }

@@ -3,6 +3,7 @@ import Foundation
 import Glibc
 @testable import Server
 import Testing
+import TestSupport
 
 /// The real `switchboard` executable, killed with SIGKILL mid-stream: every event the API acknowledged with 201
 /// must survive and be replayed exactly once, in order, without gaps. With the writer's WAL writes gathered (the
@@ -57,8 +58,7 @@ import Testing
             received.append((offset, GatewayJSON.int(event, "data", "payload", "seq") ?? -1))
             client.send(["type": "ack", "id": "ack\(offset)", "offset": offset])
         }
-        let waitUntil = Date().addingTimeInterval(5)
-        while acknowledged.all.count < 40 && Date() < waitUntil { usleep(2000) }
+        eventually(within: 5, every: 0.002) { acknowledged.all.count >= 40 }
         kill(process.processIdentifier, SIGKILL)
         process.waitUntilExit()
         let published = try #require(publisher.wait(seconds: 10))

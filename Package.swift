@@ -15,12 +15,12 @@ import PackageDescription
 var targets: [Target] = [
     // A strict JSON value (duplicate keys and trailing commas rejected), shared by tokens and the wire protocol.
     .target(name: "JSON"),
-    .target(name: "GatewayProtocol", dependencies: ["JSON"]),
+    .target(name: "GatewayProtocol", dependencies: ["JSON"])
 ]
 var clientDependencies: [Target.Dependency] = ["GatewayProtocol", "JSON"]
 var products: [Product] = [
     // The client library for apps (iOS/macOS/watchOS/tvOS/visionOS/Linux): reconnect, resume, acks and typed events.
-    .library(name: "SwitchboardClient", targets: ["SwitchboardClient"]),
+    .library(name: "SwitchboardClient", targets: ["SwitchboardClient"])
 ]
 var dependencies: [Package.Dependency] = []
 
@@ -29,16 +29,16 @@ clientDependencies += [
     .target(name: "EventLoop", condition: .when(platforms: [.linux])),
     .target(name: "HTTP1", condition: .when(platforms: [.linux])),
     .target(name: "WebSocketCodec", condition: .when(platforms: [.linux])),
-    .target(name: "TLS", condition: .when(platforms: [.linux])),
+    .target(name: "TLS", condition: .when(platforms: [.linux]))
 ]
 products += [
     .executable(name: "switchboard", targets: ["switchboard"]),
-    .executable(name: "switchboard-load", targets: ["switchboard-load"]),
+    .executable(name: "switchboard-load", targets: ["switchboard-load"])
 ]
 dependencies += [
     .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
     .package(url: "https://github.com/apple/swift-log", from: "1.6.0"),
-    .package(url: "https://github.com/HdrHistogram/hdrhistogram-swift", from: "0.1.0"),
+    .package(url: "https://github.com/HdrHistogram/hdrhistogram-swift", from: "0.1.0")
 ]
 targets += [
     // C shims: Glibc does not export epoll/eventfd/timerfd, and OpenSSL/zlib expose macros Swift cannot call.
@@ -49,8 +49,12 @@ targets += [
     // SQLite's default VFS with a WAL file's frames written once per transaction (Storage's write connection).
     .target(name: "CSQLiteWAL", linkerSettings: [.linkedLibrary("sqlite3")]),
     // For the operator commands: build commit/date and linked library versions (`switchboard version`), key pairs.
-    .target(name: "COperations", linkerSettings: [.linkedLibrary("ssl"), .linkedLibrary("crypto"), .linkedLibrary("z"),
-                                                 .linkedLibrary("sqlite3"), .linkedLibrary("curl")]),
+    .target(
+        name: "COperations",
+        linkerSettings: [
+            .linkedLibrary("ssl"), .linkedLibrary("crypto"), .linkedLibrary("z"),
+            .linkedLibrary("sqlite3"), .linkedLibrary("curl")
+        ]),
     .systemLibrary(name: "CCurl", pkgConfig: "libcurl", providers: [.apt(["libcurl4-openssl-dev"])]),
     .systemLibrary(name: "CPostgres", pkgConfig: "libpq", providers: [.apt(["libpq-dev"])]),
     // No pkgConfig: hiredis.pc adds -D_FILE_OFFSET_BITS=64, which SwiftPM refuses; the header is on the default path.
@@ -90,30 +94,39 @@ targets += [
 
     // Transport: listeners on the event loops, TLS, HTTP/1.1 and the WebSocket upgrade, per-connection state,
     // the metrics endpoint. Knows nothing of the gateway: it serves any `HTTPApplication`/`WebSocketApplication`.
-    .target(name: "Server", dependencies: [
-        "EventLoop", "TLS", "HTTP1", "WebSocketCodec", "WebSocketDeflate", "Metrics",
-        .product(name: "Logging", package: "swift-log"),
-    ]),
+    .target(
+        name: "Server",
+        dependencies: [
+            "EventLoop", "TLS", "HTTP1", "WebSocketCodec", "WebSocketDeflate", "Metrics",
+            .product(name: "Logging", package: "swift-log")
+        ]),
     // The gateway's runtime on top of the transport: the hub thread, the /v1/ws endpoint, the server API, the
     // push outbox, the cluster bus over Redis, the web files; settings from the configuration file.
-    .target(name: "GatewayRuntime", dependencies: [
-        "Server", "EventLoop", "HTTP1", "WebSocketCodec", "WebSocketDeflate", "SwitchboardConfig",
-        "Gateway", "GatewayProtocol", "Storage", "Auth", "Push", "JSON", "Metrics", "Redis", "ServerAPIRoutes",
-        .product(name: "Logging", package: "swift-log"),
-    ], exclude: ["Web/assets"]),  // embedded by scripts/embed-web into Web/WebAssets.swift
-    .executableTarget(name: "switchboard", dependencies: [
-        "Server", "GatewayRuntime", "SwitchboardConfig", "JSON", "Auth", "Storage", "EventLoop", "COperations", "GatewayProtocol",
-        .product(name: "ArgumentParser", package: "swift-argument-parser"),
-        .product(name: "Logging", package: "swift-log"),
-    ]),
-
+    .target(
+        name: "GatewayRuntime",
+        dependencies: [
+            "Server", "EventLoop", "HTTP1", "WebSocketCodec", "WebSocketDeflate", "SwitchboardConfig",
+            "Gateway", "GatewayProtocol", "Storage", "Auth", "Push", "JSON", "Metrics", "Redis", "ServerAPIRoutes",
+            .product(name: "Logging", package: "swift-log")
+        ], exclude: ["Web/assets"]),  // embedded by scripts/embed-web into Web/WebAssets.swift
+    .executableTarget(
+        name: "switchboard",
+        dependencies: [
+            "Server", "GatewayRuntime", "SwitchboardConfig", "JSON", "Auth", "Storage", "EventLoop", "COperations",
+            "GatewayProtocol",
+            .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            .product(name: "Logging", package: "swift-log")
+        ]),
 
     // The load generator: a network client of the server (never links Server), on the same event loop.
-    .executableTarget(name: "switchboard-load", dependencies: [
-        "EventLoop", "WebSocketCodec", "WebSocketDeflate", "HTTP1", "TLS", "Auth", "JSON", "GatewayProtocol", "SwitchboardClient", "Metrics",
-        .product(name: "Histogram", package: "hdrhistogram-swift"),
-        .product(name: "ArgumentParser", package: "swift-argument-parser"),
-    ], path: "loadtest/Sources/switchboard-load"),
+    .executableTarget(
+        name: "switchboard-load",
+        dependencies: [
+            "EventLoop", "WebSocketCodec", "WebSocketDeflate", "HTTP1", "TLS", "Auth", "JSON", "GatewayProtocol",
+            "SwitchboardClient", "Metrics",
+            .product(name: "Histogram", package: "hdrhistogram-swift"),
+            .product(name: "ArgumentParser", package: "swift-argument-parser")
+        ], path: "loadtest/Sources/switchboard-load"),
 
     // Helpers shared by the test targets (a seeded random generator).
     .target(name: "TestSupport", path: "Tests/TestSupport"),
@@ -130,21 +143,36 @@ targets += [
     .testTarget(name: "EventLoopTests", dependencies: ["EventLoop"]),
     .testTarget(name: "HeapTests", dependencies: ["Heap", "TestSupport"]),
     .testTarget(name: "TLSTests", dependencies: ["TLS", "TestSupport"]),
-    .testTarget(name: "GatewayTests", dependencies: ["Gateway", "GatewayTestSupport", "GatewayProtocol", "JSON", "Auth", "TestSupport"]),
+    .testTarget(
+        name: "GatewayTests",
+        dependencies: ["Gateway", "GatewayTestSupport", "GatewayProtocol", "JSON", "Auth", "TestSupport"]),
     .testTarget(name: "StorageTests", dependencies: ["Storage", "Gateway", "TestSupport"]),
     .testTarget(name: "AuthTests", dependencies: ["Auth", "JSON"]),
+    .testTarget(name: "JSONTests", dependencies: ["JSON"]),
+    .testTarget(name: "GatewayProtocolTests", dependencies: ["GatewayProtocol", "JSON"]),
     .testTarget(name: "MetricsTests", dependencies: ["Metrics"]),
-    .testTarget(name: "LoadTestTests", dependencies: [
-        "switchboard-load", "EventLoop", "WebSocketCodec", "WebSocketDeflate", "HTTP1", "Auth", "JSON", "SwitchboardClient", "TestSupport",
-        "Metrics",
-    ], path: "loadtest/Tests/LoadTestTests"),
+    .testTarget(
+        name: "LoadTestTests",
+        dependencies: [
+            "switchboard-load", "EventLoop", "WebSocketCodec", "WebSocketDeflate", "HTTP1", "Auth", "JSON",
+            "SwitchboardClient", "TestSupport",
+            "Metrics"
+        ], path: "loadtest/Tests/LoadTestTests"),
     .testTarget(name: "PushTests", dependencies: ["Push", "Auth", "JSON", "TestSupport"], exclude: ["Fixtures"]),
-    .testTarget(name: "ClientTests", dependencies: [
-        "SwitchboardClient", "Server", "GatewayRuntime", "TestSupport", "WebSocketCodec", "HTTP1", "TLS", "EventLoop", "Auth", "Gateway", "Storage",
-        .product(name: "Logging", package: "swift-log"),
-    ]),
-    .testTarget(name: "ServerTests", dependencies: ["Server", "GatewayRuntime", "TestSupport", "WebSocketCodec", "HTTP1", "TLS", "EventLoop", "Auth", "Gateway", "Storage",
-                                              "Redis"]),
+    .testTarget(
+        name: "ClientTests",
+        dependencies: [
+            "SwitchboardClient", "Server", "GatewayRuntime", "TestSupport", "WebSocketCodec", "HTTP1", "TLS",
+            "EventLoop", "Auth", "Gateway", "Storage",
+            .product(name: "Logging", package: "swift-log")
+        ]),
+    .testTarget(
+        name: "ServerTests",
+        dependencies: [
+            "Server", "GatewayRuntime", "TestSupport", "WebSocketCodec", "HTTP1", "TLS", "EventLoop", "Auth", "Gateway",
+            "Storage",
+            "Redis"
+        ])
 ]
 #endif
 

@@ -20,10 +20,21 @@
 // `xUnlock`, `xFileControl`, `xFetch`, a read of gathered bytes, and any shared-memory lock change (a checkpoint
 // publishes how far it copied and then unlocks; with `synchronous` NORMAL or FULL it has synced the file before that).
 //
-// And one more change: sub-journals (the undo copies of pages a savepoint or statement changes) are kept in memory.
-// SQLite keeps them in memory up to 64 KiB and then moves them to an unlinked temporary file that lives until the
-// transaction ends; in the store's group commit (a savepoint per batch) that file took most of the writer's
-// `pwrite`s. A sub-journal holds at most the pages one batch changes, and is freed when the transaction ends.
+// And one more change: sub-journals (the undo copies of pages a savepoint or statement changes) are kept in memory
+// up to SUBJOURNAL_MEMORY_LIMIT. SQLite keeps them in memory up to 64 KiB and then moves them to an unlinked temporary
+// file that lives until the transaction ends; in the store's group commit (a savepoint per batch) that file took most
+// of the writer's `pwrite`s. Past the limit (a migration, a prune, a huge group) the sub-journal moves to that same
+// temporary file, as SQLite would have done, so memory stays bounded. It is freed when the transaction ends.
+//
+// Guards, because all of this rests on how SQLite uses a VFS rather than on its documented contract:
+// - the VFS registers only for the SQLite versions the test suite ran on (SB_SQLITE_MIN_VERSION ..
+//   SB_SQLITE_END_VERSION); elsewhere `csqlite_wal_register` refuses and the store opens on the default VFS;
+// - a file whose default-VFS methods are an older `iVersion` gets the method table of that version (no `xShm*` below
+//   2, no `xFetch`/`xUnfetch` below 3), so nothing is forwarded to a method the real file does not have, and such a
+//   file gathers nothing;
+// - the gather buffers are freed after a checkpoint: the WAL's when the WAL starts over (its header is rewritten at
+//   offset 0, which happens only once a checkpoint copied every frame) or is truncated, the database file's when the
+//   checkpoint syncs it. A large transaction's 4 MiB is not held for the life of the connection.
 #include "CSQLiteWAL.h"
 
 #include <pthread.h>
@@ -44,8 +55,17 @@
 #define gatherLimit(p) ((p)->isWal ? GATHER_LIMIT : WRITE_CHUNK)
 /// WAL frame header size (SQLite's file format).
 #define FRAME_HEADER 24
-/// Custom file-control opcode on the database file: the counters of its connection's WAL file.
+/// Custom file-control opcodes on the database file: the counters of its connection's WAL file; a fault to inject.
 #define FCNTL_WAL_COUNTERS 0x5357
+#define FCNTL_WAL_FAULT 0x5358
+/// The most a sub-journal keeps in memory before it moves to a temporary file (see the top of this file).
+#define SUBJOURNAL_MEMORY_LIMIT (4 * 1024 * 1024)
+/// The SQLite versions this VFS was tested on (`sqlite3_libversion_number()`, from inclusive, to exclusive): Debian
+/// 12's 3.40.1, which CI, the container image and the test suite run. Widen it only after `StorageTests` and the
+/// kill -9 tests passed on the new version: the commit detection and the sub-journal handling depend on SQLite's
+/// internals (a frame header written alone as 24 bytes, the sub-journal open flag), not on its documented contract.
+#define SB_SQLITE_MIN_VERSION 3040000
+#define SB_SQLITE_END_VERSION 3041000
 
 typedef struct SbFile SbFile;
 struct SbFile {
@@ -63,35 +83,61 @@ struct SbFile {
     sqlite3_int64 start;
     int commitPageNext;   // the last write was a commit frame's header: its page ends the transaction
     int deferredError;    // a failed write from `xShmBarrier`, reported by the next write or sync
+    int fault;            // a csqlite_wal_fault the next write (or sync) to the OS fails with, for tests
     csqlite_wal_counters counters;
 };
 
-/// An in-memory sub-journal.
+/// A sub-journal: in memory up to SUBJOURNAL_MEMORY_LIMIT, then the default VFS's temporary file (`disk`).
 typedef struct {
     sqlite3_file base;
     unsigned char *bytes;
     sqlite3_int64 size;
     sqlite3_int64 capacity;
+    sqlite3_file *disk;   // once spilled: the default VFS's file, in the space after this struct (as SbFile's `real`)
+    int flags;            // the open flags, for the temporary file
 } MemFile;
 
 static sqlite3_vfs *realVfs;
 static sqlite3_vfs sbVfs;
-static const sqlite3_io_methods sbMethods;
+static const sqlite3_io_methods sbMethodsV1, sbMethodsV2, sbMethodsV3;
 static int registerResult = SQLITE_OK;
 static pthread_once_t registerOnce = PTHREAD_ONCE_INIT;
 
 #define REAL_OFFSET ((int)((sizeof(SbFile) + 7) & ~(size_t)7))
+_Static_assert(sizeof(MemFile) <= sizeof(SbFile), "a MemFile and its spilled file fit in an SbFile's space");
+
+static int isSbFile(const sqlite3_file *file) {
+    return file->pMethods == &sbMethodsV1 || file->pMethods == &sbMethodsV2 || file->pMethods == &sbMethodsV3;
+}
+
+/// One write to the default VFS (or the injected fault instead of it).
+static int realWrite(SbFile *p, const void *data, int amount, sqlite3_int64 offset) {
+    p->counters.flushes += 1;
+    if (p->fault == CSQLITE_WAL_FAULT_WRITE) {
+        p->fault = CSQLITE_WAL_FAULT_NONE;
+        return SQLITE_IOERR_WRITE;
+    }
+    return p->real->pMethods->xWrite(p->real, data, amount, offset);
+}
 
 static int flushGathered(SbFile *p) {
     int length = p->length;
     p->length = 0;   // on failure SQLite rolls the transaction back; its frames are rewritten by the next one
     for (int done = 0; done < length; done += WRITE_CHUNK) {
         int amount = length - done < WRITE_CHUNK ? length - done : WRITE_CHUNK;
-        p->counters.flushes += 1;
-        int rc = p->real->pMethods->xWrite(p->real, p->buffer + done, amount, p->start + done);
+        int rc = realWrite(p, p->buffer + done, amount, p->start + done);
         if (rc != SQLITE_OK) return rc;
     }
     return SQLITE_OK;
+}
+
+/// Writes what is gathered and frees the buffer (after a checkpoint: see the top of this file).
+static int releaseBuffer(SbFile *p) {
+    int rc = flushGathered(p);
+    sqlite3_free(p->buffer);
+    p->buffer = NULL;
+    p->capacity = 0;
+    return rc;
 }
 
 static int takeDeferredError(SbFile *p) {
@@ -126,8 +172,7 @@ static int gather(SbFile *p, const void *data, int amount, sqlite3_int64 offset)
     } else {
         if ((rc = flushGathered(p)) != SQLITE_OK) return rc;
         if (amount > WRITE_CHUNK || reserve(p, amount) != SQLITE_OK) {
-            p->counters.flushes += 1;
-            return p->real->pMethods->xWrite(p->real, data, amount, offset);   // SQLite's own writes are ≤ a page
+            return realWrite(p, data, amount, offset);   // SQLite's own writes are ≤ a page
         }
         memcpy(p->buffer, data, amount);
         p->start = offset;
@@ -139,6 +184,8 @@ static int gather(SbFile *p, const void *data, int amount, sqlite3_int64 offset)
 static int walWrite(SbFile *p, const void *data, int amount, sqlite3_int64 offset) {
     int rc = takeDeferredError(p);
     if (rc != SQLITE_OK) return rc;
+    // The WAL header, written when the WAL is created or starts over after a checkpoint copied all of it.
+    if (offset == 0 && (rc = releaseBuffer(p)) != SQLITE_OK) return rc;
     const unsigned char *bytes = data;
     int endsTransaction = p->commitPageNext;
     p->commitPageNext = amount == FRAME_HEADER && (bytes[4] | bytes[5] | bytes[6] | bytes[7]) != 0;
@@ -150,12 +197,7 @@ static int walWrite(SbFile *p, const void *data, int amount, sqlite3_int64 offse
 
 static int sbClose(sqlite3_file *file) {
     SbFile *p = (SbFile *)file;
-    int rc = SQLITE_OK;
-    if (p->gathers) {
-        rc = flushGathered(p);
-        sqlite3_free(p->buffer);
-        p->buffer = NULL;
-    }
+    int rc = p->gathers ? releaseBuffer(p) : SQLITE_OK;
     if (p->isWal && p->db && p->db->wal == p) p->db->wal = NULL;
     if (!p->isWal && p->wal) p->wal->db = NULL;
     int closed = p->real->pMethods ? p->real->pMethods->xClose(p->real) : SQLITE_OK;
@@ -188,12 +230,20 @@ static int settle(SbFile *p) {
 static int sbTruncate(sqlite3_file *file, sqlite3_int64 size) {
     SbFile *p = (SbFile *)file;
     int rc = settle(p);
+    // A WAL is cut back (`journal_size_limit`) only after it started over: its buffer is not needed until the next run.
+    if (rc == SQLITE_OK && p->isWal) rc = releaseBuffer(p);
     return rc != SQLITE_OK ? rc : p->real->pMethods->xTruncate(p->real, size);
 }
 
 static int sbSync(sqlite3_file *file, int flags) {
     SbFile *p = (SbFile *)file;
     int rc = settle(p);
+    // In WAL mode the database file is written and synced only by a checkpoint, which ends here.
+    if (rc == SQLITE_OK && p->gathers && !p->isWal) rc = releaseBuffer(p);
+    if (rc == SQLITE_OK && p->fault == CSQLITE_WAL_FAULT_SYNC) {
+        p->fault = CSQLITE_WAL_FAULT_NONE;
+        return SQLITE_IOERR_FSYNC;
+    }
     return rc != SQLITE_OK ? rc : p->real->pMethods->xSync(p->real, flags);
 }
 
@@ -228,6 +278,13 @@ static int sbFileControl(sqlite3_file *file, int op, void *arg) {
         if (p->wal) *out = p->wal->counters;
         out->databaseWrites = p->counters.writes;
         out->databasePwrites = p->counters.flushes;
+        out->walBufferBytes = p->wal ? p->wal->capacity : 0;
+        out->databaseBufferBytes = p->capacity;
+        return SQLITE_OK;
+    }
+    if (op == FCNTL_WAL_FAULT) {
+        if (!p->wal) return SQLITE_NOTFOUND;
+        p->wal->fault = *(int *)arg;
         return SQLITE_OK;
     }
     int rc = settle(p);
@@ -286,25 +343,65 @@ static int sbUnfetch(sqlite3_file *file, sqlite3_int64 offset, void *page) {
     return p->real->pMethods->xUnfetch(p->real, offset, page);
 }
 
-static const sqlite3_io_methods sbMethods = {
+// One table per `iVersion` of the default VFS's file: a method is forwarded only where the real file has it.
+static const sqlite3_io_methods sbMethodsV1 = {
+    1, sbClose, sbRead, sbWrite, sbTruncate, sbSync, sbFileSize, sbLock, sbUnlock, sbCheckReservedLock,
+    sbFileControl, sbSectorSize, sbDeviceCharacteristics, 0, 0, 0, 0, 0, 0,
+};
+static const sqlite3_io_methods sbMethodsV2 = {
+    2, sbClose, sbRead, sbWrite, sbTruncate, sbSync, sbFileSize, sbLock, sbUnlock, sbCheckReservedLock,
+    sbFileControl, sbSectorSize, sbDeviceCharacteristics, sbShmMap, sbShmLock, sbShmBarrier, sbShmUnmap, 0, 0,
+};
+static const sqlite3_io_methods sbMethodsV3 = {
     3, sbClose, sbRead, sbWrite, sbTruncate, sbSync, sbFileSize, sbLock, sbUnlock, sbCheckReservedLock,
     sbFileControl, sbSectorSize, sbDeviceCharacteristics, sbShmMap, sbShmLock, sbShmBarrier, sbShmUnmap,
     sbFetch, sbUnfetch,
 };
 
+/// The table for a real file of `iVersion` `version` (a later version than 3 gets 3: its extra methods are unused).
+static const sqlite3_io_methods *methodsFor(int version) {
+    return version >= 3 ? &sbMethodsV3 : version == 2 ? &sbMethodsV2 : &sbMethodsV1;
+}
 
-// MARK: in-memory sub-journals
+
+// MARK: sub-journals, in memory up to a limit
+
+static int64_t _Atomic subJournalsInMemory;
+static int64_t _Atomic subJournalsSpilled;
 
 static int memClose(sqlite3_file *file) {
     MemFile *m = (MemFile *)file;
     sqlite3_free(m->bytes);
     m->bytes = NULL;
     m->size = m->capacity = 0;
+    int rc = m->disk && m->disk->pMethods ? m->disk->pMethods->xClose(m->disk) : SQLITE_OK;
+    m->disk = NULL;
+    return rc;
+}
+
+/// Moves the sub-journal to the default VFS's temporary file (what SQLite does past 64 KiB) and frees its memory.
+static int spill(MemFile *m) {
+    sqlite3_file *disk = (sqlite3_file *)((char *)m + REAL_OFFSET);
+    int rc = realVfs->xOpen(realVfs, NULL, disk, m->flags, NULL);
+    for (sqlite3_int64 done = 0; rc == SQLITE_OK && done < m->size; done += WRITE_CHUNK) {
+        int amount = m->size - done < WRITE_CHUNK ? (int)(m->size - done) : WRITE_CHUNK;
+        rc = disk->pMethods->xWrite(disk, m->bytes + done, amount, done);
+    }
+    if (rc != SQLITE_OK) {
+        if (disk->pMethods) disk->pMethods->xClose(disk);
+        return rc;
+    }
+    sqlite3_free(m->bytes);
+    m->bytes = NULL;
+    m->size = m->capacity = 0;
+    m->disk = disk;
+    atomic_fetch_add_explicit(&subJournalsSpilled, 1, memory_order_relaxed);
     return SQLITE_OK;
 }
 
 static int memRead(sqlite3_file *file, void *data, int amount, sqlite3_int64 offset) {
     MemFile *m = (MemFile *)file;
+    if (m->disk) return m->disk->pMethods->xRead(m->disk, data, amount, offset);
     sqlite3_int64 available = offset < m->size ? m->size - offset : 0;
     if (available >= amount) {
         memcpy(data, m->bytes + offset, amount);
@@ -318,6 +415,11 @@ static int memRead(sqlite3_file *file, void *data, int amount, sqlite3_int64 off
 static int memWrite(sqlite3_file *file, const void *data, int amount, sqlite3_int64 offset) {
     MemFile *m = (MemFile *)file;
     sqlite3_int64 end = offset + amount;
+    if (!m->disk && end > SUBJOURNAL_MEMORY_LIMIT) {
+        int rc = spill(m);
+        if (rc != SQLITE_OK) return rc;
+    }
+    if (m->disk) return m->disk->pMethods->xWrite(m->disk, data, amount, offset);
     if (end > m->capacity) {
         sqlite3_int64 capacity = m->capacity ? m->capacity : 64 * 1024;
         while (capacity < end) capacity *= 2;
@@ -334,6 +436,7 @@ static int memWrite(sqlite3_file *file, const void *data, int amount, sqlite3_in
 
 static int memTruncate(sqlite3_file *file, sqlite3_int64 size) {
     MemFile *m = (MemFile *)file;
+    if (m->disk) return m->disk->pMethods->xTruncate(m->disk, size);
     if (size < m->size) m->size = size;
     return SQLITE_OK;
 }
@@ -344,7 +447,9 @@ static int memSync(sqlite3_file *file, int flags) {
 }
 
 static int memFileSize(sqlite3_file *file, sqlite3_int64 *size) {
-    *size = ((MemFile *)file)->size;
+    MemFile *m = (MemFile *)file;
+    if (m->disk) return m->disk->pMethods->xFileSize(m->disk, size);
+    *size = m->size;
     return SQLITE_OK;
 }
 
@@ -379,8 +484,6 @@ static const sqlite3_io_methods memMethods = {
     memFileControl, memSectorSize, memDeviceCharacteristics, 0, 0, 0, 0, 0, 0,
 };
 
-static int64_t _Atomic subJournalsInMemory;
-
 // MARK: vfs methods (all but xOpen forward to the default VFS)
 
 static int sbOpen(sqlite3_vfs *vfs, const char *name, sqlite3_file *file, int flags, int *outFlags) {
@@ -389,6 +492,7 @@ static int sbOpen(sqlite3_vfs *vfs, const char *name, sqlite3_file *file, int fl
         MemFile *m = (MemFile *)file;
         memset(m, 0, sizeof *m);
         m->base.pMethods = &memMethods;
+        m->flags = flags;
         if (outFlags) *outFlags = flags;
         atomic_fetch_add_explicit(&subJournalsInMemory, 1, memory_order_relaxed);
         return SQLITE_OK;
@@ -401,13 +505,16 @@ static int sbOpen(sqlite3_vfs *vfs, const char *name, sqlite3_file *file, int fl
         p->base.pMethods = NULL;
         return rc;
     }
-    p->base.pMethods = &sbMethods;
-    if (rc == SQLITE_OK && (flags & SQLITE_OPEN_MAIN_DB)) p->gathers = 1;
-    if (rc == SQLITE_OK && (flags & SQLITE_OPEN_WAL) && name) {
+    int version = p->real->pMethods->iVersion;
+    p->base.pMethods = methodsFor(version);
+    // Gathering needs the shared-memory methods (the commit's safety net, the checkpoint's flush before it publishes).
+    int canGather = rc == SQLITE_OK && version >= 2;
+    if (canGather && (flags & SQLITE_OPEN_MAIN_DB)) p->gathers = 1;
+    if (canGather && (flags & SQLITE_OPEN_WAL) && name) {
         p->isWal = 1;
         p->gathers = 1;
         sqlite3_file *db = sqlite3_database_file_object(name);
-        if (db && db->pMethods == &sbMethods) {
+        if (db && isSbFile(db)) {
             p->db = (SbFile *)db;
             p->db->wal = p;
         }
@@ -475,10 +582,17 @@ static int sbCurrentTimeInt64(sqlite3_vfs *vfs, sqlite3_int64 *out) {
     return realVfs->xCurrentTimeInt64(realVfs, out);
 }
 
+int csqlite_wal_version_supported(int version) {
+    return version >= SB_SQLITE_MIN_VERSION && version < SB_SQLITE_END_VERSION;
+}
+
 static void registerVfs(void) {
+    if (!csqlite_wal_version_supported(sqlite3_libversion_number())) {
+        registerResult = SQLITE_MISMATCH;
+        return;
+    }
     realVfs = sqlite3_vfs_find(NULL);
-    // The io methods above are version 3 (shared memory, memory-mapped pages) and forward to the default VFS's,
-    // which are version 3 on every Unix build of SQLite since 3.7.17.
+    // This VFS is `iVersion` 2 (it forwards `xCurrentTimeInt64`, not version 3's system-call overrides).
     if (!realVfs || realVfs->iVersion < 2) {
         registerResult = SQLITE_ERROR;
         return;
@@ -516,4 +630,12 @@ int csqlite_wal_counters_read(sqlite3 *db, csqlite_wal_counters *out) {
 
 int64_t csqlite_wal_subjournals_in_memory(void) {
     return atomic_load_explicit(&subJournalsInMemory, memory_order_relaxed);
+}
+
+int64_t csqlite_wal_subjournals_spilled(void) {
+    return atomic_load_explicit(&subJournalsSpilled, memory_order_relaxed);
+}
+
+int csqlite_wal_inject_fault(sqlite3 *db, int fault) {
+    return sqlite3_file_control(db, "main", FCNTL_WAL_FAULT, &fault);
 }

@@ -27,6 +27,8 @@ public final class GatewayRuntime: @unchecked Sendable {
         /// so two nodes never pass for one and a restarted node's old counts expire rather than merge.
         public var nodeId = "node"
         public var synchronousFull = false
+        /// `storage.gather_wal_writes`: the SQLite writer's WAL frames go out as one `pwrite` per commit.
+        public var gatherWalWrites = true
         public var hs256Secret: String?
         public var es256PublicKeyFile: String?
         public var audience: String?
@@ -96,11 +98,19 @@ public final class GatewayRuntime: @unchecked Sendable {
         } else {
             var storeOptions = SQLiteStoreOptions(path: options.databasePath)
             storeOptions.synchronous = options.synchronousFull ? .full : .normal
+            storeOptions.gatherWalWrites = options.gatherWalWrites
+            let sqlite: SQLiteGatewayStore
             do {
-                store = try SQLiteGatewayStore(options: storeOptions)
+                sqlite = try SQLiteGatewayStore(options: storeOptions)
             } catch {
                 throw ServerError.configuration("storage.path: \(error)")
             }
+            if case .refused(let version) = sqlite.walGathering {
+                logger.warning(
+                    "storage.gather_wal_writes: SQLite \(version) is outside the versions the sb-wal VFS was tested on; using the default VFS"
+                )
+            }
+            store = sqlite
         }
         let secret =
             try options.hs256Secret.map { Array($0.utf8) }

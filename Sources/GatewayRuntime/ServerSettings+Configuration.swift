@@ -23,8 +23,9 @@ extension ServerSettings {
         trustedNetworks = TrustedProxies(trustedProxies)
 
         let http = config.http
-        httpLimits = HTTPLimits(maxRequestLineBytes: http.maxRequestLineBytes, maxHeaderBytes: http.maxHeaderBytes,
-                                maxHeaderCount: http.maxHeaderCount, maxBodyBytes: http.maxBodyBytes)
+        httpLimits = HTTPLimits(
+            maxRequestLineBytes: http.maxRequestLineBytes, maxHeaderBytes: http.maxHeaderBytes,
+            maxHeaderCount: http.maxHeaderCount, maxBodyBytes: http.maxBodyBytes)
         keepAliveTimeoutMs = UInt64(http.keepAliveTimeoutMs)
 
         let ws = config.websocket
@@ -37,7 +38,9 @@ extension ServerSettings {
         webSocket.maxOutboundBytes = ws.maxOutboundBytes
         webSocket.allowedOrigins = ws.allowedOrigins
         // The gateway's own subprotocol is always offered (browsers pass their token next to it).
-        webSocket.subprotocols = ws.subprotocols.contains(GatewayEndpoint.subprotocol) ? ws.subprotocols : ws.subprotocols + [GatewayEndpoint.subprotocol]
+        webSocket.subprotocols =
+            ws.subprotocols.contains(GatewayEndpoint.subprotocol)
+            ? ws.subprotocols : ws.subprotocols + [GatewayEndpoint.subprotocol]
         let c = ws.compression
         webSocket.compression = PerMessageDeflateSettings(
             enabled: c.enabled, maxServerWindowBits: c.maxWindowBits, memLevel: c.memLevel,
@@ -52,6 +55,7 @@ extension GatewayRuntime.Options {
     public init(_ config: SwitchboardConfiguration) {
         self.init(databasePath: config.storage.path)
         synchronousFull = config.storage.synchronous == .full
+        gatherWalWrites = config.storage.gatherWalWrites
         let auth = config.auth
         hs256Secret = auth.hs256Secret.isEmpty ? nil : auth.hs256Secret
         es256PublicKeyFile = auth.es256PublicKeyFile.isEmpty ? nil : auth.es256PublicKeyFile
@@ -85,7 +89,8 @@ extension GatewayRuntime.Options {
         overloadRetryAfterMs = g.overloadRetryAfterMs
         settings.idempotencyMemoryKeys = g.idempotencyMemoryKeys
         let r = config.relationships
-        settings.relationships.connectCodeLifetimeMs = r.connectCodeLifetimeHours == 0 ? nil : Int64(r.connectCodeLifetimeHours) * 3_600_000
+        settings.relationships.connectCodeLifetimeMs =
+            r.connectCodeLifetimeHours == 0 ? nil : Int64(r.connectCodeLifetimeHours) * 3_600_000
         settings.relationships.connectCodeRegenerationsPerUserPerHour = r.connectCodeRegenerationsPerHour
         settings.relationships.connectCodeRegenerationsPerNodePerHour = r.connectCodeRegenerationsPerNodePerHour
         settings.relationships.connectCodeQuarantineMs = Int64(r.connectCodeQuarantineHours) * 3_600_000
@@ -148,14 +153,17 @@ extension GatewayRuntime.Options {
         guard postgres != nil else { return }
         if !cluster.postgresPasswordFile.isEmpty {
             guard let file = fopen(cluster.postgresPasswordFile, "r") else {
-                throw ServerError.configuration("cluster.postgres_password_file: cannot read \(cluster.postgresPasswordFile): \(String(cString: strerror(errno)))")
+                throw ServerError.configuration(
+                    "cluster.postgres_password_file: cannot read \(cluster.postgresPasswordFile): \(String(cString: strerror(errno)))"
+                )
             }
             defer { fclose(file) }
             var line = [CChar](repeating: 0, count: 4096)
             let text = fgets(&line, Int32(line.count), file) == nil ? "" : String(nulTerminated: line)
             let password = String(text.prefix { $0 != "\n" && $0 != "\r" })
             guard !password.isEmpty else {
-                throw ServerError.configuration("cluster.postgres_password_file: \(cluster.postgresPasswordFile) is empty")
+                throw ServerError.configuration(
+                    "cluster.postgres_password_file: \(cluster.postgresPasswordFile) is empty")
             }
             postgres?.password = password
         } else if let password = environmentPassword, !password.isEmpty {

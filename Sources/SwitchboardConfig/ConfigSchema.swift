@@ -5,7 +5,10 @@
 /// checks that it sets every one of them).
 enum ConfigSchema {
     /// Section headers that may appear, in file order.
-    static let sections = ["server", "http", "websocket", "websocket.compression", "log", "metrics", "auth", "storage", "gateway", "push", "relationships", "cluster"]
+    static let sections = [
+        "server", "http", "websocket", "websocket.compression", "log", "metrics", "auth", "storage", "gateway", "push",
+        "relationships", "cluster"
+    ]
 
     static let gibibyte = 1_073_741_824
 
@@ -21,8 +24,9 @@ enum ConfigSchema {
             .boolean("server.echo", \.server.echo),
             .integer("server.drain_timeout_ms", \.server.drainTimeoutMs, 0...60_000),
             .integer("server.max_connections", \.server.maxConnections, 1...10_000_000),
-            .strings("server.trusted_proxies", \.server.trustedProxies,
-                     itemRule: "an IP address or CIDR network such as \"10.0.0.0/8\" or \"fd00::/8\"", isValid: isNetwork),
+            .strings(
+                "server.trusted_proxies", \.server.trustedProxies,
+                itemRule: "an IP address or CIDR network such as \"10.0.0.0/8\" or \"fd00::/8\"", isValid: isNetwork),
             .choice("server.demo", \.server.demo),
 
             .integer("http.max_request_line_bytes", \.http.maxRequestLineBytes, 64...1_048_576),
@@ -39,18 +43,21 @@ enum ConfigSchema {
             .integer("websocket.pong_timeout_ms", \.websocket.pongTimeoutMs, 100...3_600_000),
             .integer("websocket.close_timeout_ms", \.websocket.closeTimeoutMs, 0...600_000),
             .integer("websocket.max_outbound_bytes", \.websocket.maxOutboundBytes, 1024...gibibyte),
-            .strings("websocket.allowed_origins", \.websocket.allowedOrigins,
-                     itemRule: "an exact Origin such as \"https://example.com\" (visible ASCII, no spaces)",
-                     isValid: isOrigin),
-            .strings("websocket.subprotocols", \.websocket.subprotocols,
-                     itemRule: "an HTTP token (RFC 7230 §3.2.6), e.g. \"chat.v1\"", isValid: isToken),
+            .strings(
+                "websocket.allowed_origins", \.websocket.allowedOrigins,
+                itemRule: "an exact Origin such as \"https://example.com\" (visible ASCII, no spaces)",
+                isValid: isOrigin),
+            .strings(
+                "websocket.subprotocols", \.websocket.subprotocols,
+                itemRule: "an HTTP token (RFC 7230 §3.2.6), e.g. \"chat.v1\"", isValid: isToken),
 
             .boolean("websocket.compression.enabled", \.websocket.compression.enabled),
             .integer("websocket.compression.threshold_bytes", \.websocket.compression.thresholdBytes, 0...gibibyte),
             .integer("websocket.compression.max_window_bits", \.websocket.compression.maxWindowBits, 9...15),
             .integer("websocket.compression.mem_level", \.websocket.compression.memLevel, 1...9),
             .integer("websocket.compression.level", \.websocket.compression.level, 0...9),
-            .boolean("websocket.compression.server_no_context_takeover", \.websocket.compression.serverNoContextTakeover),
+            .boolean(
+                "websocket.compression.server_no_context_takeover", \.websocket.compression.serverNoContextTakeover),
 
             .choice("log.level", \.log.level),
             .choice("log.format", \.log.format),
@@ -63,13 +70,15 @@ enum ConfigSchema {
             .string("auth.issuer", \.auth.issuer),
             .integer("auth.leeway_seconds", \.auth.leewaySeconds, 0...3600),
             .integer("auth.timeout_ms", \.auth.timeoutMs, 100...600_000),
-            .strings("auth.api_keys", \.auth.apiKeys, itemRule: "at least 16 visible ASCII characters", isValid: isAPIKey),
+            .strings(
+                "auth.api_keys", \.auth.apiKeys, itemRule: "at least 16 visible ASCII characters", isValid: isAPIKey),
             .autoSwitch("auth.standalone", \.auth.standalone),
             .integer("auth.registrations_per_address_per_hour", \.auth.registrationsPerAddressPerHour, 1...1_000_000),
             .integer("auth.registrations_per_node_per_hour", \.auth.registrationsPerNodePerHour, 1...10_000_000),
 
             .string("storage.path", \.storage.path),
             .choice("storage.synchronous", \.storage.synchronous),
+            .boolean("storage.gather_wal_writes", \.storage.gatherWalWrites),
             .integer("storage.retention_hours", \.storage.retentionHours, 1...87_600),
             .integer("storage.keep_latest_events", \.storage.keepLatestEvents, 0...10_000_000),
 
@@ -84,7 +93,8 @@ enum ConfigSchema {
             .integer("gateway.push_ack_delay_ms", \.gateway.pushAckDelayMs, 0...600_000),
             .integer("gateway.approval_push_delay_ms", \.gateway.approvalPushDelayMs, 0...600_000),
             .integer("gateway.max_pending_commands", \.gateway.maxPendingCommands, 1...1_000_000),
-            .integer("gateway.max_pending_commands_per_connection", \.gateway.maxPendingCommandsPerConnection, 1...1_000_000),
+            .integer(
+                "gateway.max_pending_commands_per_connection", \.gateway.maxPendingCommandsPerConnection, 1...1_000_000),
             .integer("gateway.max_pending_commands_per_user", \.gateway.maxPendingCommandsPerUser, 1...1_000_000),
             .integer("gateway.max_sockets_per_user", \.gateway.maxSocketsPerUser, 1...100_000),
             .integer("gateway.replay_chunk_events", \.gateway.replayChunkEvents, 1...100_000),
@@ -108,10 +118,15 @@ enum ConfigSchema {
             .integer("push.live_activity_tokens_per_device", \.push.liveActivityTokensPerDevice, 1...1_000),
 
             .integer("relationships.connect_code_lifetime_hours", \.relationships.connectCodeLifetimeHours, 0...87_600),
-            .integer("relationships.connect_code_regenerations_per_hour", \.relationships.connectCodeRegenerationsPerHour, 1...10_000),
-            .integer("relationships.connect_code_regenerations_per_node_per_hour", \.relationships.connectCodeRegenerationsPerNodePerHour,
-                     1...10_000_000),
-            .integer("relationships.connect_code_quarantine_hours", \.relationships.connectCodeQuarantineHours, 1...87_600),
+            .integer(
+                "relationships.connect_code_regenerations_per_hour", \.relationships.connectCodeRegenerationsPerHour,
+                1...10_000),
+            .integer(
+                "relationships.connect_code_regenerations_per_node_per_hour",
+                \.relationships.connectCodeRegenerationsPerNodePerHour,
+                1...10_000_000),
+            .integer(
+                "relationships.connect_code_quarantine_hours", \.relationships.connectCodeQuarantineHours, 1...87_600),
             .integer("relationships.default_invite_hours", \.relationships.defaultInviteHours, 1...8_760),
             .integer("relationships.max_invite_hours", \.relationships.maxInviteHours, 1...8_760),
             .integer("relationships.default_group_members", \.relationships.defaultGroupMembers, 2...100_000),
@@ -121,19 +136,43 @@ enum ConfigSchema {
             .integer("relationships.invites_per_user_per_day", \.relationships.invitesPerUserPerDay, 1...100_000),
             .integer("relationships.invites_per_node_per_day", \.relationships.invitesPerNodePerDay, 1...10_000_000),
             .integer("relationships.friend_requests_per_hour", \.relationships.friendRequestsPerHour, 1...100_000),
-            .integer("relationships.friend_requests_per_pair_per_hour", \.relationships.friendRequestsPerPairPerHour, 2...1_000),
-            .integer("relationships.hex_code_misses_per_user_per_hour", \.relationships.hexCodeMissesPerUserPerHour, 1...100_000),
-            .integer("relationships.hex_code_misses_per_address_per_hour", \.relationships.hexCodeMissesPerAddressPerHour, 1...1_000_000),
-            .integer("relationships.hex_code_misses_per_node_per_hour", \.relationships.hexCodeMissesPerNodePerHour, 1...10_000_000),
-            .integer("relationships.discovery_max_per_address_per_day", \.relationships.discoveryMaxPerAddressPerDay, 1...100_000_000),
-            .integer("relationships.discovery_max_per_node_per_day", \.relationships.discoveryMaxPerNodePerDay, 1...1_000_000_000),
-            .integer("relationships.connect_failures_per_user_per_hour", \.relationships.connectFailuresPerUserPerHour, 1...100_000),
-            .integer("relationships.connect_failures_per_address_per_hour", \.relationships.connectFailuresPerAddressPerHour, 1...1_000_000),
-            .integer("relationships.connect_failures_per_node_per_hour", \.relationships.connectFailuresPerNodePerHour, 1...10_000_000),
-            .integer("relationships.invite_redeem_failures_per_user_per_hour", \.relationships.inviteRedeemFailuresPerUserPerHour, 1...100_000),
-            .integer("relationships.invite_redeem_failures_per_address_per_hour", \.relationships.inviteRedeemFailuresPerAddressPerHour,
-                     1...1_000_000),
-            .integer("relationships.invite_redeem_failures_per_node_per_hour", \.relationships.inviteRedeemFailuresPerNodePerHour, 1...10_000_000),
+            .integer(
+                "relationships.friend_requests_per_pair_per_hour", \.relationships.friendRequestsPerPairPerHour,
+                2...1_000),
+            .integer(
+                "relationships.hex_code_misses_per_user_per_hour", \.relationships.hexCodeMissesPerUserPerHour,
+                1...100_000),
+            .integer(
+                "relationships.hex_code_misses_per_address_per_hour", \.relationships.hexCodeMissesPerAddressPerHour,
+                1...1_000_000),
+            .integer(
+                "relationships.hex_code_misses_per_node_per_hour", \.relationships.hexCodeMissesPerNodePerHour,
+                1...10_000_000),
+            .integer(
+                "relationships.discovery_max_per_address_per_day", \.relationships.discoveryMaxPerAddressPerDay,
+                1...100_000_000),
+            .integer(
+                "relationships.discovery_max_per_node_per_day", \.relationships.discoveryMaxPerNodePerDay,
+                1...1_000_000_000),
+            .integer(
+                "relationships.connect_failures_per_user_per_hour", \.relationships.connectFailuresPerUserPerHour,
+                1...100_000),
+            .integer(
+                "relationships.connect_failures_per_address_per_hour", \.relationships.connectFailuresPerAddressPerHour,
+                1...1_000_000),
+            .integer(
+                "relationships.connect_failures_per_node_per_hour", \.relationships.connectFailuresPerNodePerHour,
+                1...10_000_000),
+            .integer(
+                "relationships.invite_redeem_failures_per_user_per_hour",
+                \.relationships.inviteRedeemFailuresPerUserPerHour, 1...100_000),
+            .integer(
+                "relationships.invite_redeem_failures_per_address_per_hour",
+                \.relationships.inviteRedeemFailuresPerAddressPerHour,
+                1...1_000_000),
+            .integer(
+                "relationships.invite_redeem_failures_per_node_per_hour",
+                \.relationships.inviteRedeemFailuresPerNodePerHour, 1...10_000_000),
             .string("relationships.invite_webhook_url", \.relationships.inviteWebhookURL),
 
             .string("cluster.postgres_url", \.cluster.postgresURL),
@@ -144,21 +183,22 @@ enum ConfigSchema {
             .integer("cluster.statement_timeout_ms", \.cluster.statementTimeoutMs, 0...3_600_000),
             .integer("cluster.presence_refresh_ms", \.cluster.presenceRefreshMs, 100...60_000),
             .integer("cluster.presence_ttl_ms", \.cluster.presenceTtlMs, 200...600_000),
-            .integer("cluster.recheck_interval_ms", \.cluster.recheckIntervalMs, 100...60_000),
+            .integer("cluster.recheck_interval_ms", \.cluster.recheckIntervalMs, 100...60_000)
         ]
     }
 
     /// RFC 7230 §3.2.6 `token`: the grammar of `Sec-WebSocket-Protocol` values (RFC 6455 §4.1).
     static func isToken(_ text: String) -> Bool {
-        !text.isEmpty && text.utf8.allSatisfy { byte in
-            switch byte {
-            case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"),
-                 UInt8(ascii: "0")...UInt8(ascii: "9"):
-                return true
-            default:
-                return "!#$%&'*+-.^_`|~".utf8.contains(byte)
+        !text.isEmpty
+            && text.utf8.allSatisfy { byte in
+                switch byte {
+                case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"),
+                    UInt8(ascii: "0")...UInt8(ascii: "9"):
+                    return true
+                default:
+                    return "!#$%&'*+-.^_`|~".utf8.contains(byte)
+                }
             }
-        }
     }
 
     /// An IPv4 or IPv6 address (no zone), optionally with a CIDR prefix length (/0–32, /0–128).

@@ -28,6 +28,8 @@ public struct StorageSection: Sendable, Equatable {
     public var path: String = "switchboard.db"
     /// `normal` survives a process crash (kill -9); `full` also survives power loss, slower.
     public var synchronous: SynchronousName = .normal
+    /// A commit's WAL frames reach the OS as one `pwrite` (the `sb-wal` VFS); `false` uses SQLite's default VFS.
+    public var gatherWalWrites: Bool = true
     /// Events older than this may be pruned (clients resuming from before get `recovered: false`)…
     public var retentionHours: Int = 168
     /// …but each user's newest events are always kept.

@@ -53,10 +53,8 @@ import Testing
     }
 
     static func waitUntil(timeout: Double, _ what: String, _ condition: () -> Bool) throws {
-        let deadline = Date().addingTimeInterval(timeout)
-        while !condition() {
-            guard Date() < deadline else { throw TestFailure("not within \(timeout) s: \(what)") }
-            usleep(5_000)  // polling a condition, not waiting for one
+        guard eventually(within: timeout, every: 0.005, condition) else {
+            throw TestFailure("not within \(timeout) s: \(what)")
         }
     }
 
@@ -175,7 +173,7 @@ import Testing
         try Self.publish(b, to: "ann", name: "end")
         #expect(try Self.events(on: desk, until: "end").isEmpty)
         #expect(try Self.events(on: phone, until: "end").isEmpty)
-        // once each
+        // Once each.
         #expect(try phone.collect("session_handoff", for: 0).isEmpty && desk.collect("session_handoff", for: 0).isEmpty)
     }
 

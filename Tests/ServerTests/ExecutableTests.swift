@@ -3,6 +3,7 @@ import Foundation
 import Glibc
 @testable import Server
 import Testing
+import TestSupport
 
 /// The real `switchboard` executable: signals and the command line.
 @Suite struct ExecutableTests {
@@ -10,7 +11,8 @@ import Testing
         let directory = try TemporaryDirectory()
         let (process, port) = try GatewayProcess.launch(directory: directory)
         defer { if process.isRunning { kill(process.processIdentifier, SIGKILL) } }
-        let client = try GatewayTestClient(port: port, path: "/v1/ws?token=\(GatewayTestServer.token(user: "ann", device: "phone"))")
+        let client = try GatewayTestClient(
+            port: port, path: "/v1/ws?token=\(GatewayTestServer.token(user: "ann", device: "phone"))")
         _ = try client.next("welcome")
         kill(process.processIdentifier, SIGTERM)
         #expect(try client.closeCode() == 1001)
@@ -42,7 +44,8 @@ import Testing
     /// CPU seconds (user + system) the process has used, from /proc.
     static func cpuSeconds(_ pid: Int32) -> Double {
         guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
-              let close = stat.lastIndex(of: ")") else { return 0 }
+            let close = stat.lastIndex(of: ")")
+        else { return 0 }
         let fields = stat[stat.index(after: close)...].split(separator: " ")
         // After the command: state is field 3, utime 14 and stime 15 (1-based) → 11 and 12 here.
         return (Double(fields[11]) ?? 0) / 100 + (Double(fields[12]) ?? 0) / 100
@@ -53,27 +56,27 @@ import Testing
         let port = try GatewayProcess.freePort()
         let config = directory.path + "/limits.toml"
         try """
-            [server]
-            listen = "127.0.0.1:\(port)"
-            event_loops = 1
-            [log]
-            level = "critical"
-            [storage]
-            path = "\(directory.path)/db"
-            """.write(toFile: config, atomically: true, encoding: .utf8)
+        [server]
+        listen = "127.0.0.1:\(port)"
+        event_loops = 1
+        [log]
+        level = "critical"
+        [storage]
+        path = "\(directory.path)/db"
+        """.write(toFile: config, atomically: true, encoding: .utf8)
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/bin/bash")
-        process.arguments = ["-c", "ulimit -n 64 && exec \"$0\" serve --config \"$1\"", GatewayProcess.executable, config]
+        process.arguments = [
+            "-c", "ulimit -n 64 && exec \"$0\" serve --config \"$1\"", GatewayProcess.executable, config
+        ]
         process.standardOutput = FileHandle.nullDevice
         process.standardError = FileHandle.nullDevice
         try process.run()
         defer { if process.isRunning { kill(process.processIdentifier, SIGKILL) } }
         // /readyz, not /healthz: the signal handlers are installed after the listeners, and libdispatch dies
         // (SIGILL) creating them while every descriptor is taken — wait until start-up is complete.
-        var up = false
-        for _ in 0..<500 where !up {
-            up = (try? GatewayHTTP.request(port: port, "GET", "/readyz", key: nil))?.status == 200
-            if !up { usleep(20_000) }
+        let up = eventually(within: 10, every: 0.02) {
+            (try? GatewayHTTP.request(port: port, "GET", "/readyz", key: nil))?.status == 200
         }
         try #require(up)
 
@@ -87,13 +90,11 @@ import Testing
         #expect(process.isRunning)
         #expect(spent < 0.5, "the loop must back off, not spin on EMFILE (used \(spent) s of CPU in 1 s)")
 
-        clients.removeAll()   // close them: descriptors come back
-        var health: GatewayHTTP.Response?
-        for _ in 0..<100 where health?.status != 200 {
-            health = try? GatewayHTTP.request(port: port, "GET", "/healthz", key: nil)
-            if health?.status != 200 { usleep(50_000) }
+        clients.removeAll()  // close them: descriptors come back
+        let healthy = eventually(within: 5, every: 0.05) {
+            (try? GatewayHTTP.request(port: port, "GET", "/healthz", key: nil))?.status == 200
         }
-        #expect(health?.status == 200)
+        #expect(healthy)
         let scrape = try RawClient(port: port)
         scrape.send("GET /metrics HTTP/1.1\r\nHost: x\r\n\r\n")
         let metrics = String(decoding: try scrape.readResponse().body, as: UTF8.self)

@@ -3,9 +3,11 @@ import Foundation
 import Glibc
 @testable import Server
 import Testing
+import TestSupport
 
 /// The real `switchboard` executable, killed with SIGKILL mid-stream: every event the API acknowledged with 201
-/// must survive and be replayed exactly once, in order, without gaps.
+/// must survive and be replayed exactly once, in order, without gaps. With the writer's WAL writes gathered (the
+/// `sb-wal` VFS, the default) and without (`storage.gather_wal_writes = false`, SQLite's default VFS).
 @Suite struct GatewayCrashTests {
     /// What the publisher thread learned: offset → sequence number, for every publish answered 201.
     final class Acknowledged: @unchecked Sendable {
@@ -16,10 +18,15 @@ import Testing
         var all: [Int64: Int64] { lock.lock(); defer { lock.unlock() }; return offsets }
     }
 
-    @Test(.timeLimit(.minutes(1))) func acknowledgedEventsSurviveKill9() throws {
-        try #require(FileManager.default.isExecutableFile(atPath: GatewayProcess.executable), "build the switchboard executable first")
+    @Test(.timeLimit(.minutes(1)), arguments: [true, false])
+    func acknowledgedEventsSurviveKill9(gatherWalWrites: Bool) throws {
+        try #require(
+            FileManager.default.isExecutableFile(atPath: GatewayProcess.executable),
+            "build the switchboard executable first")
         let directory = try TemporaryDirectory()
-        var (process, port) = try GatewayProcess.launch(directory: directory)
+        // Appended right after `[storage]`'s path line, so it is a key of that section.
+        let storage = gatherWalWrites ? "" : "gather_wal_writes = false"
+        var (process, port) = try GatewayProcess.launch(directory: directory, extraSections: storage)
         defer { if process.isRunning { kill(process.processIdentifier, SIGKILL); process.waitUntilExit() } }
 
         #expect(try GatewayHTTP.request(port: port, "POST", "/v1/users", ["userId": "kim"]).status == 201)
@@ -31,9 +38,12 @@ import Testing
         let publishPort = port
         let publisher = BackgroundCall { () -> Int in
             for seq in 1...2000 {
-                guard let r = try? GatewayHTTP.request(port: publishPort, "POST", "/v1/users/kim/events",
-                                                       ["name": "step", "payload": ["seq": seq]], timeoutSeconds: 2),
-                      r.status == 201, let offset = GatewayJSON.int(r.json, "offset") else { return seq - 1 }
+                guard
+                    let r = try? GatewayHTTP.request(
+                        port: publishPort, "POST", "/v1/users/kim/events",
+                        ["name": "step", "payload": ["seq": seq]], timeoutSeconds: 2),
+                    r.status == 201, let offset = GatewayJSON.int(r.json, "offset")
+                else { return seq - 1 }
                 acknowledged.record(offset: offset, seq: Int64(seq))
             }
             return 2000
@@ -48,8 +58,7 @@ import Testing
             received.append((offset, GatewayJSON.int(event, "data", "payload", "seq") ?? -1))
             client.send(["type": "ack", "id": "ack\(offset)", "offset": offset])
         }
-        let waitUntil = Date().addingTimeInterval(5)
-        while acknowledged.all.count < 40 && Date() < waitUntil { usleep(2000) }
+        eventually(within: 5, every: 0.002) { acknowledged.all.count >= 40 }
         kill(process.processIdentifier, SIGKILL)
         process.waitUntilExit()
         let published = try #require(publisher.wait(seconds: 10))
@@ -59,7 +68,7 @@ import Testing
         let lastReceived = Int64(received.count)
 
         // Same database, new process: resume from the last offset this device saw.
-        (process, port) = try GatewayProcess.launch(directory: directory)
+        (process, port) = try GatewayProcess.launch(directory: directory, extraSections: storage)
         let again = try GatewayTestClient(port: port, path: "/v1/ws?token=\(token)&offset=\(lastReceived)")
         #expect(try again.next { _ in true }["type"] as? String == "welcome")
         let resume = try again.next { _ in true }
@@ -68,7 +77,8 @@ import Testing
         var replayed: [(offset: Int64, seq: Int64)] = []
         while let event = try? again.next(timeout: 0.5, where: { _ in true }) {
             #expect(event["type"] as? String == "custom")
-            replayed.append((GatewayJSON.int(event, "offset") ?? -1, GatewayJSON.int(event, "data", "payload", "seq") ?? -1))
+            replayed.append(
+                (GatewayJSON.int(event, "offset") ?? -1, GatewayJSON.int(event, "data", "payload", "seq") ?? -1))
         }
         // Contiguous after what the device had, no duplicates, and every 201 is there with its own payload.
         #expect(replayed.map(\.offset) == Array((lastReceived + 1)..<(lastReceived + 1 + Int64(replayed.count))))

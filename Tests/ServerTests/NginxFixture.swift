@@ -26,9 +26,11 @@ final class NginxFixture {
         directory = try TemporaryDirectory()
         nodeDirectories = [try TemporaryDirectory(), try TemporaryDirectory()]
         for nodeDirectory in nodeDirectories {
-            nodes.append(try GatewayProcess.launch(directory: nodeDirectory, trustedProxies: ["127.0.0.1"],
-                                                   drainTimeoutMs: lingeringDrain ? 60_000 : 0,
-                                                   extraSections: lingeringDrain ? "[websocket]\nclose_timeout_ms = 60_000" : ""))
+            nodes.append(
+                try GatewayProcess.launch(
+                    directory: nodeDirectory, trustedProxies: ["127.0.0.1"],
+                    drainTimeoutMs: lingeringDrain ? 60_000 : 0,
+                    extraSections: lingeringDrain ? "[websocket]\nclose_timeout_ms = 60_000" : ""))
         }
         let committed = try String(contentsOfFile: Self.committedConfig, encoding: .utf8)
         // A port that was free a moment ago can be taken by a parallel test before nginx binds it: try a few.
@@ -83,9 +85,12 @@ final class NginxFixture {
 
     /// A device connected through nginx (token in the query), its `welcome` already read.
     func connect(user: String, device: String) throws -> GatewayTestClient {
-        let client = try GatewayTestClient(port: port, path: "/v1/ws?token=\(GatewayTestServer.token(user: user, device: device))")
+        let client = try GatewayTestClient(
+            port: port, path: "/v1/ws?token=\(GatewayTestServer.token(user: user, device: device))")
         let welcome = try client.next("welcome", timeout: 10)
-        guard GatewayJSON.string(welcome, "data", "deviceId") == device else { throw TestFailure("bad welcome: \(welcome)") }
+        guard GatewayJSON.string(welcome, "data", "deviceId") == device else {
+            throw TestFailure("bad welcome: \(welcome)")
+        }
         return client
     }
 
@@ -100,7 +105,9 @@ final class NginxFixture {
             let indent = line.prefix { $0 == " " }
             let words = line.dropFirst(indent.count).split(separator: " ", maxSplits: 2)
             if words.count >= 2, words[0] == "server", words[1].contains(":") {
-                guard servers < nodes.count else { throw TestFailure("\(committedConfig): more upstream servers than \(nodes.count)") }
+                guard servers < nodes.count else {
+                    throw TestFailure("\(committedConfig): more upstream servers than \(nodes.count)")
+                }
                 let rest = words.count > 2 ? " " + words[2] : ";"
                 output.append(indent + "server \(nodes[servers])" + rest)
                 servers += 1
@@ -112,7 +119,9 @@ final class NginxFixture {
             }
         }
         guard servers == nodes.count, listens > 0 else {
-            throw TestFailure("\(committedConfig): expected \(nodes.count) upstream server lines and a listen line, found \(servers) and \(listens)")
+            throw TestFailure(
+                "\(committedConfig): expected \(nodes.count) upstream server lines and a listen line, found \(servers) and \(listens)"
+            )
         }
         return output.joined(separator: "\n")
     }
@@ -163,18 +172,22 @@ final class NginxFixture {
         process.standardOutput = FileHandle.nullDevice
         process.standardError = FileHandle.nullDevice
         try process.run()
-        let deadline = Date().addingTimeInterval(10)
-        while Date() < deadline {
-            if let ready = try? GatewayHTTP.request(port: port, "GET", "/readyz", key: nil, timeoutSeconds: 2), ready.status == 200 {
-                proxy = process
-                return
+        let ready = try eventually(within: 10, every: 0.02) {
+            if let ready = try? GatewayHTTP.request(port: port, "GET", "/readyz", key: nil, timeoutSeconds: 2),
+                ready.status == 200
+            {
+                return true
             }
             guard process.isRunning else {
                 let log = errorLog
                 if log.contains("Address already in use") { throw ProxyBindFailure(description: "nginx: \(log)") }
                 throw TestFailure("nginx exited with \(process.terminationStatus): \(log)")
             }
-            usleep(20_000)
+            return false
+        }
+        if ready {
+            proxy = process
+            return
         }
         Self.stop(process)
         throw TestFailure("nginx did not pass /readyz within 10 s: \(errorLog)")
@@ -186,8 +199,7 @@ final class NginxFixture {
         guard process.isRunning else { return }
         let master = process.processIdentifier
         kill(master, SIGTERM)
-        let deadline = Date().addingTimeInterval(10)
-        while process.isRunning && Date() < deadline { usleep(20_000) }
+        eventually(within: 10, every: 0.02) { !process.isRunning }
         guard process.isRunning else { return }
         for child in children(of: master) { kill(child, SIGKILL) }
         kill(master, SIGKILL)
@@ -199,8 +211,9 @@ final class NginxFixture {
         let entries = (try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? []
         return entries.compactMap { entry -> Int32? in
             guard let candidate = Int32(entry),
-                  let stat = try? String(contentsOfFile: "/proc/\(entry)/stat", encoding: .utf8),
-                  let close = stat.lastIndex(of: ")") else { return nil }
+                let stat = try? String(contentsOfFile: "/proc/\(entry)/stat", encoding: .utf8),
+                let close = stat.lastIndex(of: ")")
+            else { return nil }
             let fields = stat[stat.index(after: close)...].split(separator: " ")
             return fields.count > 1 && Int32(fields[1]) == pid ? candidate : nil
         }

@@ -1,5 +1,6 @@
 import Dispatch
 import Foundation
+import TestSupport
 @testable import Gateway
 @testable import GatewayRuntime
 @testable import Server
@@ -133,12 +134,7 @@ final class PushEndToEndGateway {
 
     /// Polls `condition` every 10 ms until it holds or `seconds` pass.
     func eventually(seconds: Double = 4, _ condition: () -> Bool) -> Bool {
-        let deadline = Date().addingTimeInterval(seconds)
-        while Date() < deadline {
-            if condition() { return true }
-            Thread.sleep(forTimeInterval: 0.01)
-        }
-        return condition()
+        TestSupport.eventually(within: seconds, every: 0.01, condition)
     }
 }
 

@@ -64,7 +64,7 @@ import Testing
 
     @Test func knownKeysListsEverySchemaKeyOnce() {
         let keys = SwitchboardConfiguration.knownKeys
-        #expect(keys.count == 115)
+        #expect(keys.count == 116)
         #expect(Set(keys).count == keys.count)
         #expect(keys.contains("websocket.compression.server_no_context_takeover"))
     }

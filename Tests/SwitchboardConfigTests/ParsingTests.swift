@@ -66,6 +66,7 @@ import Testing
         [storage]
         path = "/var/lib/switchboard/db.sqlite"
         synchronous = "full"
+        gather_wal_writes = false
         retention_hours = 24
         keep_latest_events = 10
 
@@ -191,6 +192,7 @@ import Testing
         #expect(c.auth.standalone == .off)
         #expect(c.storage.path == "/var/lib/switchboard/db.sqlite")
         #expect(c.storage.synchronous == .full)
+        #expect(c.storage.gatherWalWrites == false)
         #expect(c.storage.retentionHours == 24)
         #expect(c.storage.keepLatestEvents == 10)
         #expect(c.gateway.approvalTimeoutMs == 30_000)
@@ -245,9 +247,12 @@ import Testing
         #expect(c.relationships.discoveryMaxPerNodePerDay == 9000)
         #expect(c.relationships.inviteWebhookURL == "http://127.0.0.1:9000/invites")
         #expect(c.auth.registrationsPerAddressPerHour == 13 && c.auth.registrationsPerNodePerHour == 130)
-        #expect(c.relationships.connectFailuresPerUserPerHour == 3 && c.relationships.connectFailuresPerAddressPerHour == 30
+        #expect(
+            c.relationships.connectFailuresPerUserPerHour == 3 && c.relationships.connectFailuresPerAddressPerHour == 30
                 && c.relationships.connectFailuresPerNodePerHour == 300)
-        #expect(c.relationships.inviteRedeemFailuresPerUserPerHour == 5 && c.relationships.inviteRedeemFailuresPerAddressPerHour == 50
+        #expect(
+            c.relationships.inviteRedeemFailuresPerUserPerHour == 5
+                && c.relationships.inviteRedeemFailuresPerAddressPerHour == 50
                 && c.relationships.inviteRedeemFailuresPerNodePerHour == 500)
         #expect(c.cluster.postgresURL == "postgresql://sb@db.internal/sb")
         #expect(c.cluster.postgresPasswordFile == "/run/secrets/pg")
@@ -264,18 +269,26 @@ import Testing
         let inherited = try SwitchboardConfiguration.parse("[gateway]\npush_ack_delay_ms = 1_500\n", fileName: "x")
         #expect(inherited.gateway.pushAckDelayMs == 1_500)
         #expect(inherited.gateway.approvalPushDelayMs == 1_500)
-        let own = try SwitchboardConfiguration.parse("[gateway]\npush_ack_delay_ms = 1_500\napproval_push_delay_ms = 0\n", fileName: "x")
+        let own = try SwitchboardConfiguration.parse(
+            "[gateway]\npush_ack_delay_ms = 1_500\napproval_push_delay_ms = 0\n", fileName: "x")
         #expect(own.gateway.approvalPushDelayMs == 0)
         let neither = try SwitchboardConfiguration.parse("[gateway]\n", fileName: "x")
         #expect(neither.gateway.pushAckDelayMs == 5_000 && neither.gateway.approvalPushDelayMs == 5_000)
         // Same behaviour, same value: the inherited delay equals one written out.
-        #expect(inherited == (try SwitchboardConfiguration.parse("[gateway]\npush_ack_delay_ms = 1_500\napproval_push_delay_ms = 1_500\n", fileName: "x")))
+        #expect(
+            inherited
+                == (try SwitchboardConfiguration.parse(
+                    "[gateway]\npush_ack_delay_ms = 1_500\napproval_push_delay_ms = 1_500\n", fileName: "x")))
     }
 
     @Test func anAcknowledgementDelayOutOfRangeNamesTheKeyAndLine() {
-        #expect(throws: ConfigError(file: "x", line: 3, key: "gateway.push_ack_delay_ms",
-                                    message: "expected an integer between 0 and 600000, got 600001")) {
-            try SwitchboardConfiguration.parse("[gateway]\npresence_grace_ms = 1\npush_ack_delay_ms = 600_001\n", fileName: "x")
+        #expect(
+            throws: ConfigError(
+                file: "x", line: 3, key: "gateway.push_ack_delay_ms",
+                message: "expected an integer between 0 and 600000, got 600001")
+        ) {
+            try SwitchboardConfiguration.parse(
+                "[gateway]\npresence_grace_ms = 1\npush_ack_delay_ms = 600_001\n", fileName: "x")
         }
     }
 
@@ -286,8 +299,9 @@ import Testing
     }
 
     @Test func commentsBlankLinesAndWhitespace() throws {
-        let text = "\u{FEFF}# BOM first\n\n\t[ server ]   # header comment\n\n   echo\t=\ttrue#no space\n" +
-            "listen = \"localhost:1\" # \"quoted\" # twice\n\n[ websocket . compression ]\nlevel=0\n"
+        let text =
+            "\u{FEFF}# BOM first\n\n\t[ server ]   # header comment\n\n   echo\t=\ttrue#no space\n"
+            + "listen = \"localhost:1\" # \"quoted\" # twice\n\n[ websocket . compression ]\nlevel=0\n"
         let c = try SwitchboardConfiguration.parse(text, fileName: "x")
         #expect(c.server.echo == true)
         #expect(c.server.listen == ListenAddress(host: "localhost", port: 1))
@@ -305,7 +319,7 @@ import Testing
         (#""a\"b""#, "a\"b"), (#""back\\slash""#, "back\\slash"), (#""l1\nl2""#, "l1\nl2"),
         (#""t\tt""#, "t\tt"), (#""\r\b\f""#, "\r\u{8}\u{C}"), (#""\u00e9\u20AC""#, "é€"),
         (#""\U0001F600""#, "😀"), (#""raw é 😀 tab\t""#, "raw é 😀 tab\t"), (#""""#, ""),
-        ("\"lit\ttab\"", "lit\ttab"),
+        ("\"lit\ttab\"", "lit\ttab")
     ])
     func stringEscapes(literal: String, expected: String) throws {
         let c = try SwitchboardConfiguration.parse("[server]\ntls_cert = \(literal)\n", fileName: "x")
@@ -336,7 +350,8 @@ import Testing
     }
 
     @Test func websocketSectionMayFollowItsSubsection() throws {
-        let c = try SwitchboardConfiguration.parse("[websocket.compression]\nlevel = 1\n[websocket]\nmax_frame_bytes = 300\n", fileName: "x")
+        let c = try SwitchboardConfiguration.parse(
+            "[websocket.compression]\nlevel = 1\n[websocket]\nmax_frame_bytes = 300\n", fileName: "x")
         #expect(c.websocket.compression.level == 1 && c.websocket.maxFrameBytes == 300)
     }
 
@@ -357,12 +372,17 @@ import Testing
 
 @Suite struct GatewayRuleTests {
     @Test func approvalTimeoutMustLieWithinItsBounds() {
-        #expect(throws: ConfigError(file: "g.toml", line: 2, key: "gateway.approval_timeout_ms",
-                                    message: "must lie between gateway.approval_min_timeout_ms and approval_max_timeout_ms (1000...600000)")) {
+        #expect(
+            throws: ConfigError(
+                file: "g.toml", line: 2, key: "gateway.approval_timeout_ms",
+                message: "must lie between gateway.approval_min_timeout_ms and approval_max_timeout_ms (1000...600000)")
+        ) {
             try SwitchboardConfiguration.parse("[gateway]\napproval_timeout_ms = 700_000\n", fileName: "g.toml")
         }
         #expect(throws: ConfigError.self) {
-            try SwitchboardConfiguration.parse("[gateway]\napproval_min_timeout_ms = 5000\napproval_max_timeout_ms = 2000\napproval_timeout_ms = 3000\n", fileName: "g.toml")
+            try SwitchboardConfiguration.parse(
+                "[gateway]\napproval_min_timeout_ms = 5000\napproval_max_timeout_ms = 2000\napproval_timeout_ms = 3000\n",
+                fileName: "g.toml")
         }
     }
 

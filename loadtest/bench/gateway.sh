@@ -5,7 +5,8 @@
 # --json FILE like any run. With PERF_OUT=FILE the server is profiled with `perf record -g` for the whole run; with
 # PERF_STAT=FILE its CPU time, context switches and system calls are counted per thread (`perf stat --per-thread`;
 # PERF_STAT_EVENTS replaces the event list, e.g. with syscalls:sys_enter_pwrite64 to count one system call).
-# EXTRA_TOML (text) is appended to the config, e.g. EXTRA_TOML=$'[websocket.compression]\nthreshold_bytes = 0'.
+# EXTRA_TOML (text) is appended to the config, e.g. EXTRA_TOML=$'[websocket.compression]\nthreshold_bytes = 0';
+# STORAGE_TOML (text) goes into its [storage] section, e.g. STORAGE_TOML='gather_wal_writes = false'.
 # BIN=DIR runs the switchboard and switchboard-load binaries in DIR instead of this checkout's release build (e.g. a
 # copy of an earlier build, to compare two builds in one sitting). PORT (default 19431) is the server's port: give
 # runs that may overlap (another checkout benchmarking on the same machine) their own.
@@ -25,6 +26,7 @@ api_keys = ["$KEY"]
 
 [storage]
 path = "$DIR/gateway.db"
+${STORAGE_TOML:-}
 
 [gateway]
 approval_min_timeout_ms = 100

@@ -11,23 +11,34 @@ final class SQLiteConnection: SQLExecutor {
     let path: String
     private var db: OpaquePointer?
     private var cache: [String: SQLiteStatement] = [:]
-    private var walHook: WALHook?   // kept alive while SQLite may call it
+    private var walHook: WALHook?  // kept alive while SQLite may call it
+
+    /// Whether this connection's WAL writes are gathered (`WALGathering.on`), and if not why.
+    let walGathering: WALGathering
 
     /// Opens (and with `readOnly == false` creates) the database. A file that is not a database is only
     /// detected by the first statement, not here. With `gatherWalWrites` the connection's WAL frames reach the OS as
     /// one `pwrite` per transaction (the `sb-wal` VFS, `CSQLiteWAL`) rather than two per page; a commit that returned
-    /// is in the OS either way.
+    /// is in the OS either way. A SQLite outside the versions the VFS was tested on opens on the default VFS
+    /// (`walGathering` says so).
     init(path: String, readOnly: Bool, busyTimeoutMs: Int, gatherWalWrites: Bool = false) throws(StorageError) {
         self.path = path
         var handle: OpaquePointer?
         let access = readOnly ? SQLITE_OPEN_READONLY : (SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE)
+        var gathering = WALGathering.off
         if gatherWalWrites {
             let rc = csqlite_wal_register()
-            guard rc == SQLITE_OK else {
+            if rc == SQLITE_MISMATCH {
+                gathering = .refused(sqliteVersion: String(cString: sqlite3_libversion()))
+            } else if rc != SQLITE_OK {
                 throw StorageError.sqlite(path: path, db: nil, code: rc, context: "registering the sb-wal VFS")
+            } else {
+                gathering = .on
             }
         }
-        let rc = sqlite3_open_v2(path, &handle, access | SQLITE_OPEN_NOMUTEX, gatherWalWrites ? csqlite_wal_vfs_name() : nil)
+        walGathering = gathering
+        let vfs = gathering == .on ? csqlite_wal_vfs_name() : nil
+        let rc = sqlite3_open_v2(path, &handle, access | SQLITE_OPEN_NOMUTEX, vfs)
         guard rc == SQLITE_OK, let handle else {
             let error = StorageError.sqlite(path: path, db: handle, code: rc, context: "opening the database")
             sqlite3_close_v2(handle)
@@ -59,10 +70,12 @@ final class SQLiteConnection: SQLExecutor {
         guard let db else { return }
         let hook = WALHook(body)
         walHook = hook
-        sqlite3_wal_hook(db, { context, _, _, frames in
-            Unmanaged<WALHook>.fromOpaque(context!).takeUnretainedValue().body(Int(frames))
-            return SQLITE_OK
-        }, Unmanaged.passUnretained(hook).toOpaque())
+        sqlite3_wal_hook(
+            db,
+            { context, _, _, frames in
+                Unmanaged<WALHook>.fromOpaque(context!).takeUnretainedValue().body(Int(frames))
+                return SQLITE_OK
+            }, Unmanaged.passUnretained(hook).toOpaque())
     }
 
     /// Runs a checkpoint of this connection's WAL (`sqlite3_wal_checkpoint_v2`). A checkpoint that could not take
@@ -92,12 +105,35 @@ final class SQLiteConnection: SQLExecutor {
     var gatheredWrites: GatheredWrites {
         var counters = csqlite_wal_counters()
         guard let db, csqlite_wal_counters_read(db, &counters) == SQLITE_OK else { return GatheredWrites() }
-        return GatheredWrites(writes: counters.writes, pwrites: counters.flushes,
-                              checkpointWrites: counters.databaseWrites, checkpointPwrites: counters.databasePwrites)
+        return GatheredWrites(
+            writes: counters.writes, pwrites: counters.flushes,
+            checkpointWrites: counters.databaseWrites, checkpointPwrites: counters.databasePwrites,
+            walBufferBytes: counters.walBufferBytes, databaseBufferBytes: counters.databaseBufferBytes)
+    }
+
+    /// Makes the next write of WAL frames to the OS (`.write`) or the next WAL sync (`.sync`) of this connection fail
+    /// as a failing `pwrite`/`fsync` would (SQLITE_IOERR_WRITE / SQLITE_IOERR_FSYNC). For tests; the WAL must be open.
+    func injectWALFault(_ fault: WALFault) throws(StorageError) {
+        guard let db else { throw StorageError("\(path): connection is closed") }
+        let rc = csqlite_wal_inject_fault(
+            db, fault == .write ? Int32(CSQLITE_WAL_FAULT_WRITE) : Int32(CSQLITE_WAL_FAULT_SYNC))
+        guard rc == SQLITE_OK else {
+            throw StorageError.sqlite(path: path, db: db, code: rc, context: "injecting a WAL fault")
+        }
     }
 
     /// Sub-journals (savepoints' undo copies of pages) the `sb-wal` VFS kept in memory so far, all connections together.
     static var subJournalsInMemory: Int64 { csqlite_wal_subjournals_in_memory() }
+
+    /// Whether the `sb-wal` VFS registers on SQLite `version` (as `sqlite3_libversion_number()`): the versions it was
+    /// tested on (wal_vfs.c, `SB_SQLITE_MIN_VERSION`).
+    static func isTestedSQLiteVersion(_ version: Int32) -> Bool { csqlite_wal_version_supported(version) != 0 }
+
+    /// The linked SQLite's version, as `sqlite3_libversion_number()` (3.40.1 is 3040001).
+    static var sqliteVersionNumber: Int32 { sqlite3_libversion_number() }
+
+    /// Sub-journals that outgrew the VFS's in-memory limit and moved to a temporary file, all connections together.
+    static var subJournalsSpilled: Int64 { csqlite_wal_subjournals_spilled() }
 
     /// Rows changed by the last INSERT/UPDATE/DELETE.
     var changes: Int { db.map { Int(sqlite3_changes64($0)) } ?? 0 }
@@ -124,8 +160,10 @@ final class SQLiteConnection: SQLExecutor {
     }
 
     /// Runs a cached query and maps every row.
-    func query<Row>(_ sql: String, bind: (inout SQLiteStatement) -> Void = { _ in },
-                    row: (SQLiteStatement) throws(StorageError) -> Row) throws(StorageError) -> [Row] {
+    func query<Row>(
+        _ sql: String, bind: (inout SQLiteStatement) -> Void = { _ in },
+        row: (SQLiteStatement) throws(StorageError) -> Row
+    ) throws(StorageError) -> [Row] {
         var statement = try prepared(sql)
         defer { statement.reset() }
         bind(&statement)
@@ -135,8 +173,10 @@ final class SQLiteConnection: SQLExecutor {
     }
 
     /// The first row of a cached query, if any.
-    func queryFirst<Row>(_ sql: String, bind: (inout SQLiteStatement) -> Void = { _ in },
-                         row: (SQLiteStatement) throws(StorageError) -> Row) throws(StorageError) -> Row? {
+    func queryFirst<Row>(
+        _ sql: String, bind: (inout SQLiteStatement) -> Void = { _ in },
+        row: (SQLiteStatement) throws(StorageError) -> Row
+    ) throws(StorageError) -> Row? {
         var statement = try prepared(sql)
         defer { statement.reset() }
         bind(&statement)
@@ -155,7 +195,7 @@ final class SQLiteConnection: SQLExecutor {
         do {
             try run(template, bind: bind)
             return true
-        } catch where error.sqliteCode == Self.primaryKeyViolation || error.sqliteCode == Self.uniqueViolation {
+        } catch  where error.sqliteCode == Self.primaryKeyViolation || error.sqliteCode == Self.uniqueViolation {
             return false
         }
     }
@@ -216,4 +256,15 @@ struct GatheredWrites: Sendable {
     var pwrites: Int64 = 0
     var checkpointWrites: Int64 = 0
     var checkpointPwrites: Int64 = 0
+    /// What the WAL file's and the database file's gather buffers hold now (freed after a checkpoint).
+    var walBufferBytes: Int64 = 0
+    var databaseBufferBytes: Int64 = 0
+}
+
+/// A failure `SQLiteConnection.injectWALFault` stands in for.
+enum WALFault {
+    /// A `pwrite` of WAL frames fails.
+    case write
+    /// An `fsync` of the WAL fails.
+    case sync
 }

@@ -22,17 +22,21 @@ public final class SQLiteGatewayStore: RelationalGatewayStore, @unchecked Sendab
     var storeName: String { path }
     let writer: GroupCommitWriter<SQLiteWriteBackend>
     let checkpointer: WALCheckpointer
+    /// Whether the write connection gathers its WAL writes, and if not why (a refusal is worth a warning at startup).
+    public let walGathering: WALGathering
     private let readLock = ConditionLock()
     private let idCounters = Mutex<[IdSequence: Int64]>([:])
-    private var readConnection: SQLiteConnection?   // guarded by readLock; nil once closed
+    private var readConnection: SQLiteConnection?  // guarded by readLock; nil once closed
 
     /// Opens or creates the database, switches it to WAL, runs pending schema migrations and starts the writer and
     /// checkpoint threads. Throws a `StorageError` naming the path when the file cannot be opened, is not a SQLite database,
     /// or has a schema newer than this build.
     public init(options: SQLiteStoreOptions) throws(StorageError) {
         path = options.path
-        let writeConnection = try SQLiteConnection(path: options.path, readOnly: false, busyTimeoutMs: options.busyTimeoutMs,
-                                                   gatherWalWrites: options.gatherWalWrites)
+        let writeConnection = try SQLiteConnection(
+            path: options.path, readOnly: false, busyTimeoutMs: options.busyTimeoutMs,
+            gatherWalWrites: options.gatherWalWrites)
+        walGathering = writeConnection.walGathering
         do throws(StorageError) {
             let mode = try writeConnection.queryFirst("PRAGMA journal_mode = WAL") { $0.string(0) }
             guard mode?.lowercased() == "wal" else {
@@ -41,13 +45,16 @@ public final class SQLiteGatewayStore: RelationalGatewayStore, @unchecked Sendab
             let synchronous = options.synchronous == .full ? "FULL" : "NORMAL"
             try writeConnection.execute("PRAGMA synchronous = \(synchronous)")
             try writeConnection.execute("PRAGMA cache_size = -\(max(1, options.writerCacheKiB))")
-            try writeConnection.execute("PRAGMA wal_autocheckpoint = \(max(1, options.walCheckpointPages))")   // migrations
+            // Migrations checkpoint by themselves; the checkpointer takes over below.
+            try writeConnection.execute("PRAGMA wal_autocheckpoint = \(max(1, options.walCheckpointPages))")
             try writeConnection.execute("PRAGMA journal_size_limit = \(max(1, options.walResetPages) * 4096)")
             try SchemaMigrations.migrate(writeConnection)
             // One process serves a SQLite file: claims on push jobs are this file's previous process's, which is gone
             // (a crash mid-send). Its jobs are due again at once rather than when their leases run out.
-            try writeConnection.execute("UPDATE push_jobs SET claimed_by = NULL, lease_until = NULL WHERE lease_until IS NOT NULL")
-            readConnection = try SQLiteConnection(path: options.path, readOnly: true, busyTimeoutMs: options.busyTimeoutMs)
+            try writeConnection.execute(
+                "UPDATE push_jobs SET claimed_by = NULL, lease_until = NULL WHERE lease_until IS NOT NULL")
+            readConnection = try SQLiteConnection(
+                path: options.path, readOnly: true, busyTimeoutMs: options.busyTimeoutMs)
             checkpointer = try WALCheckpointer(options: options)
             // From here on the write connection never checkpoints: its commits only tell the checkpointer the WAL's length.
             try writeConnection.execute("PRAGMA wal_autocheckpoint = 0")
@@ -57,8 +64,9 @@ public final class SQLiteGatewayStore: RelationalGatewayStore, @unchecked Sendab
             throw error
         }
         writeConnection.onWALCommit { [checkpointer] frames in checkpointer.walCommitted(frames: frames) }
-        writer = GroupCommitWriter(connection: SQLiteWriteBackend(connection: writeConnection, checkpointer: checkpointer),
-                                   maxBatchWrites: options.maxBatchWrites)
+        writer = GroupCommitWriter(
+            connection: SQLiteWriteBackend(connection: writeConnection, checkpointer: checkpointer),
+            maxBatchWrites: options.maxBatchWrites)
         do {
             try checkpointer.start()
             try writer.start()
@@ -76,7 +84,7 @@ public final class SQLiteGatewayStore: RelationalGatewayStore, @unchecked Sendab
     /// thread, then the checkpoint thread, and closes the connections. Idempotent. Do not call it from a write completion if you need it to
     /// wait: on the writer thread it only requests the stop.
     public func close() {
-        writer.stop()   // first: a writer held for a WAL reset is let go by the checkpointer
+        writer.stop()  // first: a writer held for a WAL reset is let go by the checkpointer
         checkpointer.stop()
         readLock.withLock {
             readConnection?.close()
@@ -87,10 +95,21 @@ public final class SQLiteGatewayStore: RelationalGatewayStore, @unchecked Sendab
     /// The write connection's writes as SQLite made them and the `pwrite`s they became
     /// (`SQLiteConnection.gatheredWrites`); waits for every write queued before it.
     func walWrites() throws(StorageError) -> GatheredWrites {
-        guard let counts = try writer.runAlone({ backend throws(StorageError) in backend.connection.gatheredWrites }) else {
+        guard let counts = try writer.runAlone({ backend throws(StorageError) in backend.connection.gatheredWrites })
+        else {
             throw StorageError("\(path): store is closed")
         }
         return counts
+    }
+
+    /// Arms `fault` on the write connection's WAL (`SQLiteConnection.injectWALFault`), after every write queued
+    /// before it: the next commit meets it. For tests.
+    func injectWALFault(_ fault: WALFault) throws(StorageError) {
+        guard
+            try writer.runAlone({ backend throws(StorageError) in try backend.connection.injectWALFault(fault) }) != nil
+        else {
+            throw StorageError("\(path): store is closed")
+        }
     }
 
     // MARK: GatewayStore
@@ -125,7 +144,11 @@ public final class SQLiteGatewayStore: RelationalGatewayStore, @unchecked Sendab
     /// Several keys under one hold of the read connection, in one read transaction (one WAL read lock, not one per key).
     public func idempotentResponses(_ keys: [IdempotencyKey]) throws -> [IdempotencyRecord?] {
         try read { reader throws(StorageError) in
-            guard keys.count > 1 else { return try keys.map { key throws(StorageError) in try reader.idempotentResponse(scope: key.scope, key: key.key) } }
+            guard keys.count > 1 else {
+                return try keys.map { key throws(StorageError) in
+                    try reader.idempotentResponse(scope: key.scope, key: key.key)
+                }
+            }
             try reader.db.run("BEGIN")
             defer { try? reader.db.run("COMMIT") }
             var records: [IdempotencyRecord?] = []
@@ -167,7 +190,7 @@ struct SQLiteWriteBackend: RelationalWriteBackend {
     /// IMMEDIATE takes the write lock at once, so a second process waits here rather than failing at COMMIT. Once it
     /// holds the lock, a moved `data_version` (another connection committed since) makes the log heads start over.
     func begin() throws(StorageError) {
-        logHeads.transactionDropped()   // whatever a transaction that ended without `commit` or `rollBack` left
+        logHeads.transactionDropped()  // whatever a transaction that ended without `commit` or `rollBack` left
         try connection.run("BEGIN IMMEDIATE")
         let version = try connection.queryFirst("PRAGMA data_version") { $0.int64(0) } ?? 0
         if version != dataVersion.value {
@@ -202,7 +225,9 @@ struct SQLiteWriteBackend: RelationalWriteBackend {
         try connection.run("RELEASE batch")
     }
     func run(_ sql: String) throws(StorageError) { try connection.run(sql) }
-    func apply(_ write: StoreWrite, receipt: inout StoreReceipt) throws(StorageError) { try applier.apply(write, receipt: &receipt) }
+    func apply(_ write: StoreWrite, receipt: inout StoreReceipt) throws(StorageError) {
+        try applier.apply(write, receipt: &receipt)
+    }
     func pruneEvents(before: Int64, keepLatest: Int) throws(StorageError) -> Int {
         try applier.pruneEvents(before: before, keepLatest: keepLatest)
     }

@@ -33,11 +33,23 @@ public struct SQLiteStoreOptions: Sendable {
     public var walResetPages = 8000
     /// Whether the write connection gathers a transaction's WAL frames into one `pwrite` (the `sb-wal` VFS) instead of
     /// SQLite's two per page (frame header, page). Durability is the same: the frames reach the OS inside the commit,
-    /// before readers can see it. Off only to measure the difference.
+    /// before readers can see it. Off to measure the difference, or to rule the VFS out (`storage.gather_wal_writes`).
+    /// On a SQLite outside the versions the VFS was tested on it stays off whatever this says
+    /// (`SQLiteGatewayStore.walGathering`).
     public var gatherWalWrites = true
 
     /// Options with the defaults above for the database at `path`.
     public init(path: String) {
         self.path = path
     }
+}
+
+/// Whether the store's write connection gathers its WAL writes (`SQLiteStoreOptions.gatherWalWrites`).
+public enum WALGathering: Sendable, Equatable {
+    /// Through the `sb-wal` VFS.
+    case on
+    /// Turned off in the options: the default VFS.
+    case off
+    /// Asked for, but the linked SQLite is outside the versions the VFS was tested on: the default VFS.
+    case refused(sqliteVersion: String)
 }

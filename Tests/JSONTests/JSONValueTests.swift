@@ -1,4 +1,4 @@
-import Auth
+import JSON
 import Foundation
 import Testing
 
@@ -8,11 +8,14 @@ import Testing
     }
 
     @Test func parsesEveryKindOfValue() throws {
-        let value = try parse(#" {"s":"x\"\\\/\n\u00e9\ud83d\ude00","i":-42,"d":1.5,"t":true,"f":false,"n":null,"a":[1,[]],"o":{}} "#)
-        #expect(value == .object([
-            "s": .string("x\"\\/\né😀"), "i": .int(-42), "d": .number(1.5), "t": .bool(true),
-            "f": .bool(false), "n": .null, "a": .array([.int(1), .array([])]), "o": .object([:]),
-        ]))
+        let value = try parse(
+            #" {"s":"x\"\\\/\n\u00e9\ud83d\ude00","i":-42,"d":1.5,"t":true,"f":false,"n":null,"a":[1,[]],"o":{}} "#)
+        #expect(
+            value
+                == .object([
+                    "s": .string("x\"\\/\né😀"), "i": .int(-42), "d": .number(1.5), "t": .bool(true),
+                    "f": .bool(false), "n": .null, "a": .array([.int(1), .array([])]), "o": .object([:])
+                ]))
     }
 
     @Test func integralNumbersThatFitAreInts() throws {
@@ -33,7 +36,7 @@ import Testing
         #"{"a":1,"a":2}"#, #"{"a":1,}"#, "[1,]", "01", "1.", ".5", "-", "+1", "1e", "NaN", "Infinity",
         "1e400", "tru", "nul", #"{'a':1}"#, #"{"a" 1}"#, #"{"a":1} x"#, "[1] [2]", "", "   ",
         #""\ud800""#, #""\udc00x""#, #""\x""#, #""\u12g4""#, "\"a\u{01}b\"", #""abc"#, "{", "[",
-        "[1 2]", #"{"a":1 "b":2}"#, #"{1:2}"#,
+        "[1 2]", #"{"a":1 "b":2}"#, #"{1:2}"#
     ])
     func rejectsInvalidJSON(text: String) {
         #expect(throws: JSONParseError.self) { try parse(text) }
@@ -45,7 +48,9 @@ import Testing
         #expect(throws: JSONParseError.self) { try JSONValue.parse([0x22, 0xC3, 0x28, 0x5C, 0x6E, 0x22]) }
         #expect(throws: JSONParseError.self) { try JSONValue.parse([0x22, 0x5C, 0x6E, 0xC3, 0x28, 0x22]) }
         #expect(try JSONValue.parse([0x22, 0xC3, 0xA9, 0x5C, 0x6E, 0xC3, 0xA9, 0x22]) == .string("é\né"))
-        #expect(throws: JSONParseError.self) { try parse(String(repeating: "[", count: 33) + String(repeating: "]", count: 33)) }
+        #expect(throws: JSONParseError.self) {
+            try parse(String(repeating: "[", count: 33) + String(repeating: "]", count: 33))
+        }
         #expect((try? parse(String(repeating: "[", count: 32) + String(repeating: "]", count: 32))) != nil)
     }
 
@@ -59,14 +64,16 @@ import Testing
         let value = JSONValue.object([
             "b": .array([.int(1), .number(0.5), .bool(false), .null]),
             "a": .string("q\"\\/\n\u{01}é"),
-            "c": .number(2.0),
+            "c": .number(2.0)
         ])
         let text = String(decoding: try value.serialized(), as: UTF8.self)
         #expect(text == #"{"a":"q\"\\/\n\u0001é","b":[1,0.5,false,null],"c":2}"#)
-        #expect(try JSONValue.parse(try value.serialized()) == .object([
-            "b": .array([.int(1), .number(0.5), .bool(false), .null]),
-            "a": .string("q\"\\/\n\u{01}é"), "c": .int(2),
-        ]))
+        #expect(
+            try JSONValue.parse(try value.serialized())
+                == .object([
+                    "b": .array([.int(1), .number(0.5), .bool(false), .null]),
+                    "a": .string("q\"\\/\n\u{01}é"), "c": .int(2)
+                ]))
         #expect(throws: JSONParseError.self) { try JSONValue.number(.nan).serialized() }
         #expect(throws: JSONParseError.self) { try JSONValue.array([.number(.infinity)]).serialized() }
     }

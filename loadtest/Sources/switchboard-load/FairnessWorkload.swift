@@ -5,8 +5,8 @@ import Foundation
 /// moment a reply arrives: as fast as the gateway answers); the last connection is the steady user's one device,
 /// sending `history` at `steadyRate`. Both users are contacts, so every `history` is a real read of their
 /// conversation. Metrics: the steady user's command→reply (`fair_reply`), and counts of replies and `overloaded`
-/// refusals for each user. The gateway's per-socket and per-user shares of the command pool are what keep the
-/// second user's replies fast (docs/LIMITS.md). Loop-confined.
+/// refusals for each user. The gateway's per-socket and per-user shares of the command pool keep the second user
+/// served, and its store reads taking turns per user keep them fast (docs/LIMITS.md). Loop-confined.
 final class FairnessWorkload: GatewayWorkload, GatewayDeviceHandler {
     struct Options: Sendable {
         /// `history` commands each flooding socket keeps in flight.

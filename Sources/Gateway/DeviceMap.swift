@@ -5,7 +5,7 @@
 ///
 /// Stored per user, with a user's only device inline (`UserDevices.one`): most users hold one, and a table keyed by
 /// (user, device) beside a per-user index of device ids held both ids twice and a `Set` per user — ≈ 90 bytes more per
-/// connected device (docs/BENCHMARKS.md part 17).
+/// connected device.
 struct DeviceMap {
     /// A user's devices held; never empty (a user without devices has no entry).
     private enum UserDevices {
@@ -49,7 +49,7 @@ struct DeviceMap {
                 byUser[key.userId] = .more([only.id: only, key.deviceId: newValue])
                 count += 1
             case .more(var records):
-                byUser[key.userId] = nil   // so `records` is the only reference and grows in place
+                byUser[key.userId] = nil  // so `records` is the only reference and grows in place
                 if records.updateValue(newValue, forKey: key.deviceId) == nil { count += 1 }
                 byUser[key.userId] = .more(records)
             }

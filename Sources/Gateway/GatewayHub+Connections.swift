@@ -23,6 +23,10 @@ extension GatewayHub {
     }
 
     private func connectLoaded(_ client: GatewayClient, resumeAfter: Int64?) {
+        // A revoked device's token (a deleted user's) is refused before anything is created for it.
+        if let revoked = revocation(refusing: client.userId, deviceId: client.deviceId, issuedAt: client.issuedAt) {
+            return client.close(code: revoked.closeCode, reason: revoked.closeReason)
+        }
         ensureUserAndDevice(userId: client.userId, deviceId: client.deviceId, clientType: client.clientType)
         let state = ClientState(client: client)
         let latest = latestOffsets[client.userId] ?? 0

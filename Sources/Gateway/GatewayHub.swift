@@ -44,6 +44,9 @@ public final class GatewayHub: @unchecked Sendable {
     let ids: IdDesk
     var pushTokens = PushTokenIndex()
     var notificationSettings: [String: NotificationSettings] = [:]
+    /// Loaded users' revoked devices (and the whole user once deleted), checked when a device connects or calls
+    /// `/v1/users/me/…` (GatewayHub+Lifecycle).
+    var revocations: [String: [RevocationRecord]] = [:]
     /// Each watcher's coalesced background presence pushes (GatewayHub+Push).
     let presencePushes: PresencePushes
     /// Called on the hub thread after a commit that put jobs in the push outbox (the sender wakes up).
@@ -78,7 +81,9 @@ public final class GatewayHub: @unchecked Sendable {
         set { cluster.attach(newValue) }
     }
 
-    public init(store: GatewayStore, scheduler: GatewayScheduler, clock: GatewayClock, settings: GatewaySettings = .init()) {
+    public init(
+        store: GatewayStore, scheduler: GatewayScheduler, clock: GatewayClock, settings: GatewaySettings = .init()
+    ) {
         self.store = store
         self.scheduler = scheduler
         self.clock = clock
@@ -129,9 +134,11 @@ public final class GatewayHub: @unchecked Sendable {
     ///
     /// The users the events go to are loaded first (their devices and push tokens are needed), when they are not.
     /// `after`: writes that follow the events in the batch (`claimIdempotentOffset` names the offset of an append before it).
-    func commit(_ writes: [StoreWrite], events: [PendingEvent] = [], after: [StoreWrite] = [],
-                onConflict: ((StoreConflict) -> Void)? = nil,
-                completion: @escaping (Result<[StoredEvent], GatewayError>) -> Void) {
+    func commit(
+        _ writes: [StoreWrite], events: [PendingEvent] = [], after: [StoreWrite] = [],
+        onConflict: ((StoreConflict) -> Void)? = nil,
+        completion: @escaping (Result<[StoredEvent], GatewayError>) -> Void
+    ) {
         guard events.allSatisfy({ cache.isLoaded($0.userId) }) else {
             return withUsers(events.map(\.userId), failed: { completion(.failure($0)) }) { [self] in
                 commitLoaded(writes, events: events, after: after, onConflict: onConflict, completion: completion)
@@ -140,16 +147,19 @@ public final class GatewayHub: @unchecked Sendable {
         commitLoaded(writes, events: events, after: after, onConflict: onConflict, completion: completion)
     }
 
-    private func commitLoaded(_ writes: [StoreWrite], events: [PendingEvent], after: [StoreWrite],
-                              onConflict: ((StoreConflict) -> Void)?,
-                              completion: @escaping (Result<[StoredEvent], GatewayError>) -> Void) {
+    private func commitLoaded(
+        _ writes: [StoreWrite], events: [PendingEvent], after: [StoreWrite],
+        onConflict: ((StoreConflict) -> Void)?,
+        completion: @escaping (Result<[StoredEvent], GatewayError>) -> Void
+    ) {
         let now = clock.now()
         var storedEvents: [StoredEvent] = []
         var offsets: [PendingOffset] = []
         var batch = writes
         for event in events {
             // Offset 0 until the store's receipt names the one it took.
-            let record = StoredEvent(userId: event.userId, offset: 0, type: event.type.rawValue, payload: event.data, createdAt: now)
+            let record = StoredEvent(
+                userId: event.userId, offset: 0, type: event.type.rawValue, payload: event.data, createdAt: now)
             let offset = PendingOffset()
             storedEvents.append(record)
             offsets.append(offset)
@@ -180,7 +190,9 @@ public final class GatewayHub: @unchecked Sendable {
             for (i, offset) in zip(storedEvents.indices, receipt.offsets) {
                 storedEvents[i].offset = offset
                 offsets[i].value = offset
-                if offset > latestOffsets[storedEvents[i].userId] ?? 0 { latestOffsets[storedEvents[i].userId] = offset }
+                if offset > latestOffsets[storedEvents[i].userId] ?? 0 {
+                    latestOffsets[storedEvents[i].userId] = offset
+                }
             }
             metrics.eventsCommitted.add(storedEvents.count, ordering: .relaxed)
             for event in storedEvents { deliver(event, committedAt: committedAt) }
@@ -243,10 +255,12 @@ public final class GatewayHub: @unchecked Sendable {
     /// missing ones are read from the store, so each device still gets its log in order.
     func deliver(_ event: StoredEvent, committedAt: Int? = nil) {
         guard let userClients = clients[event.userId] else { return }
-        let frame = ServerFrames.event(type: event.type, offset: event.offset, timestamp: event.createdAt, data: event.payload)
+        let frame = ServerFrames.event(
+            type: event.type, offset: event.offset, timestamp: event.createdAt, data: event.payload)
         let checkGaps = cluster.bus != nil
         var gap = false
-        for (_, state) in userClients where !state.deliver(offset: event.offset, frame: frame, committedAt: committedAt, checkGaps: checkGaps) {
+        for (_, state) in userClients
+        where !state.deliver(offset: event.offset, frame: frame, committedAt: committedAt, checkGaps: checkGaps) {
             gap = true
         }
         if gap { catchUp(event.userId) }

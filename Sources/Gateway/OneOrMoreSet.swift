@@ -1,7 +1,7 @@
 /// A non-empty set that holds a single element inline and allocates a `Set` only from the second on.
 ///
 /// `DeviceMap`'s index from a device id to the users having it maps nearly every id to exactly one user, and a
-/// one-element `Set` is a heap allocation of ≈ 100 bytes per connected device (docs/BENCHMARKS.md part 17). Empty is
+/// one-element `Set` is a heap allocation of ≈ 100 bytes per connected device. Empty is
 /// not a state: an index drops the key instead (`removing` returns nil).
 enum OneOrMoreSet<Element: Hashable>: Sequence {
     case one(Element)
@@ -16,7 +16,7 @@ enum OneOrMoreSet<Element: Hashable>: Sequence {
             guard first != element else { return }
             self = .more([first, element])
         case .more(var set):
-            self = .one(element)   // drops this enum's reference to `set`, so the insert below does not copy it
+            self = .one(element)  // drops this enum's reference to `set`, so the insert below does not copy it
             set.insert(element)
             self = .more(set)
         }
@@ -52,7 +52,9 @@ enum OneOrMoreSet<Element: Hashable>: Sequence {
         switch self {
         case .one(let only):
             var done = false
-            return AnyIterator { if done { return nil }; done = true; return only }
+            return AnyIterator {
+                if done { return nil }; done = true; return only
+            }
         case .more(let set):
             var iterator = set.makeIterator()
             return AnyIterator { iterator.next() }

@@ -29,8 +29,7 @@ public struct SQLiteStoreOptions: Sendable {
     /// The WAL's length (pages) past which the checkpointer starts it over: it holds the writer between two
     /// transactions for one last checkpoint of the frames committed since the previous one (`WALCheckpointer`).
     /// The WAL file is cut back to this size when it starts over (`journal_size_limit`). Kept short on purpose: a WAL
-    /// that grows into new blocks makes commits wait on the file system while a checkpoint syncs (docs/BENCHMARKS.md
-    /// part 12); one that starts over writes into blocks it already has.
+    /// that grows into new blocks makes commits wait on the file system while a checkpoint syncs; one that starts over writes into blocks it already has.
     public var walResetPages = 8000
     /// Whether the write connection gathers a transaction's WAL frames into one `pwrite` (the `sb-wal` VFS) instead of
     /// SQLite's two per page (frame header, page). Durability is the same: the frames reach the OS inside the commit,

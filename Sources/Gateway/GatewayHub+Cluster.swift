@@ -7,7 +7,7 @@ import GatewayProtocol
 extension GatewayHub {
     func startCluster() {
         guard let bus = cluster.bus else { return }
-        scheduleClusterRecheck()       // until the bus says it works
+        scheduleClusterRecheck()  // until the bus says it works
         scheduleClusterPresenceRefresh()
         bus.start { [self] signal in scheduler.execute { [self] in clusterSignal(signal) } }
     }
@@ -35,8 +35,10 @@ extension GatewayHub {
             // loaded here has nobody here to tell that this node knows of, and is not read for it — unless work for
             // the user waits for its read (an earlier notice's count, say): the 0 then queues behind it, in order,
             // rather than being dropped while that count lands after it and is believed for a TTL.
-            guard connected > 0 || cache.isLoaded(userId) || cluster.hasRemotePresence(userId)
-                    || cache.reading[userId] != nil || cache.waitingCount[userId] != nil else { return }
+            guard
+                connected > 0 || cache.isLoaded(userId) || cluster.hasRemotePresence(userId)
+                    || cache.reading[userId] != nil || cache.waitingCount[userId] != nil
+            else { return }
             withUsers([userId], failed: { _ in }) { [self] in
                 clusterPresence(userId: userId, node: node, connected: connected, away: away)
             }
@@ -50,8 +52,8 @@ extension GatewayHub {
         case .restored:
             cluster.markRestored()
             metrics.clusterBusUp.store(1, ordering: .relaxed)
-            for userId in clients.keys { catchUp(userId) }   // whatever was announced while the bus was down
-            reloadAllUsers()                                  // and whatever changed meanwhile
+            for userId in clients.keys { catchUp(userId) }  // whatever was announced while the bus was down
+            reloadAllUsers()  // and whatever changed meanwhile
         }
     }
 
@@ -68,10 +70,11 @@ extension GatewayHub {
     /// runs, it runs once more after it.
     func catchUp(_ userId: String) {
         guard let states = clients[userId], let from = states.values.map(\.lastSentOffset).min(),
-              cluster.beginCatchUp(userId) else { return }
+            cluster.beginCatchUp(userId)
+        else { return }
         for state in states.values where !state.resuming { state.fetching = true }
         let (store, limit) = (self.store, settings.maxReplayEvents)
-        scheduler.runBlocking { [self] in
+        scheduler.runBlocking(in: .user(userId)) { [self] in
             let read = Result { try store.events(userId: userId, after: from, limit: limit) }
             scheduler.execute { [self] in finishCatchUp(userId, from: from, read: read, limit: limit) }
         }
@@ -92,7 +95,7 @@ extension GatewayHub {
         let complete = max(from, events.last?.offset ?? from)
         for state in clients[userId]?.values ?? [:].values {
             if state.resuming {
-                state.buffered += frames     // merged in order when its own replay is read
+                state.buffered += frames  // merged in order when its own replay is read
             } else {
                 state.fetching = false
                 if !state.sendInOrder(frames, complete: complete) { again = true }

@@ -123,7 +123,7 @@ extension GatewayHub {
         let limit = settings.replayChunkEvents
         let store = self.store
         let from = min(after, latest)  // ahead of the log: what is committed meanwhile comes from `latest` on
-        scheduler.runBlocking { [self] in
+        scheduler.runBlocking(in: .user(userId)) { [self] in
             let read = Result {
                 (try store.events(userId: userId, after: from, limit: limit), try store.oldestOffset(userId: userId))
             }
@@ -215,7 +215,7 @@ extension GatewayHub {
         let userId = client.userId
         let limit = settings.replayChunkEvents
         let store = self.store
-        scheduler.runBlocking { [self] in
+        scheduler.runBlocking(in: .user(userId)) { [self] in
             let read = Result { try store.events(userId: userId, after: cursor.after, limit: limit) }
             scheduler.execute { [self] in finishReplayPart(state, cursor: cursor, limit: limit, read: read) }
         }

@@ -17,8 +17,24 @@ public protocol GatewayScheduler: AnyObject, Sendable {
     func schedule(at deadline: Int64, _ callback: @escaping () -> Void) -> GatewayTimer
     /// Runs `task` on the hub thread (from any thread).
     func execute(_ task: @escaping @Sendable () -> Void)
-    /// Runs blocking work (store reads) off the hub thread.
+    /// Runs blocking work (store reads) off the hub thread, in the shared lane (work of the node, not of one user).
     func runBlocking(_ work: @escaping @Sendable () -> Void)
+    /// Runs blocking work off the hub thread in `lane`: lanes take turns, so one user's many reads do not hold back
+    /// another's; within a lane the work runs in the order it was given.
+    func runBlocking(in lane: StoreReadLane, _ work: @escaping @Sendable () -> Void)
+}
+
+extension GatewayScheduler {
+    /// A scheduler with one queue for all blocking work (tests) keeps one order for every lane.
+    public func runBlocking(in lane: StoreReadLane, _ work: @escaping @Sendable () -> Void) { runBlocking(work) }
+}
+
+/// Whose turn a blocking store read waits for (`GatewayScheduler.runBlocking(in:_:)`).
+public enum StoreReadLane: Hashable, Sendable {
+    /// Work of the node: sweeps, the push outbox, batched look-ups of several users.
+    case shared
+    /// A read one user's command or socket asked for.
+    case user(String)
 }
 
 /// A connected, authenticated device. `send` and `close` may be called from the hub thread and must hand the

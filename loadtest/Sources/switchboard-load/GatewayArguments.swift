@@ -12,8 +12,9 @@ struct ApprovalsArguments: ParsableArguments {
     var maxAnswerDelayMs = 20
 
     var workload: ApprovalsWorkload.Options {
-        .init(requestRate: requestRate, timeoutFraction: timeoutFraction, timeoutSeconds: approvalTimeout,
-              maxAnswerDelayMs: maxAnswerDelayMs)
+        .init(
+            requestRate: requestRate, timeoutFraction: timeoutFraction, timeoutSeconds: approvalTimeout,
+            maxAnswerDelayMs: maxAnswerDelayMs)
     }
 
     func validate() throws {
@@ -34,6 +35,8 @@ struct FairnessArguments: ParsableArguments {
     var steadyRate = 50.0
     @Option(help: "Fail the run when the second user's reply p99 is above this many ms (0: report only).")
     var requireP99Ms = 0.0
+    @Flag(help: "Fail the run when any of the second user's commands is refused overloaded or it gets no reply at all.")
+    var requireServed = false
 
     func validate() throws {
         guard floodDepth >= 1 else { throw ValidationError("--flood-depth must be at least 1") }
@@ -56,7 +59,10 @@ struct HandoffArguments: ParsableArguments {
 struct MessagesArguments: ParsableArguments {
     @Option(help: "send_message commands per second, in total.")
     var messageRate = 200.0
-    @Option(help: "Fraction of pairs (0 … 0.9) whose recipient stays offline; verified by a resume with ?offset=0 afterwards.")
+    @Option(
+        help:
+            "Fraction of pairs (0 … 0.9) whose recipient stays offline; verified by a resume with ?offset=0 afterwards."
+    )
     var offlineFraction = 0.2
 
     var workload: MessagesWorkload.Options { .init(messageRate: messageRate, offlineFraction: offlineFraction) }
@@ -71,16 +77,22 @@ struct MessagesArguments: ParsableArguments {
 struct PresenceArguments: ParsableArguments {
     @Option(help: "Subject connects per second, in total (a subject still in a cycle is skipped).")
     var churnRate = 20.0
-    @Option(help: "The server's gateway.presence_grace_ms (default 5000); offline is expected that long after a disconnect.")
+    @Option(
+        help: "The server's gateway.presence_grace_ms (default 5000); offline is expected that long after a disconnect."
+    )
     var presenceGraceMs = 5000
     @Option(help: "A subject stays connected a random 0 … this many ms once online.")
     var maxOnlineMs = 200
 
-    var workload: PresenceWorkload.Options { .init(churnRate: churnRate, graceMs: presenceGraceMs, maxOnlineMs: maxOnlineMs) }
+    var workload: PresenceWorkload.Options {
+        .init(churnRate: churnRate, graceMs: presenceGraceMs, maxOnlineMs: maxOnlineMs)
+    }
 
     func validate() throws {
         guard churnRate > 0 else { throw ValidationError("--churn-rate must be above 0") }
-        guard (0...600_000).contains(presenceGraceMs) else { throw ValidationError("--presence-grace-ms must be 0 … 600000") }
+        guard (0...600_000).contains(presenceGraceMs) else {
+            throw ValidationError("--presence-grace-ms must be 0 … 600000")
+        }
         guard (0...60_000).contains(maxOnlineMs) else { throw ValidationError("--max-online-ms must be 0 … 60000") }
     }
 }

@@ -26,15 +26,19 @@ struct ApprovalsCommand: ParsableCommand {
     @OptionGroup var approvals: ApprovalsArguments
 
     func validate() throws {
-        guard options.connections % 2 == 0 else { throw ValidationError("--connections must be even (2 devices per user)") }
+        guard options.connections % 2 == 0 else {
+            throw ValidationError("--connections must be even (2 devices per user)")
+        }
     }
 
     func run() throws {
         try GatewayRun.execute(
             "approvals", options: options, gateway: gateway,
             components: [GatewayComponent(kind: .approvals(approvals.workload), connections: options.connections)],
-            parameters: ["request_rate": "\(approvals.requestRate)", "timeout_fraction": "\(approvals.timeoutFraction)",
-                         "approval_timeout_s": "\(approvals.approvalTimeout)"],
+            parameters: [
+                "request_rate": "\(approvals.requestRate)", "timeout_fraction": "\(approvals.timeoutFraction)",
+                "approval_timeout_s": "\(approvals.approvalTimeout)"
+            ],
             minimumDrain: approvals.approvalTimeout + 3)
     }
 }
@@ -55,13 +59,18 @@ struct HandoffCommand: ParsableCommand {
     @OptionGroup var handoff: HandoffArguments
 
     func validate() throws {
-        guard options.connections % 2 == 0 else { throw ValidationError("--connections must be even (2 devices per user)") }
+        guard options.connections % 2 == 0 else {
+            throw ValidationError("--connections must be even (2 devices per user)")
+        }
     }
 
     func run() throws {
         try GatewayRun.execute(
             "handoff", options: options, gateway: gateway,
-            components: [GatewayComponent(kind: .handoff(.init(attachRate: handoff.attachRate)), connections: options.connections)],
+            components: [
+                GatewayComponent(
+                    kind: .handoff(.init(attachRate: handoff.attachRate)), connections: options.connections)
+            ],
             parameters: ["attach_rate": "\(handoff.attachRate)"], minimumDrain: 0)
     }
 }
@@ -126,7 +135,8 @@ struct FairnessCommand: ParsableCommand {
             --connections − 1 sockets are devices of one user, each keeping --flood-depth history commands in \
             flight (a new one on every reply); the last socket is a second user sending history at --steady-rate. \
             Metric: the second user's command→reply (fair_reply), and both users' replies and overloaded refusals. \
-            Prints a verdict against a p99 of 50 ms; with --require-p99-ms the run fails above that bound. \
+            Prints a verdict against a p99 of 50 ms; with --require-p99-ms the run fails above that bound, with \
+            --require-served when the second user is refused overloaded or never answered. \
             Verified: every command is answered. The gateway needs gateway.max_sockets_per_user ≥ --connections − 1. 
             """ + gatewayDiscussion)
 
@@ -135,17 +145,28 @@ struct FairnessCommand: ParsableCommand {
     @OptionGroup var fairness: FairnessArguments
 
     func validate() throws {
-        guard options.connections >= 2 else { throw ValidationError("--connections must be at least 2 (a flooding socket and the second user)") }
+        guard options.connections >= 2 else {
+            throw ValidationError("--connections must be at least 2 (a flooding socket and the second user)")
+        }
     }
 
     func run() throws {
         try GatewayRun.execute(
             "fairness", options: options, gateway: gateway,
-            components: [GatewayComponent(kind: .fairness(.init(floodDepth: fairness.floodDepth, steadyRate: fairness.steadyRate,
-                                                                requireP99Ms: fairness.requireP99Ms)),
-                                          connections: options.connections)],
-            parameters: ["flood_depth": "\(fairness.floodDepth)", "steady_rate": "\(fairness.steadyRate)",
-                         "require_p99_ms": "\(fairness.requireP99Ms)"], minimumDrain: 0)
+            components: [
+                GatewayComponent(
+                    kind: .fairness(
+                        .init(
+                            floodDepth: fairness.floodDepth, steadyRate: fairness.steadyRate,
+                            requireP99Ms: fairness.requireP99Ms,
+                            requireServed: fairness.requireServed)),
+                    connections: options.connections)
+            ],
+            parameters: [
+                "flood_depth": "\(fairness.floodDepth)", "steady_rate": "\(fairness.steadyRate)",
+                "require_p99_ms": "\(fairness.requireP99Ms)", "require_served": "\(fairness.requireServed)"
+            ],
+            minimumDrain: 0)
     }
 }
 
@@ -167,7 +188,10 @@ struct FanoutCommand: ParsableCommand {
     func run() throws {
         try GatewayRun.execute(
             "fanout", options: options, gateway: gateway,
-            components: [GatewayComponent(kind: .fanout(.init(publishRate: fanout.publishRate)), connections: options.connections)],
+            components: [
+                GatewayComponent(
+                    kind: .fanout(.init(publishRate: fanout.publishRate)), connections: options.connections)
+            ],
             parameters: ["publish_rate": "\(fanout.publishRate)"], minimumDrain: 0)
     }
 }

@@ -111,7 +111,9 @@ targets += [
     // The load generator: a network client of the server (never links Server), on the same event loop.
     .executableTarget(name: "switchboard-load", dependencies: [
         "EventLoop", "WebSocketCodec", "WebSocketDeflate", "HTTP1", "TLS", "Auth", "JSON", "GatewayProtocol", "SwitchboardClient", "Metrics",
+        "Server",  // the `reach` scenario's push receiver
         .product(name: "Histogram", package: "hdrhistogram-swift"),
+        .product(name: "Logging", package: "swift-log"),
         .product(name: "ArgumentParser", package: "swift-argument-parser"),
     ], path: "loadtest/Sources/switchboard-load"),
 

@@ -1,6 +1,6 @@
 import ArgumentParser
 
-private let gatewayDiscussion = """
+let gatewayDiscussion = """
     Reaches the gateway only over the network: devices connect to /v1/ws (the --url path, /v1/ws when it is "/") \
     with HS256 tokens minted from --jwt-secret; the backend part calls the server API with --api-key on \
     --backend-threads threads. Every user id carries a fresh run prefix. Runs in one process on one loop \
@@ -26,15 +26,19 @@ struct ApprovalsCommand: ParsableCommand {
     @OptionGroup var approvals: ApprovalsArguments
 
     func validate() throws {
-        guard options.connections % 2 == 0 else { throw ValidationError("--connections must be even (2 devices per user)") }
+        guard options.connections % 2 == 0 else {
+            throw ValidationError("--connections must be even (2 devices per user)")
+        }
     }
 
     func run() throws {
         try GatewayRun.execute(
             "approvals", options: options, gateway: gateway,
             components: [GatewayComponent(kind: .approvals(approvals.workload), connections: options.connections)],
-            parameters: ["request_rate": "\(approvals.requestRate)", "timeout_fraction": "\(approvals.timeoutFraction)",
-                         "approval_timeout_s": "\(approvals.approvalTimeout)"],
+            parameters: [
+                "request_rate": "\(approvals.requestRate)", "timeout_fraction": "\(approvals.timeoutFraction)",
+                "approval_timeout_s": "\(approvals.approvalTimeout)"
+            ],
             minimumDrain: approvals.approvalTimeout + 3)
     }
 }
@@ -55,13 +59,18 @@ struct HandoffCommand: ParsableCommand {
     @OptionGroup var handoff: HandoffArguments
 
     func validate() throws {
-        guard options.connections % 2 == 0 else { throw ValidationError("--connections must be even (2 devices per user)") }
+        guard options.connections % 2 == 0 else {
+            throw ValidationError("--connections must be even (2 devices per user)")
+        }
     }
 
     func run() throws {
         try GatewayRun.execute(
             "handoff", options: options, gateway: gateway,
-            components: [GatewayComponent(kind: .handoff(.init(attachRate: handoff.attachRate)), connections: options.connections)],
+            components: [
+                GatewayComponent(
+                    kind: .handoff(.init(attachRate: handoff.attachRate)), connections: options.connections)
+            ],
             parameters: ["attach_rate": "\(handoff.attachRate)"], minimumDrain: 0)
     }
 }
@@ -135,17 +144,26 @@ struct FairnessCommand: ParsableCommand {
     @OptionGroup var fairness: FairnessArguments
 
     func validate() throws {
-        guard options.connections >= 2 else { throw ValidationError("--connections must be at least 2 (a flooding socket and the second user)") }
+        guard options.connections >= 2 else {
+            throw ValidationError("--connections must be at least 2 (a flooding socket and the second user)")
+        }
     }
 
     func run() throws {
         try GatewayRun.execute(
             "fairness", options: options, gateway: gateway,
-            components: [GatewayComponent(kind: .fairness(.init(floodDepth: fairness.floodDepth, steadyRate: fairness.steadyRate,
-                                                                requireP99Ms: fairness.requireP99Ms)),
-                                          connections: options.connections)],
-            parameters: ["flood_depth": "\(fairness.floodDepth)", "steady_rate": "\(fairness.steadyRate)",
-                         "require_p99_ms": "\(fairness.requireP99Ms)"], minimumDrain: 0)
+            components: [
+                GatewayComponent(
+                    kind: .fairness(
+                        .init(
+                            floodDepth: fairness.floodDepth, steadyRate: fairness.steadyRate,
+                            requireP99Ms: fairness.requireP99Ms)),
+                    connections: options.connections)
+            ],
+            parameters: [
+                "flood_depth": "\(fairness.floodDepth)", "steady_rate": "\(fairness.steadyRate)",
+                "require_p99_ms": "\(fairness.requireP99Ms)"
+            ], minimumDrain: 0)
     }
 }
 
@@ -167,7 +185,10 @@ struct FanoutCommand: ParsableCommand {
     func run() throws {
         try GatewayRun.execute(
             "fanout", options: options, gateway: gateway,
-            components: [GatewayComponent(kind: .fanout(.init(publishRate: fanout.publishRate)), connections: options.connections)],
+            components: [
+                GatewayComponent(
+                    kind: .fanout(.init(publishRate: fanout.publishRate)), connections: options.connections)
+            ],
             parameters: ["publish_rate": "\(fanout.publishRate)"], minimumDrain: 0)
     }
 }

@@ -5,8 +5,9 @@
 # harness's setup calls (through node 0) node 1 is restarted, so it loads the users, contacts and sessions the setup
 # made (a node knows only what it loaded at start or made itself; docs/CLUSTER.md). Prints the harness report, then
 # the CPU seconds (/proc utime+stime) each node, PostgreSQL (postmaster and backends) and redis-server spent from the
-# end of the setup to the end of the run.
-# Usage: NODES=2 loadtest/bench/cluster.sh SCENARIO [switchboard-load options, e.g. --connections 200 --message-rate 1000]
+# end of the setup to the end of the run. PG_PROFILE=1 also loads pg_stat_statements and prints, for the same span,
+# PostgreSQL's statements (each one round trip: the store does not pipeline) by kind, its WAL and its transactions.
+# Usage: NODES=2 [PG_PROFILE=1] loadtest/bench/cluster.sh SCENARIO [switchboard-load options, e.g. --connections 200 --message-rate 1000]
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 [ $# -ge 1 ] || { echo "usage: loadtest/bench/cluster.sh SCENARIO [options]" >&2; exit 64; }
@@ -16,8 +17,10 @@ NODES="${NODES:-2}"
 BIN="${BIN:-$(swift build -c release --show-bin-path)}"
 DIR="$(mktemp -d /tmp/cluster-bench.XXXXXX)"
 chmod 755 "$DIR"
+[ "${PG_PROFILE:-0}" = 1 ] && PG_OPTIONS="${PG_OPTIONS:-} -c shared_preload_libraries=pg_stat_statements"
 # shellcheck source=scripts/cluster-env
 source scripts/cluster-env
+pg_sql() { as_postgres "$PGBIN/psql" -X -q -h "$DIR/pg" -U postgres -d switchboard "$@"; }
 
 start_node 0
 [ "$NODES" -ge 2 ] && start_node 1
@@ -33,11 +36,22 @@ if [ "$NODES" -ge 2 ]; then
     start_node 1
     until_ok 30 "Redis subscription up on every node" bus_up
 fi
+if [ "${PG_PROFILE:-0}" = 1 ]; then  # count from here: the setup's statements and the nodes' start-up are left out
+    pg_sql -c "CREATE EXTENSION IF NOT EXISTS pg_stat_statements" -c "SELECT pg_stat_statements_reset()" \
+        -c "SELECT pg_stat_reset_shared('wal')" -c "SELECT pg_stat_reset()" >/dev/null || fail "PG_PROFILE: reset"
+fi
 CPU_START="$(cpu_snapshot)"; T0="$(now)"
 rm "$DIR/setup-done"
 wait "$LOAD_PID"; status=$?
 CPU_END="$(cpu_snapshot)"; T1="$(now)"
 cat "$DIR/report.txt"
+if [ "${PG_PROFILE:-0}" = 1 ]; then
+    pg_sql -c "SELECT sum(calls) AS statements FROM pg_stat_statements" \
+        -c "SELECT calls, rows, left(regexp_replace(query, '\s+', ' ', 'g'), 100) AS statement FROM pg_stat_statements
+            ORDER BY calls DESC LIMIT 25" \
+        -c "SELECT wal_records, wal_bytes, wal_sync FROM pg_stat_wal" \
+        -c "SELECT xact_commit, xact_rollback FROM pg_stat_database WHERE datname = 'switchboard'"
+fi
 python3 - "$CPU_START" "$CPU_END" "$T0" "$T1" "$NODES" <<'PY'
 import sys
 start, end = [float(x) for x in sys.argv[1].split()], [float(x) for x in sys.argv[2].split()]

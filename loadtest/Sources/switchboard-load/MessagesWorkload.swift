@@ -34,8 +34,8 @@ final class MessagesWorkload: GatewayWorkload, GatewayDeviceHandler {
 
     /// One direction of a pair (sender user → recipient user) and its bookkeeping.
     private struct Direction {
-        var sender: Int        // device index (planned connection) of the sender
-        var recipient: Int?    // device index of the recipient, nil when offline
+        var sender: Int  // device index (planned connection) of the sender
+        var recipient: Int?  // device index of the recipient, nil when offline
         var recipientUser: String
         var sent = 0
         var failed: Set<Int64> = []
@@ -63,6 +63,10 @@ final class MessagesWorkload: GatewayWorkload, GatewayDeviceHandler {
     private var verifying = false
     private var sending = false
     private var pacer = Pacer(perSecond: 1)
+    /// Sending starts once every device has its welcome, so no message reaches a device before it is live.
+    private var gate: WelcomeGate
+    /// The hold is over: a welcome that comes later releases nothing.
+    private var holdEnded = false
 
     /// An offline recipient connected with `?offset=0` after the traffic.
     private struct ResumeCheck {
@@ -77,8 +81,10 @@ final class MessagesWorkload: GatewayWorkload, GatewayDeviceHandler {
         self.options = options
         layout = Layout(connections: connections, offlineFraction: options.offlineFraction)
         devices = Array(repeating: nil, count: connections)
+        gate = WelcomeGate(devices: connections)
         for pair in 0..<layout.offlinePairs {
-            directions.append(Direction(sender: pair, recipient: nil, recipientUser: Self.userId(context.prefix, pair, 1)))
+            directions.append(
+                Direction(sender: pair, recipient: nil, recipientUser: Self.userId(context.prefix, pair, 1)))
         }
         for pair in 0..<layout.onlinePairs {
             let a = layout.offlinePairs + 2 * pair
@@ -94,7 +100,9 @@ final class MessagesWorkload: GatewayWorkload, GatewayDeviceHandler {
         }
     }
 
-    static func userId(_ prefix: String, _ pair: Int, _ side: Int) -> String { "\(prefix)-p\(pair)\(side == 0 ? "a" : "b")" }
+    static func userId(_ prefix: String, _ pair: Int, _ side: Int) -> String {
+        "\(prefix)-p\(pair)\(side == 0 ? "a" : "b")"
+    }
 
     private func pairOf(_ device: Int) -> Int {
         device < layout.offlinePairs ? device : layout.offlinePairs + (device - layout.offlinePairs) / 2
@@ -105,7 +113,9 @@ final class MessagesWorkload: GatewayWorkload, GatewayDeviceHandler {
     }
 
     /// Batch 0: both users of every pair; batch 1: the contact between them.
-    static func setup(prefix: String, connections: Int, options: Options) -> [[(method: String, path: String, body: String?)]] {
+    static func setup(prefix: String, connections: Int, options: Options) -> [[(
+        method: String, path: String, body: String?
+    )]] {
         let layout = Layout(connections: connections, offlineFraction: options.offlineFraction)
         let pairs = layout.offlinePairs + layout.onlinePairs
         var users: [(method: String, path: String, body: String?)] = []
@@ -121,13 +131,18 @@ final class MessagesWorkload: GatewayWorkload, GatewayDeviceHandler {
 
     func makeDevice(index: Int) -> GatewayDevice {
         let user = Self.userId(context.prefix, pairOf(index), sideOf(index))
-        let device = context.device(handler: self, userId: user, deviceId: user + "-phone", clientType: "ios", tag: index, slot: 0)
+        let device = context.device(
+            handler: self, userId: user, deviceId: user + "-phone", clientType: "ios", tag: index, slot: 0)
         devices[index] = device
         return device
     }
 
     func startTraffic() {
-        guard !directions.isEmpty else { return }
+        if gate.requestTraffic() { beginSending() }
+    }
+
+    private func beginSending() {
+        guard !directions.isEmpty, !holdEnded else { return }
         sending = true
         pacer = Pacer(perSecond: options.messageRate)
         tick()
@@ -142,10 +157,13 @@ final class MessagesWorkload: GatewayWorkload, GatewayDeviceHandler {
     private func send(_ index: Int) {
         let seq = directions[index].sent
         guard let device = devices[directions[index].sender],
-              let id = device.send("send_message", """
-                  "to":\(directions[index].recipientUser.jsonQuoted),"text":"\(index) \(seq) \(MonotonicClock.nanoseconds())",\
-                  "clientMessageId":"\(index)-\(seq)"
-                  """) else {
+            let id = device.send(
+                "send_message",
+                """
+                "to":\(directions[index].recipientUser.jsonQuoted),"text":"\(index) \(seq) \(MonotonicClock.nanoseconds())",\
+                "clientMessageId":"\(index)-\(seq)"
+                """)
+        else {
             return context.driver.recordError("message_not_sent")
         }
         directions[index].sent += 1
@@ -153,7 +171,9 @@ final class MessagesWorkload: GatewayWorkload, GatewayDeviceHandler {
         pending[device.tag << 32 | id] = (index, seq)
     }
 
-    func deviceIsReady(_ device: GatewayDevice) {}
+    func deviceIsReady(_ device: GatewayDevice) {
+        if gate.resolved(device.tag) { beginSending() }
+    }
 
     func device(_ device: GatewayDevice, received event: GatewayEvent) {
         if event.type == "resume", verifiers[device.tag] != nil {
@@ -169,7 +189,8 @@ final class MessagesWorkload: GatewayWorkload, GatewayDeviceHandler {
             return context.driver.recordError("message_unexpected")
         }
         let parts = text.split(separator: " ")
-        guard parts.count == 3, Int(parts[0]) == directionIndex, let seq = Int(parts[1]), let t0 = UInt64(parts[2]) else {
+        guard parts.count == 3, Int(parts[0]) == directionIndex, let seq = Int(parts[1]), let t0 = UInt64(parts[2])
+        else {
             return context.driver.recordError("message_corrupted")
         }
         var direction = directions[directionIndex]
@@ -220,10 +241,16 @@ final class MessagesWorkload: GatewayWorkload, GatewayDeviceHandler {
     }
 
     func deviceDidEnd(_ device: GatewayDevice) {
+        if gate.resolved(device.tag) { beginSending() }
         if verifiers[device.tag]?.done == false { verifiers[device.tag]!.done = true }
     }
 
     func stopSending() {
+        if !gate.isOpen, gate.waitingCount > 0 {
+            // The hold ended with devices still waiting: nothing was sent, and the report says why.
+            context.driver.recordError("welcome_missing", count: gate.waitingCount)
+        }
+        holdEnded = true
         sending = false
         startResumeChecks()
     }
@@ -262,7 +289,10 @@ final class MessagesWorkload: GatewayWorkload, GatewayDeviceHandler {
     func finish() {
         for direction in directions {
             let missing = direction.sent - direction.failed.count - direction.received - direction.skipped
-            if missing > 0 { context.driver.recordError(direction.recipient == nil ? "message_lost_offline" : "message_lost", count: missing) }
+            if missing > 0 {
+                context.driver.recordError(
+                    direction.recipient == nil ? "message_lost_offline" : "message_lost", count: missing)
+            }
         }
         if !pending.isEmpty { context.driver.recordError("send_message_unanswered", count: pending.count) }
     }

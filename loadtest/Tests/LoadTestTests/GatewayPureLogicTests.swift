@@ -8,14 +8,16 @@ struct GatewayPureLogicTests {
     @Test func mintedTokenVerifiesWithTheServersVerifierAndCarriesTheClaims() throws {
         let minter = try JWTMinter(secret: "load-secret-0123456789", lifetimeSeconds: 600)
         let token = minter.token(userId: "alice", deviceId: "phone-1", clientType: "ios", now: 1_800_000_000)
-        let verifier = JWTVerifier(keys: [.hmac(secret: Array("load-secret-0123456789".utf8))], audience: nil, issuer: nil)
+        let verifier = JWTVerifier(
+            keys: [.hmac(secret: Array("load-secret-0123456789".utf8))], audience: nil, issuer: nil)
         let claims = try verifier.verify(token, now: 1_800_000_100)
         #expect(claims.subject == "alice")
         #expect(claims.string("device_id") == "phone-1")
         #expect(claims.string("client_type") == "ios")
         #expect(claims.expiresAt == 1_800_000_600)
         // A different secret must not verify, and the token expires after its lifetime (plus leeway).
-        let other = JWTVerifier(keys: [.hmac(secret: Array("another-secret-0123456789".utf8))], audience: nil, issuer: nil)
+        let other = JWTVerifier(
+            keys: [.hmac(secret: Array("another-secret-0123456789".utf8))], audience: nil, issuer: nil)
         #expect(throws: JWTError.self) { _ = try other.verify(token, now: 1_800_000_100) }
         #expect(throws: JWTError.self) { _ = try verifier.verify(token, now: 1_800_000_700) }
     }
@@ -65,8 +67,8 @@ struct GatewayPureLogicTests {
     @Test func pacerOwesEventsInProportionToElapsedTimeAndNeverTwice() {
         var pacer = Pacer(perSecond: 200, startNs: 1_000_000_000)
         #expect(pacer.take(nowNs: 1_000_000_000) == 0)
-        #expect(pacer.take(nowNs: 1_010_000_000) == 2)   // 10 ms at 200/s
-        #expect(pacer.take(nowNs: 1_010_000_000) == 0)   // already taken
+        #expect(pacer.take(nowNs: 1_010_000_000) == 2)  // 10 ms at 200/s
+        #expect(pacer.take(nowNs: 1_010_000_000) == 0)  // already taken
         #expect(pacer.take(nowNs: 2_000_000_000) == 198)  // the rest of the first second
         var total = 0
         var slow = Pacer(perSecond: 3, startNs: 0)
@@ -133,5 +135,62 @@ struct OrderedDeliveryVerifierTests {
             // Every number is accounted for exactly once: accepted, flagged, or counted as lost.
             #expect(verifier.received + lost >= 30 - flagged)
         }
+    }
+}
+
+/// `messages` holds its traffic until every planned device is welcomed: a device connected without a resume offset
+/// gets live events from its welcome's `latestOffset` on, so a message committed for it after its upgrade but before
+/// its welcome never reaches it live (reported as lost or reordered), and a sender not yet welcomed cannot send
+/// (reported as not sent). Releasing the traffic at the ramp's end (all upgrades done) did both.
+struct WelcomeGateTests {
+    /// What happens to a gate: device i welcomed or ended (both resolve it), or the driver asking for traffic.
+    private enum Step {
+        case welcome(Int)
+        case end(Int)
+        case rampEnded
+    }
+
+    /// Feeds `steps` in order to a gate for `devices` devices; returns, per step, whether it released the traffic.
+    private func run(devices: Int, _ steps: [Step]) -> (releases: [Bool], gate: WelcomeGate) {
+        var gate = WelcomeGate(devices: devices)
+        var releases: [Bool] = []
+        for step in steps {
+            switch step {
+            case .welcome(let index), .end(let index): releases.append(gate.resolved(index))
+            case .rampEnded: releases.append(gate.requestTraffic())
+            }
+        }
+        return (releases, gate)
+    }
+
+    @Test func theRampsEndAloneDoesNotReleaseTrafficWhileAWelcomeIsMissing() {
+        // Every upgrade is done (the ramp is over) while device 1 still waits for its welcome: the old harness sent
+        // here. Device 1's welcome releases the traffic, once.
+        let (releases, gate) = run(
+            devices: 3, [.welcome(0), .welcome(2), .rampEnded, .welcome(1), .welcome(1), .rampEnded])
+        #expect(releases == [false, false, false, true, false, false])
+        #expect(gate.isOpen)
+        let (waiting, stillShut) = run(devices: 3, [.welcome(0), .welcome(2), .rampEnded])
+        #expect(waiting == [false, false, false])
+        #expect(stillShut.isOpen == false)
+        #expect(stillShut.waitingCount == 1)
+    }
+
+    @Test func allWelcomedBeforeTheRampsEndReleasesAtTheRampsEnd() {
+        let (releases, gate) = run(devices: 2, [.welcome(1), .welcome(0), .rampEnded])
+        #expect(releases == [false, false, true])
+        #expect(gate.isOpen)
+    }
+
+    @Test func aDeviceThatEndsUnwelcomedDoesNotHoldTheOthersBackAndExtrasAreIgnored() {
+        // Index 5 is beyond the plan (a resume check's connection) and does not count; device 1's connection ends
+        // without a welcome (a refused upgrade, say).
+        let (releases, gate) = run(devices: 2, [.rampEnded, .welcome(5), .welcome(0), .end(1)])
+        #expect(releases == [false, false, false, true])
+        #expect(gate.waitingCount == 0)
+    }
+
+    @Test func noDevicesReleasesAtOnce() {
+        #expect(run(devices: 0, [.rampEnded]).releases == [true])
     }
 }

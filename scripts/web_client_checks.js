@@ -100,6 +100,30 @@
       await new Promise((r) => setTimeout(r, 60));
       if (sockets.length !== 1) throw new Error('reconnected after 1008');
     },
+    async 'a deleted account (4010) or a revoked device (4011) stops for good with its code'() {
+      for (const [close, code] of [[4010, 'account_deleted'], [4011, 'device_revoked']]) {
+        const { client, sockets } = harness();
+        let stopped = null;
+        client.on('stopped', (e) => { stopped = e; });
+        client.connect();
+        await until(() => sockets.length === 1, 'socket');
+        sockets[0].open();
+        sockets[0].welcome();
+        sockets[0].drop(close);
+        if (client.state !== 'stopped' || stopped?.code !== code) throw new Error(`${close}: ${client.state} ${stopped?.code}`);
+        await new Promise((r) => setTimeout(r, 60));
+        if (sockets.length !== 1) throw new Error(`reconnected after ${close}`);
+      }
+    },
+    async 'deleteAccount and revokeDevice act for the token\'s own user'() {
+      const store = { value: null, get() { return this.value; }, set(v) { this.value = v; } };
+      const me = await m.standaloneIdentity(location.origin, store);
+      const code = (promise) => promise.then(() => 'ok', (e) => e.code);
+      if (await code(m.revokeDevice(location.origin, me.token, 'not-my-device')) !== 'not_found') throw new Error('a foreign id was revoked');
+      const done = await m.deleteAccount(location.origin, me.token);
+      if (done?.ok !== true) throw new Error(`deleteAccount answered ${JSON.stringify(done)}`);
+      if (await code(m.deleteAccount(location.origin, me.token)) !== 'token_revoked') throw new Error('the token still works');
+    },
     async 'commands wait in a bounded queue and go out in order after welcome'() {
       const { client, sockets, live } = harness({ maxQueue: 2 });
       client.connect();

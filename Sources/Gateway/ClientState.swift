@@ -2,7 +2,12 @@
 /// `@unchecked Sendable`: hub thread only; Sendable so it can ride along a read done off-thread.
 final class ClientState: @unchecked Sendable {
     let client: GatewayClient
+    /// `set_presence away`.
     var away = false
+    /// `app_state background` (the app said so; `foreground` clears it).
+    var background = false
+    /// Counts as `away` for presence: the user chose it, or the app is in background.
+    var isAway: Bool { away || background }
     /// True while the missed events are read from the store; live events wait in `buffered`.
     var resuming = false
     /// True while events another node committed are read from the store (GatewayHub+Cluster); live events wait in

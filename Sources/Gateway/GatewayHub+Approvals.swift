@@ -6,26 +6,32 @@ import Metrics
 /// device learns the outcome, and unanswered requests time out (60 s by default) — also across restarts.
 extension GatewayHub {
     public static func approvalData(_ a: ApprovalRecord) -> ApprovalData {
-        ApprovalData(requestId: a.id, sessionId: a.sessionId, toolName: a.toolName, summary: a.summary,
-                     details: a.details.flatMap { try? JSONValue.parse(Array($0)) },
-                     state: a.state.rawValue, createdAt: a.createdAt, expiresAt: a.expiresAt,
-                     decidedBy: a.decidedByDeviceId.map { DeviceRef(deviceId: $0, clientType: a.decidedByClientType ?? "") },
-                     resolvedAt: a.resolvedAt)
+        ApprovalData(
+            requestId: a.id, sessionId: a.sessionId, toolName: a.toolName, summary: a.summary,
+            details: a.details.flatMap { try? JSONValue.parse(Array($0)) },
+            state: a.state.rawValue, createdAt: a.createdAt, expiresAt: a.expiresAt,
+            decidedBy: a.decidedByDeviceId.map { DeviceRef(deviceId: $0, clientType: a.decidedByClientType ?? "") },
+            resolvedAt: a.resolvedAt)
     }
 
     /// Backend: posts an approval request to a session. Answered after the request is durable; a retry with the same
     /// idempotency key returns the first answer and stores nothing.
-    public func requestApproval(sessionId: String, toolName: String, summary: String, details: JSONValue?, timeoutMs: Int64?,
-                                idempotencyKey: String?, completion: @escaping (Result<ApprovalData, GatewayError>) -> Void) {
+    public func requestApproval(
+        sessionId: String, toolName: String, summary: String, details: JSONValue?, timeoutMs: Int64?,
+        idempotencyKey: String?, completion: @escaping (Result<ApprovalData, GatewayError>) -> Void
+    ) {
         withOwnSession(sessionId, of: nil) { [self] found in
             guard case .success(let session) = found else { return completion(.failure(found.error!)) }
-            requestApproval(in: session, toolName: toolName, summary: summary, details: details, timeoutMs: timeoutMs,
-                            idempotencyKey: idempotencyKey, completion: completion)
+            requestApproval(
+                in: session, toolName: toolName, summary: summary, details: details, timeoutMs: timeoutMs,
+                idempotencyKey: idempotencyKey, completion: completion)
         }
     }
 
-    private func requestApproval(in session: SessionRecord, toolName: String, summary: String, details: JSONValue?, timeoutMs: Int64?,
-                                 idempotencyKey: String?, completion: @escaping (Result<ApprovalData, GatewayError>) -> Void) {
+    private func requestApproval(
+        in session: SessionRecord, toolName: String, summary: String, details: JSONValue?, timeoutMs: Int64?,
+        idempotencyKey: String?, completion: @escaping (Result<ApprovalData, GatewayError>) -> Void
+    ) {
         let sessionId = session.id
         guard session.state == .active else {
             return completion(.failure(GatewayError(.sessionEnded, "session \"\(sessionId)\" has ended")))
@@ -33,13 +39,15 @@ extension GatewayHub {
         let timeout: Int64
         do { timeout = try ApprovalTimeout(settings).checked(timeoutMs) } catch { return completion(.failure(error)) }
         let scope = Self.approvalScope(userId: session.userId, sessionId: sessionId)
-        let spec = ApprovalSpec(session: session, toolName: toolName, summary: summary, details: details, timeoutMs: timeout,
-                                idempotencyKey: idempotencyKey, scope: scope)
+        let spec = ApprovalSpec(
+            session: session, toolName: toolName, summary: summary, details: details, timeoutMs: timeout,
+            idempotencyKey: idempotencyKey, scope: scope)
         let create = { [self] (requestHash: String, done: @escaping (Result<ApprovalData, GatewayError>) -> Void) in
             createApproval(spec, requestHash: requestHash, attempt: 1, done: done)
         }
         guard let idempotencyKey else { return create("", completion) }
-        let request = ApprovalRequestFingerprint(toolName: toolName, summary: summary, details: details, timeoutMs: timeout)
+        let request = ApprovalRequestFingerprint(
+            toolName: toolName, summary: summary, details: details, timeoutMs: timeout)
         idempotency.run(scope: scope, key: idempotencyKey, request: request, perform: create, completion: completion)
     }
 
@@ -57,42 +65,57 @@ extension GatewayHub {
     /// Creates the approval under an id reserved from the store (GatewayHub+Ids). The idempotency key is the store's
     /// decision: a key another node claimed answers with its response; an id still found taken at the insert is asked
     /// for again above the store's latest.
-    private func createApproval(_ spec: ApprovalSpec, requestHash: String, attempt: Int, above: Int64 = 0,
-                                done: @escaping (Result<ApprovalData, GatewayError>) -> Void) {
+    private func createApproval(
+        _ spec: ApprovalSpec, requestHash: String, attempt: Int, above: Int64 = 0,
+        done: @escaping (Result<ApprovalData, GatewayError>) -> Void
+    ) {
         ids.reserve(.approval, above: above) { [self] reserved in
             switch reserved {
-            case .success(let sequence): createApproval(spec, sequence: sequence, requestHash: requestHash, attempt: attempt, done: done)
+            case .success(let sequence):
+                createApproval(spec, sequence: sequence, requestHash: requestHash, attempt: attempt, done: done)
             case .failure(let error): done(.failure(error))
             }
         }
     }
 
-    private func createApproval(_ spec: ApprovalSpec, sequence: Int64, requestHash: String, attempt: Int,
-                                done: @escaping (Result<ApprovalData, GatewayError>) -> Void) {
+    private func createApproval(
+        _ spec: ApprovalSpec, sequence: Int64, requestHash: String, attempt: Int,
+        done: @escaping (Result<ApprovalData, GatewayError>) -> Void
+    ) {
         let now = clock.now()
-        let approval = ApprovalRecord(id: "apr_\(sequence)", userId: spec.session.userId, sessionId: spec.session.id,
-                                      toolName: spec.toolName, summary: spec.summary, details: spec.details.map { encode($0) },
-                                      createdAt: now, expiresAt: now + spec.timeoutMs)
+        let approval = ApprovalRecord(
+            id: "apr_\(sequence)", userId: spec.session.userId, sessionId: spec.session.id,
+            toolName: spec.toolName, summary: spec.summary, details: spec.details.map { encode($0) },
+            createdAt: now, expiresAt: now + spec.timeoutMs)
         remember(approval)
         let data = Self.approvalData(approval)
         var writes: [StoreWrite] = [.createApproval(approval)]
         if let key = spec.idempotencyKey {
-            writes.append(.claimIdempotency(scope: spec.scope, key: key, response: encode(data), requestHash: requestHash, createdAt: now))
+            writes.append(
+                .claimIdempotency(
+                    scope: spec.scope, key: key, response: encode(data), requestHash: requestHash, createdAt: now))
         }
         armTimeout(for: approval)
         // Not created after all (nothing was stored): forget it.
         let forget = { [self] in approvals.forget(approval) }
-        commit(writes, events: [PendingEvent(userId: approval.userId, type: .approvalRequest, data: encode(data), pushable: .approval(data))], onConflict: { [self] conflict in
-            forget()
-            if case .idTaken(.approval, let latest) = conflict, attempt < IdDesk.attempts {
-                return ids.retry(attempt: attempt + 1) { [self] in
-                    createApproval(spec, requestHash: requestHash, attempt: attempt + 1, above: latest, done: done)
+        commit(
+            writes,
+            events: [
+                PendingEvent(
+                    userId: approval.userId, type: .approvalRequest, data: encode(data), pushable: .approval(data))
+            ],
+            onConflict: { [self] conflict in
+                forget()
+                if case .idTaken(.approval, let latest) = conflict, attempt < IdDesk.attempts {
+                    return ids.retry(attempt: attempt + 1) { [self] in
+                        createApproval(spec, requestHash: requestHash, attempt: attempt + 1, above: latest, done: done)
+                    }
+                }
+                if !idempotency.settle(after: conflict) {
+                    done(.failure(GatewayError(.storageFailed, "could not store the request: \(conflict)")))
                 }
             }
-            if !idempotency.settle(after: conflict) {
-                done(.failure(GatewayError(.storageFailed, "could not store the request: \(conflict)")))
-            }
-        }) { outcome in
+        ) { outcome in
             if case .failure = outcome { forget() }
             done(outcome.map { _ in data })
         }
@@ -106,8 +129,10 @@ extension GatewayHub {
             case .failure(let error):
                 reply.fail(error)
             case .success(let approval?) where approval.userId == client.userId:
-                step(approval, .answer(approve: approve, by: DeviceRef(deviceId: client.deviceId, clientType: client.clientType)),
-                     answeredBy: client, reply: reply)
+                step(
+                    approval,
+                    .answer(approve: approve, by: DeviceRef(deviceId: client.deviceId, clientType: client.clientType)),
+                    answeredBy: client, reply: reply)
             case .success:
                 reply.fail(GatewayError(.notFound, requestId: requestId))
             }
@@ -120,8 +145,10 @@ extension GatewayHub {
     /// The coordinator's half of `ApprovalMachine`: feeds `input` to the approval's machine, keeps the new state and
     /// carries out the actions. `client` is the answering device (an answer is activity in the session), `reply` gets
     /// an answer's outcome.
-    func step(_ approval: ApprovalRecord, _ input: ApprovalMachine.Input, answeredBy client: GatewayClient? = nil,
-              reply: Reply? = nil, attempt: Int = 1) {
+    func step(
+        _ approval: ApprovalRecord, _ input: ApprovalMachine.Input, answeredBy client: GatewayClient? = nil,
+        reply: Reply? = nil, attempt: Int = 1
+    ) {
         let (next, actions) = ApprovalMachine.transition(approval, input, now: clock.now())
         remember(next)
         for action in actions {
@@ -132,10 +159,12 @@ extension GatewayHub {
                 reply?.fail(GatewayError(refusal, requestId: approval.id))
             case .finished(let final):
                 approvals.finished(final)
+                deliveryWithdraw(approval: final.id, of: final.userId)
             case .wakeWaiters(let final):
                 approvals.wakeWaiters(of: final)
             case .commitDecision(let decided, let event):
-                commitDecision(decided, event, from: approval, input: input, answeredBy: client, reply: reply, attempt: attempt)
+                commitDecision(
+                    decided, event, from: approval, input: input, answeredBy: client, reply: reply, attempt: attempt)
             }
         }
     }
@@ -144,13 +173,19 @@ extension GatewayHub {
     /// event and, for an answer, the session activity. The store's answer decides: when another writer decided first,
     /// its row replaces ours and the input is run again against it (an answer is then refused); when the session's
     /// active client changed, the session is corrected and the whole decision retried.
-    private func commitDecision(_ decided: ApprovalRecord, _ event: ApprovalMachine.Event, from original: ApprovalRecord,
-                                input: ApprovalMachine.Input, answeredBy client: GatewayClient?, reply: Reply?, attempt: Int) {
+    private func commitDecision(
+        _ decided: ApprovalRecord, _ event: ApprovalMachine.Event, from original: ApprovalRecord,
+        input: ApprovalMachine.Input, answeredBy client: GatewayClient?, reply: Reply?, attempt: Int
+    ) {
         let data = Self.approvalData(decided)
         var writes: [StoreWrite] = [.decideApproval(decided)]
         // In the decision's transaction: the backend hears of every decision that was stored, and only of those.
-        if settings.backendWebhooks.approvals { writes.append(.enqueuePush(BackendWebhook.approval(decided, now: clock.now()))) }
-        var events = [PendingEvent(userId: decided.userId, type: event.logType, data: encode(data), pushable: .approval(data))]
+        if settings.backendWebhooks.approvals {
+            writes.append(.enqueuePush(BackendWebhook.approval(decided, now: clock.now())))
+        }
+        var events = [
+            PendingEvent(userId: decided.userId, type: event.logType, data: encode(data), pushable: .approval(data))
+        ]
         if let client {
             let (sessionWrites, sessionEvents) = activity(in: decided.sessionId, by: client)
             writes += sessionWrites
@@ -161,20 +196,23 @@ extension GatewayHub {
             remember(original)
             armTimeout(for: original, notBefore: clock.now() + Self.retryDelayMs)
         }
-        commit(writes, events: events, onConflict: { [self] conflict in
-            switch conflict {
-            case .approvalDecided(let current):
-                step(decided, .storeDecided(current), reply: reply)
-                if let current { step(current, input, answeredBy: client, reply: reply, attempt: attempt + 1) }
-            case .sessionChanged(let current) where attempt < Self.decisionAttempts:
-                storeChanged(current, sessionId: decided.sessionId)
-                undo()
-                step(original, input, answeredBy: client, reply: reply, attempt: attempt + 1)
-            default:
-                undo()
-                reply?.fail(GatewayError(.storageFailed, "could not store the decision: \(conflict)"))
+        commit(
+            writes, events: events,
+            onConflict: { [self] conflict in
+                switch conflict {
+                case .approvalDecided(let current):
+                    step(decided, .storeDecided(current), reply: reply)
+                    if let current { step(current, input, answeredBy: client, reply: reply, attempt: attempt + 1) }
+                case .sessionChanged(let current) where attempt < Self.decisionAttempts:
+                    storeChanged(current, sessionId: decided.sessionId)
+                    undo()
+                    step(original, input, answeredBy: client, reply: reply, attempt: attempt + 1)
+                default:
+                    undo()
+                    reply?.fail(GatewayError(.storageFailed, "could not store the decision: \(conflict)"))
+                }
             }
-        }) { [self] outcome in
+        ) { [self] outcome in
             switch outcome {
             case .success:
                 if decided.state == .timedOut {
@@ -235,7 +273,9 @@ extension GatewayHub {
 
     /// Backend long-poll: answers when the request is resolved or timed out, or after `waitMs` with its current state
     /// (`waitMs` 0: at once). Decided requests are read back from the store after a restart.
-    public func waitForApproval(_ id: String, waitMs: Int64, completion: @escaping (Result<ApprovalData?, GatewayError>) -> Void) {
+    public func waitForApproval(
+        _ id: String, waitMs: Int64, completion: @escaping (Result<ApprovalData?, GatewayError>) -> Void
+    ) {
         withApproval(id) { [self] found in
             switch found {
             case .failure(let error): completion(.failure(error))
@@ -246,7 +286,9 @@ extension GatewayHub {
     }
 
     /// The scope of approval-request keys: one user's one session.
-    static func approvalScope(userId: String, sessionId: String) -> String { "approval:" + userId + "\u{1F}" + sessionId }
+    static func approvalScope(userId: String, sessionId: String) -> String {
+        "approval:" + userId + "\u{1F}" + sessionId
+    }
 
     /// Pending approvals of a user (the badge count is their number).
     public func pendingApprovals(of userId: String) -> [ApprovalData] {

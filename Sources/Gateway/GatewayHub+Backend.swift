@@ -13,7 +13,9 @@ extension GatewayHub {
     }
 
     /// Creates a user, or updates the display name of an existing one.
-    public func upsertUser(id: String, displayName: String?, completion: @escaping (Result<UserData, GatewayError>) -> Void) {
+    public func upsertUser(
+        id: String, displayName: String?, completion: @escaping (Result<UserData, GatewayError>) -> Void
+    ) {
         if let displayName, let problem = Self.displayNameProblem(displayName) {
             return completion(.failure(GatewayError(.displayNameInvalid, problem)))
         }
@@ -43,15 +45,22 @@ extension GatewayHub {
         if name.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) {
             return "\(what) must not contain control characters"
         }
-        if let hidden = name.unicodeScalars.first(where: { $0.properties.generalCategory == .format && $0 != "\u{200D}" }) {
+        if let hidden = name.unicodeScalars.first(where: {
+            $0.properties.generalCategory == .format && $0 != "\u{200D}"
+        }) {
             let hex = String(hidden.value, radix: 16, uppercase: true)
-            return "\(what) must not contain format characters that reorder or hide text (U+\(String(repeating: "0", count: max(0, 4 - hex.count)) + hex))"
+            return
+                "\(what) must not contain format characters that reorder or hide text (U+\(String(repeating: "0", count: max(0, 4 - hex.count)) + hex))"
         }
         return nil
     }
 
-    public func setDisplayName(userId: String, _ name: String, completion: @escaping (Result<UserData, GatewayError>) -> Void) {
-        guard users[userId] != nil else { return completion(.failure(GatewayError(.userNotFound, "no user \"\(userId)\""))) }
+    public func setDisplayName(
+        userId: String, _ name: String, completion: @escaping (Result<UserData, GatewayError>) -> Void
+    ) {
+        guard users[userId] != nil else {
+            return completion(.failure(GatewayError(.userNotFound, "no user \"\(userId)\"")))
+        }
         upsertUser(id: userId, displayName: name, completion: completion)
     }
 
@@ -68,11 +77,14 @@ extension GatewayHub {
         case .failure(let error): return completion(.failure(error))
         case .success(let change): (writes, events) = change
         }
-        guard !writes.isEmpty else { return completion(.success(())) }   // contacts already
+        guard !writes.isEmpty else { return completion(.success(())) }  // contacts already
         let (accepted, acceptedEvents) = acceptPendingRequests(a, b)
-        commitPairChange(writes + accepted, events: events + acceptedEvents, before: before, retry: { [self] in
-            addContact(a, b, completion: completion)
-        }) { [self] outcome in
+        commitPairChange(
+            writes + accepted, events: events + acceptedEvents, before: before,
+            retry: { [self] in
+                addContact(a, b, completion: completion)
+            }
+        ) { [self] outcome in
             if case .success = outcome { exchangePresence(a, b) }
             completion(outcome.map { _ in () })
         }
@@ -82,7 +94,8 @@ extension GatewayHub {
     public func removeContact(_ a: String, _ b: String, completion: @escaping (Result<Void, GatewayError>) -> Void) {
         switch contactChange(a, b, .remove) {
         case .failure(let error): completion(.failure(error))
-        case .success(let (writes, events)): commit(writes, events: events) { outcome in completion(outcome.map { _ in () }) }
+        case .success(let (writes, events)):
+            commit(writes, events: events) { outcome in completion(outcome.map { _ in () }) }
         }
     }
 
@@ -91,26 +104,37 @@ extension GatewayHub {
     }
 
     /// Backend: appends an app-defined event to a user's log (`type` = "custom"). Acknowledged after commit;
-    /// a retry with the same idempotency key is not stored twice.
-    public func publish(userId: String, name: String, payload: JSONValue?, idempotencyKey: String?,
-                        completion: @escaping (Result<Int64, GatewayError>) -> Void) {
-        guard users[userId] != nil else { return completion(.failure(GatewayError(.userNotFound, "no user \"\(userId)\""))) }
+    /// a retry with the same idempotency key is not stored twice. `notification`: the backend asks for an alert.
+    public func publish(
+        userId: String, name: String, payload: JSONValue?, notification: BackendNotification? = nil,
+        idempotencyKey: String?,
+        completion: @escaping (Result<Int64, GatewayError>) -> Void
+    ) {
+        guard users[userId] != nil else {
+            return completion(.failure(GatewayError(.userNotFound, "no user \"\(userId)\"")))
+        }
         let append = { [self] (requestHash: String, done: @escaping (Result<PublishResult, GatewayError>) -> Void) in
             let data = encode(CustomEventData(name: name, payload: payload))
             // The key's answer names the offset the store gives the event, decided in the same batch.
             var writes: [StoreWrite] = []
             if let idempotencyKey {
-                writes.append(.claimIdempotentOffset(scope: "publish:" + userId, key: idempotencyKey, requestHash: requestHash,
-                                                     createdAt: clock.now()))
+                writes.append(
+                    .claimIdempotentOffset(
+                        scope: "publish:" + userId, key: idempotencyKey, requestHash: requestHash,
+                        createdAt: clock.now()))
             }
-            commit([], events: [PendingEvent(userId: userId, type: .custom, data: data)], after: writes) { outcome in
+            let pushable = notification.map { PushableEvent.notification($0, ids: ["name": name], deepLinkPath: nil) }
+            commit(
+                [], events: [PendingEvent(userId: userId, type: .custom, data: data, pushable: pushable)], after: writes
+            ) { outcome in
                 done(outcome.map { PublishResult(offset: $0.first?.offset ?? 0) })
             }
         }
         let finish: (Result<PublishResult, GatewayError>) -> Void = { completion($0.map(\.offset)) }
         guard let idempotencyKey else { return append("", finish) }
-        idempotency.run(scope: "publish:" + userId, key: idempotencyKey, request: CustomEventData(name: name, payload: payload),
-                   perform: append, completion: finish)
+        idempotency.run(
+            scope: "publish:" + userId, key: idempotencyKey, request: CustomEventData(name: name, payload: payload),
+            perform: append, completion: finish)
     }
 
     // MARK: Standalone mode
@@ -128,20 +152,27 @@ extension GatewayHub {
     /// Only the secret's digest (`deviceTokenDigest`, SHA-256 hex, computed by the server) is seen and stored here: a
     /// copy of the database does not reveal secrets. Looking a digest up leaks nothing usable about the secret.
     /// `source` is the caller's address group (see `connect`).
-    public func registerDevice(deviceTokenDigest deviceToken: String, platform: String, source: String? = nil,
-                               completion: @escaping (Result<Registration, GatewayError>) -> Void) {
-        registerDevice(deviceTokenDigest: deviceToken, platform: platform, source: source, lookedUp: false, completion: completion)
+    public func registerDevice(
+        deviceTokenDigest deviceToken: String, platform: String, source: String? = nil,
+        completion: @escaping (Result<Registration, GatewayError>) -> Void
+    ) {
+        registerDevice(
+            deviceTokenDigest: deviceToken, platform: platform, source: source, lookedUp: false, completion: completion)
     }
 
     /// `lookedUp`: the store was asked for the digest (and its user loaded): a miss in memory is a new device.
-    private func registerDevice(deviceTokenDigest deviceToken: String, platform: String, source: String?, lookedUp: Bool,
-                                completion: @escaping (Result<Registration, GatewayError>) -> Void) {
+    private func registerDevice(
+        deviceTokenDigest deviceToken: String, platform: String, source: String?, lookedUp: Bool,
+        completion: @escaping (Result<Registration, GatewayError>) -> Void
+    ) {
         guard ["ios", "android", "desktop", "web"].contains(platform) else {
             return completion(.failure(GatewayError(.invalidField, "platform must be ios, android, desktop or web")))
         }
         func known() -> Registration? {
-            guard let key = devicesByToken[deviceToken], let device = devices[key], let user = users[device.userId] else { return nil }
-            return Registration(userId: user.id, hexCode: user.hexCode, deviceId: device.id, clientType: device.clientType)
+            guard let key = devicesByToken[deviceToken], let device = devices[key], let user = users[device.userId]
+            else { return nil }
+            return Registration(
+                userId: user.id, hexCode: user.hexCode, deviceId: device.id, clientType: device.clientType)
         }
         if let registration = known() { return completion(.success(registration)) }
         if !lookedUp {
@@ -152,7 +183,9 @@ extension GatewayHub {
                 case .failure(let error): completion(.failure(error))
                 case .success(let device):
                     withUsers(device.map { [$0.userId] } ?? [], failed: { completion(.failure($0)) }) { [self] in
-                        registerDevice(deviceTokenDigest: deviceToken, platform: platform, source: source, lookedUp: true, completion: completion)
+                        registerDevice(
+                            deviceTokenDigest: deviceToken, platform: platform, source: source, lookedUp: true,
+                            completion: completion)
                     }
                 }
             }
@@ -161,18 +194,25 @@ extension GatewayHub {
         // per-user allowances.
         var counters = [AttemptLimiter.Counter(key: "register-node", limit: settings.registrationsPerNodePerHour)]
         if let source {
-            counters.append(AttemptLimiter.Counter(key: "register-address:" + source, limit: settings.registrationsPerAddressPerHour))
+            counters.append(
+                AttemptLimiter.Counter(
+                    key: "register-address:" + source, limit: settings.registrationsPerAddressPerHour))
         }
         limitAttempt(.count(counters), "too many new registrations") { [self] refused in
             if let refused { return completion(.failure(refused)) }
             // The same secret may have been registered while the shared limits were asked.
             if let registration = known() { return completion(.success(registration)) }
             let user = createUser(id: "usr_" + randomToken(), displayName: nil)
-            let device = DeviceRecord(id: "dev_" + randomToken(), userId: user.id, clientType: platform, deviceToken: deviceToken, createdAt: clock.now())
+            let device = DeviceRecord(
+                id: "dev_" + randomToken(), userId: user.id, clientType: platform, deviceToken: deviceToken,
+                createdAt: clock.now())
             devices[device.key] = device
             devicesByToken[deviceToken] = device.key
-            let registration = Registration(userId: user.id, hexCode: user.hexCode, deviceId: device.id, clientType: platform, created: true)
-            commit([.upsertUser(user), .upsertDevice(device)]) { outcome in completion(outcome.map { _ in registration }) }
+            let registration = Registration(
+                userId: user.id, hexCode: user.hexCode, deviceId: device.id, clientType: platform, created: true)
+            commit([.upsertUser(user), .upsertDevice(device)]) { outcome in
+                completion(outcome.map { _ in registration })
+            }
         }
     }
 }

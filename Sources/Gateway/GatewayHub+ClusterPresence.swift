@@ -15,7 +15,7 @@ extension GatewayHub {
         // Counted in place: copying the states out (an array, a retain and release each) on every connect and
         // disconnect made a ramp of 10 000 devices of one user quadratic on the hub.
         guard let states = clients[userId] else { return (0, 0) }
-        return (states.count, states.values.reduce(0) { $1.away ? $0 + 1 : $0 })
+        return (states.count, states.values.reduce(0) { $1.isAway ? $0 + 1 : $0 })
     }
 
     /// Another node's notice: its counts replace what it said before (0 removes it), then the aggregate is stepped.

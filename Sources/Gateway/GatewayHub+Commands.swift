@@ -7,10 +7,13 @@ extension GatewayHub {
     public func handle(_ frame: [UInt8], from client: GatewayClient) {
         // Behind the device's connect and its user's earlier work while the user is read (GatewayHub+Loading).
         guard cache.ready([client.userId]) else {
-            return withUsers([client.userId], failed: { error in
-                client.send(ServerFrames.error(id: nil, error))
-                client.commandAnswered()
-            }) { [self] in
+            return withUsers(
+                [client.userId],
+                failed: { error in
+                    client.send(ServerFrames.error(id: nil, error))
+                    client.commandAnswered()
+                }
+            ) { [self] in
                 handleLoaded(frame, from: client)
             }
         }
@@ -18,7 +21,7 @@ extension GatewayHub {
     }
 
     private func handleLoaded(_ frame: [UInt8], from client: GatewayClient) {
-        guard let state = state(of: client) else { return client.commandAnswered() }   // its device is gone
+        guard let state = state(of: client) else { return client.commandAnswered() }  // its device is gone
         // One strict parse per frame, and the typed command read from it by hand (ids checked as they are read).
         let read: CommandFrame
         do {
@@ -61,10 +64,19 @@ extension GatewayHub {
             // An ack ahead of the log would count events not yet written as seen (and suppress their pushes).
             let latest = latestOffsets[client.userId] ?? 0
             guard command.offset >= 0, command.offset <= latest else {
-                throw GatewayError(.invalidField, "offset \(command.offset) is outside your log: acknowledge 0 to \(latest), the newest offset you received")
+                throw GatewayError(
+                    .invalidField,
+                    "offset \(command.offset) is outside your log: acknowledge 0 to \(latest), the newest offset you received"
+                )
             }
             state.ackedOffset = max(state.ackedOffset, command.offset)
-            queueWrite([.setDeviceAck(userId: client.userId, deviceId: client.deviceId, offset: command.offset)]) { _ in }
+            let key = DeviceKey(userId: client.userId, deviceId: client.deviceId)
+            if let acked = devices[key]?.ackedOffset, acked < command.offset {
+                devices[key]?.ackedOffset = command.offset
+            }
+            deliveryAcknowledged(client, upTo: command.offset)
+            queueWrite([.setDeviceAck(userId: client.userId, deviceId: client.deviceId, offset: command.offset)]) { _ in
+            }
             reply.ok(Empty())
         case .sendMessage(let command):
             sendMessage(command, from: client, reply: reply)
@@ -81,8 +93,9 @@ extension GatewayHub {
             state.away = command.status == "away"
             updatePresence(of: client.userId)
             reply.ok(presenceData(of: client.userId))
-        case .appState:
-            reply.ok(Empty())   // parsed and answered; DeliveryMachine takes it once the delivery component is wired
+        case .appState(let command):
+            setAppState(command.state, of: client)
+            reply.ok(Empty())
         case .presence:
             let list = activeContacts(of: client.userId).sorted().map { presenceData(of: $0) }
             reply.ok(["contacts": list])
@@ -91,7 +104,8 @@ extension GatewayHub {
         case .sessionGet(let command):
             sessionData(command.sessionId, for: client.userId, reply: reply)
         case .sessionList:
-            let list = sessions.of(client.userId).sorted { ($0.createdAt, $0.id) < ($1.createdAt, $1.id) }.map(Self.sessionData)
+            let list = sessions.of(client.userId).sorted { ($0.createdAt, $0.id) < ($1.createdAt, $1.id) }.map(
+                Self.sessionData)
             reply.ok(["sessions": list])
         case .approve(let command):
             answer(requestId: command.requestId, approve: true, client: client, reply: reply)

@@ -13,7 +13,9 @@ extension GatewayHub {
     /// the connection is closed with 1013 (try again later).
     public func connect(_ client: GatewayClient, resumeAfter: Int64?) {
         guard cache.ready([client.userId]) else {
-            return withUsers([client.userId], failed: { error in client.close(code: 1013, reason: error.code.rawValue) }) { [self] in
+            return withUsers(
+                [client.userId], failed: { error in client.close(code: 1013, reason: error.code.rawValue) }
+            ) { [self] in
                 connectLoaded(client, resumeAfter: resumeAfter)
             }
         }
@@ -21,6 +23,10 @@ extension GatewayHub {
     }
 
     private func connectLoaded(_ client: GatewayClient, resumeAfter: Int64?) {
+        // A revoked device's token (a deleted user's) is refused before anything is created for it.
+        if let revoked = revocation(refusing: client.userId, deviceId: client.deviceId, issuedAt: client.issuedAt) {
+            return client.close(code: revoked.closeCode, reason: revoked.closeReason)
+        }
         ensureUserAndDevice(userId: client.userId, deviceId: client.deviceId, clientType: client.clientType)
         let state = ClientState(client: client)
         let latest = latestOffsets[client.userId] ?? 0
@@ -28,10 +34,12 @@ extension GatewayHub {
         if clients[client.userId] == nil { metrics.onlineUsers.add(1, ordering: .relaxed) }
         clients[client.userId, default: [:]][ObjectIdentifier(client)] = state
         metrics.connectedDevices.add(1, ordering: .relaxed)
-        let welcome = WelcomeData(userId: client.userId, deviceId: client.deviceId, clientType: client.clientType,
-                                  latestOffset: latest, serverTime: clock.now())
+        let welcome = WelcomeData(
+            userId: client.userId, deviceId: client.deviceId, clientType: client.clientType,
+            latestOffset: latest, serverTime: clock.now())
         client.send(ServerFrames.event(type: "welcome", offset: nil, timestamp: clock.now(), data: encode(welcome)))
         if let resumeAfter { resume(state, after: resumeAfter, latest: latest) }
+        deliveryConnected(client)
         updatePresence(of: client.userId)
     }
 
@@ -51,6 +59,7 @@ extension GatewayHub {
             clients[client.userId] = nil
             metrics.onlineUsers.subtract(1, ordering: .relaxed)
         }
+        deliveryDisconnected(client)
         updatePresence(of: client.userId)
     }
 
@@ -99,7 +108,7 @@ extension GatewayHub {
         let user = UserRecord(id: id, hexCode: code, displayName: displayName, createdAt: clock.now())
         users[id] = user
         usersByHexCode[code] = id
-        cache.touch(id)          // held like a user read from the store, so it can be forgotten when idle
+        cache.touch(id)  // held like a user read from the store, so it can be forgotten when idle
         scheduleEviction()
         return user
     }
@@ -115,16 +124,20 @@ extension GatewayHub {
         let store = self.store
         let from = min(after, latest)  // ahead of the log: what is committed meanwhile comes from `latest` on
         scheduler.runBlocking { [self] in
-            let read = Result { (try store.events(userId: userId, after: from, limit: limit), try store.oldestOffset(userId: userId)) }
+            let read = Result {
+                (try store.events(userId: userId, after: from, limit: limit), try store.oldestOffset(userId: userId))
+            }
             scheduler.execute { [self] in
                 finishResume(state, after: after, latest: latest, limit: limit, read: read)
             }
         }
     }
 
-    private func finishResume(_ state: ClientState, after: Int64, latest: Int64, limit: Int,
-                              read: Result<([StoredEvent], Int64?), Error>) {
-        guard self.state(of: state.client) === state else { return } // disconnected meanwhile
+    private func finishResume(
+        _ state: ClientState, after: Int64, latest: Int64, limit: Int,
+        read: Result<([StoredEvent], Int64?), Error>
+    ) {
+        guard self.state(of: state.client) === state else { return }  // disconnected meanwhile
         var events: [StoredEvent] = []
         var recovered: Bool
         var end = latest
@@ -142,22 +155,24 @@ extension GatewayHub {
             if end > latestOffsets[state.client.userId] ?? 0 { latestOffsets[state.client.userId] = end }
             events = found.filter { $0.offset > after }
             if after > end {
-                recovered = false                       // the client is ahead of this log (a reset store)
+                recovered = false  // the client is ahead of this log (a reset store)
             } else if after == end {
                 recovered = true
             } else if let oldest, oldest <= after + 1 {
-                recovered = true                        // everything up to `end` follows, part by part
+                recovered = true  // everything up to `end` follows, part by part
             } else {
-                recovered = false                       // pruned past the client's offset
+                recovered = false  // pruned past the client's offset
             }
         }
         // A full part that stops short of the end: the rest is read in further parts.
         let more = stopsShort(events, limit: limit, end: end)
         metrics.resumes.increment()
         if !recovered { metrics.resumesUnrecovered.increment() }
-        let summary = ResumeData(recovered: recovered, requestedOffset: after, firstReplayed: events.first?.offset,
-                                 lastReplayed: more ? end : events.last?.offset)
-        state.client.send(ServerFrames.event(type: "resume", offset: nil, timestamp: clock.now(), data: encode(summary)))
+        let summary = ResumeData(
+            recovered: recovered, requestedOffset: after, firstReplayed: events.first?.offset,
+            lastReplayed: more ? end : events.last?.offset)
+        state.client.send(
+            ServerFrames.event(type: "resume", offset: nil, timestamp: clock.now(), data: encode(summary)))
         if let lastRead = events.last?.offset, more {
             return startReplayInParts(state, first: events, after: lastRead, end: end)
         }
@@ -206,8 +221,10 @@ extension GatewayHub {
         }
     }
 
-    private func finishReplayPart(_ state: ClientState, cursor: ReplayCursor, limit: Int, read: Result<[StoredEvent], Error>) {
-        guard self.state(of: state.client) === state else { return } // disconnected meanwhile
+    private func finishReplayPart(
+        _ state: ClientState, cursor: ReplayCursor, limit: Int, read: Result<[StoredEvent], Error>
+    ) {
+        guard self.state(of: state.client) === state else { return }  // disconnected meanwhile
         guard case .success(let found) = read else { return closeUnreadable(state) }
         let events = found.filter { $0.offset <= cursor.end }
         let more = events.count == found.count && stopsShort(events, limit: limit, end: cursor.end)
@@ -221,7 +238,9 @@ extension GatewayHub {
             return continueReplay(state.client)
         }
         state.resuming = false
-        if !state.sendInOrder(events.map(\.frame), complete: cluster.bus == nil ? .max : cursor.end) { catchUp(state.client.userId) }
+        if !state.sendInOrder(events.map(\.frame), complete: cluster.bus == nil ? .max : cursor.end) {
+            catchUp(state.client.userId)
+        }
     }
 
     private func closeUnreadable(_ state: ClientState) {
@@ -249,11 +268,13 @@ extension GatewayHub {
 
     private func stepPresence(of userId: String, _ input: PresenceMachine.Input) {
         var current = presence[userId] ?? PresenceState()
-        let (next, actions) = PresenceMachine(graceMs: settings.presenceGraceMs).transition(current.machine, input, now: clock.now())
+        let (next, actions) = PresenceMachine(graceMs: settings.presenceGraceMs).transition(
+            current.machine, input, now: clock.now())
         if settings.backendWebhooks.presence {
-            let (event, announced) = PresenceWebhookEvent.decide(from: current.machine.status, to: next.status,
-                                                                 localDevices: localDevices(of: userId).connected,
-                                                                 announced: current.announcedOnline)
+            let (event, announced) = PresenceWebhookEvent.decide(
+                from: current.machine.status, to: next.status,
+                localDevices: localDevices(of: userId).connected,
+                announced: current.announcedOnline)
             current.announcedOnline = announced
             if let event { presenceWebhook(event, userId: userId) }
         }
@@ -281,7 +302,9 @@ extension GatewayHub {
     /// only write) and wakes the sender.
     private func presenceWebhook(_ event: PresenceWebhookEvent, userId: String) {
         let devices = event == .online ? clusterDevices(of: userId).connected : 0
-        commit([.enqueuePush(BackendWebhook.presence(event, userId: userId, devices: devices, now: clock.now()))]) { _ in }
+        commit([.enqueuePush(BackendWebhook.presence(event, userId: userId, devices: devices, now: clock.now()))]) {
+            _ in
+        }
     }
 
     func presenceData(of userId: String) -> PresenceData {
@@ -290,7 +313,8 @@ extension GatewayHub {
     }
 
     private func broadcastPresence(of userId: String) {
-        let frame = ServerFrames.event(type: "presence", offset: nil, timestamp: clock.now(), data: encode(presenceData(of: userId)))
+        let frame = ServerFrames.event(
+            type: "presence", offset: nil, timestamp: clock.now(), data: encode(presenceData(of: userId)))
         let watchers = activeContacts(of: userId)
         for contactId in watchers { deliverEphemeral(to: contactId, frame: frame) }
         // Whether to push needs each watcher's settings, devices and tokens: watchers not in memory are read first.
@@ -299,7 +323,8 @@ extension GatewayHub {
 
     /// Users who may see `userId` (active contacts that neither side has paused).
     func activeContacts(of userId: String) -> [String] {
-        (contacts[userId] ?? [:]).values.filter { $0.active && !relations.isPaused(userId, $0.contactId) }.map(\.contactId)
+        (contacts[userId] ?? [:]).values.filter { $0.active && !relations.isPaused(userId, $0.contactId) }.map(
+            \.contactId)
     }
 
     func areContacts(_ a: String, _ b: String) -> Bool {

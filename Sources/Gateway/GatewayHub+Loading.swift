@@ -66,7 +66,9 @@ extension GatewayHub {
         }
     }
 
-    private func finishUserReads(_ ids: [String], writeCounts: [Int], busy: [Bool], _ result: Result<[UserEntry], GatewayError>) {
+    private func finishUserReads(
+        _ ids: [String], writeCounts: [Int], busy: [Bool], _ result: Result<[UserEntry], GatewayError>
+    ) {
         var failed: Set<String> = []
         switch result {
         case .success(let entries):
@@ -87,13 +89,19 @@ extension GatewayHub {
                     merge(entry)
                     cache.touch(entry.id)
                 } else if cache.writesInFlight[entry.id] != nil {
-                    cache.rereadWhenIdle.insert(entry.id)   // this node's own change is on its way: read after it
+                    cache.rereadWhenIdle.insert(entry.id)  // this node's own change is on its way: read after it
                 } else if busyAtStart || (cache.writeCount[entry.id] ?? 0) != writeCount {
-                    readUser(entry.id)                       // this node changed the user during the read
+                    readUser(entry.id)  // this node changed the user during the read
                 } else {
                     replace(entry)
                 }
                 if again { readUser(entry.id) }
+                // Another node revoked a device (or deleted the user) connected here: it closes here too, and a
+                // deleted user's pending approvals (held on every node) stop here as well.
+                closeRevokedClients(of: entry.id)
+                if entry.user == nil, entry.revocations.contains(where: { $0.deviceId == nil }) {
+                    approvals.forgetAll(of: entry.id)
+                }
             }
         case .failure(let error):
             for id in ids {
@@ -137,7 +145,7 @@ extension GatewayHub {
                     kept.append(action)
                 }
             }
-            cache.waiting = kept + cache.waiting   // what ran may have queued more, after these
+            cache.waiting = kept + cache.waiting  // what ran may have queued more, after these
         }
     }
 
@@ -156,12 +164,16 @@ extension GatewayHub {
         for contact in entry.contacts where contacts[id]?[contact.contactId] == nil {
             contacts[id, default: [:]][contact.contactId] = contact
         }
-        for token in entry.pushTokens where !(pushTokens[token.deviceKey] ?? []).contains(where: { $0.sameSlot(as: token) }) {
+        for token in entry.pushTokens
+        where !(pushTokens[token.deviceKey] ?? []).contains(where: { $0.sameSlot(as: token) }) {
             pushTokens[token.deviceKey, default: []].append(token)
         }
-        if notificationSettings[id] == nil, let settings = entry.notificationSettings { notificationSettings[id] = settings }
+        if notificationSettings[id] == nil, let settings = entry.notificationSettings {
+            notificationSettings[id] = settings
+        }
         latestOffsets[id] = max(latestOffsets[id] ?? 0, entry.latestOffset)
         for session in entry.openSessions where sessions[session.id] == nil { sessions[session.id] = session }
+        if revocations[id] == nil, !entry.revocations.isEmpty { revocations[id] = entry.revocations }
         relations.add(entry.relationships, of: id, replace: replace) { [cache] in cache.isLoaded($0) }
     }
 
@@ -228,7 +240,7 @@ extension GatewayHub {
     /// forgotten: read again when next needed).
     func userChanged(_ userId: String) {
         guard cache.isLoaded(userId) || cache.reading[userId] != nil else {
-            if users[userId] == nil && isIdle(userId) { forgetUsers([userId]) }   // partial records of a user not loaded
+            if users[userId] == nil && isIdle(userId) { forgetUsers([userId]) }  // partial records of a user not loaded
             return
         }
         if cache.isLoaded(userId) && clients[userId] == nil && isIdle(userId) { return forgetUsers([userId]) }
@@ -258,6 +270,7 @@ extension GatewayHub {
     func isIdle(_ userId: String) -> Bool {
         clients[userId] == nil && cache.writesInFlight[userId] == nil && cache.waitingCount[userId] == nil
             && cache.reading[userId] == nil && !cluster.isCatchingUp(userId) && !presencePushes.holds(userId)
+            && !deadlines.holds(userId)
             && !cluster.hasRemotePresence(userId)
             && (presence[userId].map { $0.graceTimer == nil && $0.machine.status == .offline } ?? true)
     }
@@ -300,7 +313,7 @@ extension GatewayHub {
         forgetUsers([userId])
     }
 
-    private func forgetUsers(_ ids: [String]) {
+    func forgetUsers(_ ids: [String]) {
         guard !ids.isEmpty else { return }
         for id in ids {
             cache.forget(id)
@@ -317,14 +330,19 @@ extension GatewayHub {
     private func dropRecords(of ids: Set<String>, shared: Bool = false) {
         relations.drop(ids, shared: shared) { [cache] in cache.isLoaded($0) }
         for id in ids {
-            if let user = users.removeValue(forKey: id), usersByHexCode[user.hexCode] == id { usersByHexCode[user.hexCode] = nil }
+            if let user = users.removeValue(forKey: id), usersByHexCode[user.hexCode] == id {
+                usersByHexCode[user.hexCode] = nil
+            }
             contacts[id] = nil
             notificationSettings[id] = nil
             latestOffsets[id] = nil
+            revocations[id] = nil
         }
         for id in ids {
             for key in devices.keys(of: id) {
-                if let token = devices.removeValue(forKey: key)?.deviceToken, devicesByToken[token] == key { devicesByToken[token] = nil }
+                if let token = devices.removeValue(forKey: key)?.deviceToken, devicesByToken[token] == key {
+                    devicesByToken[token] = nil
+                }
             }
             pushTokens.removeAll(of: id)
             sessions.removeAll(of: id)
@@ -367,6 +385,7 @@ extension StoreWrite {
         case .upsertPushToken(let token): return (token.userId, true)
         case .deletePushToken(let userId, _, _, _): return (userId, true)
         case .setNotificationSettings(let userId, _): return (userId, true)
+        case .deleteUser(let userId, _), .revokeDevice(let userId, _, _): return (userId, true)
         default: return (nil, false)
         }
     }

@@ -4,21 +4,27 @@ import GatewayProtocol
 /// takes it over and the previous device is told to let go (`session_handoff`).
 extension GatewayHub {
     static func sessionData(_ s: SessionRecord) -> SessionData {
-        SessionData(sessionId: s.id, title: s.title, state: s.state.rawValue,
-                    activeClient: s.activeClient.map { ActiveClientData(clientType: $0.clientType, deviceId: $0.deviceId, lastActivityAt: $0.lastActivityAt) },
-                    createdAt: s.createdAt)
+        SessionData(
+            sessionId: s.id, title: s.title, state: s.state.rawValue,
+            activeClient: s.activeClient.map {
+                ActiveClientData(clientType: $0.clientType, deviceId: $0.deviceId, lastActivityAt: $0.lastActivityAt)
+            },
+            createdAt: s.createdAt)
     }
 
     /// The session `sessionId` of `userId` (nil: of whoever owns it), with its user loaded (`withSession`), or the
     /// error to answer with: `session_not_found` also for another user's session.
-    func withOwnSession(_ sessionId: String, of userId: String?, _ body: @escaping (Result<SessionRecord, GatewayError>) -> Void) {
+    func withOwnSession(
+        _ sessionId: String, of userId: String?, _ body: @escaping (Result<SessionRecord, GatewayError>) -> Void
+    ) {
         withSession(sessionId, of: userId) { found in
-            body(found.flatMap { session in
-                guard let session, userId == nil || session.userId == userId else {
-                    return .failure(GatewayError(.sessionNotFound, "no session \"\(sessionId)\""))
-                }
-                return .success(session)
-            })
+            body(
+                found.flatMap { session in
+                    guard let session, userId == nil || session.userId == userId else {
+                        return .failure(GatewayError(.sessionNotFound, "no session \"\(sessionId)\""))
+                    }
+                    return .success(session)
+                })
         }
     }
 
@@ -48,13 +54,16 @@ extension GatewayHub {
         let current = sessions[session.id] ?? session
         let (writes, events, refused) = activity(in: current, by: client)
         if refused { return reply.fail(GatewayError(.sessionEnded, "session \"\(session.id)\" has ended")) }
-        commit(writes, events: events, onConflict: { [self] conflict in
-            guard case .sessionChanged(let stored) = conflict, attempt < Self.decisionAttempts else {
-                return reply.fail(GatewayError(.storageFailed, "could not store the change: \(conflict)"))
+        commit(
+            writes, events: events,
+            onConflict: { [self] conflict in
+                guard case .sessionChanged(let stored) = conflict, attempt < Self.decisionAttempts else {
+                    return reply.fail(GatewayError(.storageFailed, "could not store the change: \(conflict)"))
+                }
+                storeChanged(stored, sessionId: session.id)
+                attach(sessions[session.id] ?? session, client: client, reply: reply, attempt: attempt + 1)
             }
-            storeChanged(stored, sessionId: session.id)
-            attach(sessions[session.id] ?? session, client: client, reply: reply, attempt: attempt + 1)
-        }) { [self] outcome in
+        ) { [self] outcome in
             switch outcome {
             case .success: reply.ok(Self.sessionData(sessions[session.id] ?? session))
             case .failure(let error): reply.fail(error)
@@ -71,7 +80,9 @@ extension GatewayHub {
         return (writes, events)
     }
 
-    private func activity(in session: SessionRecord, by client: GatewayClient) -> ([StoreWrite], [PendingEvent], refused: Bool) {
+    private func activity(in session: SessionRecord, by client: GatewayClient) -> (
+        [StoreWrite], [PendingEvent], refused: Bool
+    ) {
         let device = DeviceRef(deviceId: client.deviceId, clientType: client.clientType)
         let (next, actions) = SessionMachine.transition(session, .activity(by: device), now: clock.now())
         sessions[session.id] = next
@@ -83,8 +94,11 @@ extension GatewayHub {
             case .commitActiveClient(let expected, let new):
                 writes.append(.setSessionActiveClient(sessionId: session.id, expected: expected, new: new))
             case .handoff(let handoff):
-                events.append(PendingEvent(userId: session.userId, type: .sessionHandoff, data: encode(handoff), pushable: .handoff(handoff)))
-            case .commitEnd:     // produced by `end` only
+                events.append(
+                    PendingEvent(
+                        userId: session.userId, type: .sessionHandoff, data: encode(handoff),
+                        pushable: .handoff(handoff)))
+            case .commitEnd:  // produced by `end` only
                 break
             case .refuseEnded:
                 refused = true
@@ -103,7 +117,9 @@ extension GatewayHub {
 
     /// Creates (or returns the existing) session for a user; `session_created` goes to the user's devices.
     /// An existing id answers with that session as it is (an ended one stays ended, also after a restart).
-    public func createSession(id: String?, userId: String, title: String?, completion: @escaping (Result<SessionData, GatewayError>) -> Void) {
+    public func createSession(
+        id: String?, userId: String, title: String?, completion: @escaping (Result<SessionData, GatewayError>) -> Void
+    ) {
         guard let id else { return createSession(newId: nil, userId: userId, title: title, completion: completion) }
         withSession(id) { [self] found in
             switch found {
@@ -111,19 +127,27 @@ extension GatewayHub {
             case .success(nil): createSession(newId: id, userId: userId, title: title, completion: completion)
             case .success(let existing?):
                 guard existing.userId == userId else {
-                    return completion(.failure(GatewayError(.invalidField, "session \"\(id)\" belongs to another user")))
+                    return completion(
+                        .failure(GatewayError(.invalidField, "session \"\(id)\" belongs to another user")))
                 }
                 completion(.success(Self.sessionData(existing)))
             }
         }
     }
 
-    private func createSession(newId id: String?, userId: String, title: String?, completion: @escaping (Result<SessionData, GatewayError>) -> Void) {
+    private func createSession(
+        newId id: String?, userId: String, title: String?,
+        completion: @escaping (Result<SessionData, GatewayError>) -> Void
+    ) {
         // The user's open sessions are read with it: loaded first, so the new session is held with them.
-        guard loaded([userId], failed: { completion(.failure($0)) }, retry: { [self] in
-            createSession(newId: id, userId: userId, title: title, completion: completion)
-        }) else { return }
-        if let id, let existing = sessions[id] {     // created while this request was reading the store
+        guard
+            loaded(
+                [userId], failed: { completion(.failure($0)) },
+                retry: { [self] in
+                    createSession(newId: id, userId: userId, title: title, completion: completion)
+                })
+        else { return }
+        if let id, let existing = sessions[id] {  // created while this request was reading the store
             guard existing.userId == userId else {
                 return completion(.failure(GatewayError(.invalidField, "session \"\(id)\" belongs to another user")))
             }
@@ -142,20 +166,31 @@ extension GatewayHub {
     }
 
     /// A backend event in a session (progress, status, question, completion) streamed to the user's devices.
-    public func postSessionEvent(sessionId: String, kind: String, payload: JSONValue?, completion: @escaping (Result<Int64, GatewayError>) -> Void) {
+    /// `notification`: the backend asks for an alert (pushed like a message, `PushRule`).
+    public func postSessionEvent(
+        sessionId: String, kind: String, payload: JSONValue?, notification: BackendNotification? = nil,
+        completion: @escaping (Result<Int64, GatewayError>) -> Void
+    ) {
         withOwnSession(sessionId, of: nil) { [self] found in
             guard case .success(let session) = found else { return completion(.failure(found.error!)) }
-            postSessionEvent(session, kind: kind, payload: payload, completion: completion)
+            postSessionEvent(session, kind: kind, payload: payload, notification: notification, completion: completion)
         }
     }
 
-    private func postSessionEvent(_ session: SessionRecord, kind: String, payload: JSONValue?, completion: @escaping (Result<Int64, GatewayError>) -> Void) {
+    private func postSessionEvent(
+        _ session: SessionRecord, kind: String, payload: JSONValue?, notification: BackendNotification?,
+        completion: @escaping (Result<Int64, GatewayError>) -> Void
+    ) {
         let sessionId = session.id
         guard session.state == .active else {
             return completion(.failure(GatewayError(.sessionEnded, "session \"\(sessionId)\" has ended")))
         }
         let data = encode(SessionEventData(sessionId: sessionId, kind: kind, payload: payload))
-        commit([], events: [PendingEvent(userId: session.userId, type: .sessionEvent, data: data)]) { outcome in
+        let pushable = notification.map {
+            PushableEvent.notification($0, ids: ["sessionId": sessionId], deepLinkPath: "session/\(sessionId)")
+        }
+        commit([], events: [PendingEvent(userId: session.userId, type: .sessionEvent, data: data, pushable: pushable)])
+        { outcome in
             completion(outcome.map { $0.last?.offset ?? 0 })
         }
     }
@@ -174,14 +209,17 @@ extension GatewayHub {
         sessions[found.id] = next
         guard case .commitEnd(let ended)? = actions.first else { return completion(.success(Self.sessionData(next))) }
         let data = Self.sessionData(ended)
-        commit([.endSession(sessionId: ended.id, endedAt: ended.endedAt ?? clock.now())],
-               events: [PendingEvent(userId: ended.userId, type: .sessionEnded, data: encode(data))], onConflict: { [self] conflict in
-            guard case .sessionChanged(let stored?) = conflict, stored.state == .ended else {
-                return completion(.failure(GatewayError(.storageFailed, "could not end the session: \(conflict)")))
+        commit(
+            [.endSession(sessionId: ended.id, endedAt: ended.endedAt ?? clock.now())],
+            events: [PendingEvent(userId: ended.userId, type: .sessionEnded, data: encode(data))],
+            onConflict: { [self] conflict in
+                guard case .sessionChanged(let stored?) = conflict, stored.state == .ended else {
+                    return completion(.failure(GatewayError(.storageFailed, "could not end the session: \(conflict)")))
+                }
+                storeChanged(stored, sessionId: stored.id)
+                completion(.success(Self.sessionData(stored)))
             }
-            storeChanged(stored, sessionId: stored.id)
-            completion(.success(Self.sessionData(stored)))
-        }) { outcome in
+        ) { outcome in
             completion(outcome.map { _ in data })
         }
     }

@@ -44,8 +44,13 @@ public final class GatewayHub: @unchecked Sendable {
     let ids: IdDesk
     var pushTokens = PushTokenIndex()
     var notificationSettings: [String: NotificationSettings] = [:]
+    /// Loaded users' revoked devices (and the whole user once deleted), checked when a device connects or calls
+    /// `/v1/users/me/…` (GatewayHub+Lifecycle).
+    var revocations: [String: [RevocationRecord]] = [:]
     /// Each watcher's coalesced background presence pushes (GatewayHub+Push).
     let presencePushes: PresencePushes
+    /// Each user's acknowledgement deadlines and their timers (GatewayHub+Delivery).
+    let deadlines: DeliveryDeadlines
     /// Called on the hub thread after a commit that put jobs in the push outbox (the sender wakes up).
     public var onPushJobsEnqueued: (() -> Void)?
     /// Friend requests, pauses, connect codes, groups, invites, phones (GatewayHub+FriendRequests etc.).
@@ -78,7 +83,9 @@ public final class GatewayHub: @unchecked Sendable {
         set { cluster.attach(newValue) }
     }
 
-    public init(store: GatewayStore, scheduler: GatewayScheduler, clock: GatewayClock, settings: GatewaySettings = .init()) {
+    public init(
+        store: GatewayStore, scheduler: GatewayScheduler, clock: GatewayClock, settings: GatewaySettings = .init()
+    ) {
         self.store = store
         self.scheduler = scheduler
         self.clock = clock
@@ -87,10 +94,15 @@ public final class GatewayHub: @unchecked Sendable {
         self.metrics = metrics
         cluster = ClusterLink(scheduler: scheduler, clock: clock, settings: settings)
         presencePushes = PresencePushes(scheduler: scheduler, clock: clock, intervalMs: settings.presencePushIntervalMs)
+        deadlines = DeliveryDeadlines(
+            settings: DeliveryMachine.Settings(
+                ackDelayMs: settings.pushAckDelayMs, approvalDelayMs: settings.approvalPushDelayMs),
+            scheduler: scheduler, clock: clock)
         ids = IdDesk(store: store, scheduler: scheduler, clock: clock)
         approvals = ApprovalDesk(scheduler: scheduler, clock: clock, metrics: metrics)
         idempotency = IdempotencyDesk(store: store, scheduler: scheduler, memoryKeys: settings.idempotencyMemoryKeys)
         ids.handedOut = { [weak self] in self?.runSettledIfDone() }
+        deadlines.onDeadline = { [weak self] in self?.pushDue($0) }
     }
 
     /// Loads the pending approvals (the only records not read per user: bounded by the request rate times the
@@ -129,9 +141,11 @@ public final class GatewayHub: @unchecked Sendable {
     ///
     /// The users the events go to are loaded first (their devices and push tokens are needed), when they are not.
     /// `after`: writes that follow the events in the batch (`claimIdempotentOffset` names the offset of an append before it).
-    func commit(_ writes: [StoreWrite], events: [PendingEvent] = [], after: [StoreWrite] = [],
-                onConflict: ((StoreConflict) -> Void)? = nil,
-                completion: @escaping (Result<[StoredEvent], GatewayError>) -> Void) {
+    func commit(
+        _ writes: [StoreWrite], events: [PendingEvent] = [], after: [StoreWrite] = [],
+        onConflict: ((StoreConflict) -> Void)? = nil,
+        completion: @escaping (Result<[StoredEvent], GatewayError>) -> Void
+    ) {
         guard events.allSatisfy({ cache.isLoaded($0.userId) }) else {
             return withUsers(events.map(\.userId), failed: { completion(.failure($0)) }) { [self] in
                 commitLoaded(writes, events: events, after: after, onConflict: onConflict, completion: completion)
@@ -140,21 +154,26 @@ public final class GatewayHub: @unchecked Sendable {
         commitLoaded(writes, events: events, after: after, onConflict: onConflict, completion: completion)
     }
 
-    private func commitLoaded(_ writes: [StoreWrite], events: [PendingEvent], after: [StoreWrite],
-                              onConflict: ((StoreConflict) -> Void)?,
-                              completion: @escaping (Result<[StoredEvent], GatewayError>) -> Void) {
+    private func commitLoaded(
+        _ writes: [StoreWrite], events: [PendingEvent], after: [StoreWrite],
+        onConflict: ((StoreConflict) -> Void)?,
+        completion: @escaping (Result<[StoredEvent], GatewayError>) -> Void
+    ) {
         let now = clock.now()
         var storedEvents: [StoredEvent] = []
-        var offsets: [PendingOffset] = []
+        /// Events whose push waits for acknowledgements: fed to `deadlines` once the receipt names their offsets.
+        var awaiting: [(index: Int, DeliveryDeadlines.Awaiting)] = []
         var batch = writes
         for event in events {
             // Offset 0 until the store's receipt names the one it took.
-            let record = StoredEvent(userId: event.userId, offset: 0, type: event.type.rawValue, payload: event.data, createdAt: now)
-            let offset = PendingOffset()
+            let record = StoredEvent(
+                userId: event.userId, offset: 0, type: event.type.rawValue, payload: event.data, createdAt: now)
             storedEvents.append(record)
-            offsets.append(offset)
             batch.append(.appendEvent(record))
-            batch += pushJobs(for: event, offset: offset).map { .enqueuePush($0) }
+            switch pushPlan(for: event) {
+            case .jobs(let jobs): batch += jobs.map { .enqueuePush($0) }
+            case .awaitAcknowledgement(let waiting): awaiting.append((storedEvents.count - 1, waiting))
+            }
         }
         batch += after
         let enqueuedPush = batch.contains { if case .enqueuePush = $0 { return true } else { return false } }
@@ -179,20 +198,18 @@ public final class GatewayHub: @unchecked Sendable {
             }
             for (i, offset) in zip(storedEvents.indices, receipt.offsets) {
                 storedEvents[i].offset = offset
-                offsets[i].value = offset
-                if offset > latestOffsets[storedEvents[i].userId] ?? 0 { latestOffsets[storedEvents[i].userId] = offset }
+                if offset > latestOffsets[storedEvents[i].userId] ?? 0 {
+                    latestOffsets[storedEvents[i].userId] = offset
+                }
             }
             metrics.eventsCommitted.add(storedEvents.count, ordering: .relaxed)
             for event in storedEvents { deliver(event, committedAt: committedAt) }
+            // After delivery: the devices that got it on a socket wait for its deadline, the others are pushed now.
+            for (index, waiting) in awaiting { awaitAcknowledgement(waiting, of: storedEvents[index]) }
             announce(storedEvents)
             if enqueuedPush { onPushJobsEnqueued?() }
             completion(.success(storedEvents))
         }
-    }
-
-    /// The offset an event will have once the store took it (`Int64.max` until then: nothing acknowledged it yet).
-    final class PendingOffset {
-        var value = Int64.max
     }
 
     /// Queues one all-or-nothing batch for the store; `completion` runs on the hub thread once it is durable (nil) or
@@ -243,10 +260,12 @@ public final class GatewayHub: @unchecked Sendable {
     /// missing ones are read from the store, so each device still gets its log in order.
     func deliver(_ event: StoredEvent, committedAt: Int? = nil) {
         guard let userClients = clients[event.userId] else { return }
-        let frame = ServerFrames.event(type: event.type, offset: event.offset, timestamp: event.createdAt, data: event.payload)
+        let frame = ServerFrames.event(
+            type: event.type, offset: event.offset, timestamp: event.createdAt, data: event.payload)
         let checkGaps = cluster.bus != nil
         var gap = false
-        for (_, state) in userClients where !state.deliver(offset: event.offset, frame: frame, committedAt: committedAt, checkGaps: checkGaps) {
+        for (_, state) in userClients
+        where !state.deliver(offset: event.offset, frame: frame, committedAt: committedAt, checkGaps: checkGaps) {
             gap = true
         }
         if gap { catchUp(event.userId) }

@@ -20,8 +20,8 @@ public struct GatewaySettings: Sendable, Equatable {
     /// a later one) within this time is pushed to that device: a suspended app's socket looks open while nobody reads
     /// it (`DeliveryMachine`). 0 turns it off. `gateway.push_ack_delay_ms`.
     public var pushAckDelayMs: Int64 = 5_000
-    /// An approval request that no connected device acknowledged (`ack` with its offset) within this time goes to
-    /// push as if the user were offline: a connected but asleep phone still rings. 0 turns it off.
+    /// `pushAckDelayMs` for approval requests: a device with an open socket that has not acknowledged one within
+    /// this time is pushed it, so a connected but asleep phone still rings. 0 turns it off.
     /// `gateway.approval_push_delay_ms`, which defaults to `gateway.push_ack_delay_ms`.
     public var approvalPushDelayMs: Int64 = 5_000
     /// Presence pushes (for users who opted in) are coalesced to at most one per this interval per user.

@@ -27,6 +27,9 @@ public protocol GatewayClient: AnyObject, Sendable {
     var userId: String { get }
     var deviceId: String { get }
     var clientType: String { get }
+    /// The token's `iat` (Unix seconds), nil when it has none: a token issued before its device's revocation (or its
+    /// user's deletion) is refused (`RevocationRecord.refuses`).
+    var issuedAt: Int64? { get }
     /// The address group the client connects from (an IPv4 address or an IPv6 /64, see the server's
     /// `SourceAddress`), for the guessing limits; nil when unknown.
     var sourceAddress: String? { get }
@@ -52,6 +55,7 @@ public protocol GatewayClient: AnyObject, Sendable {
 
 extension GatewayClient {
     public var sourceAddress: String? { nil }
+    public var issuedAt: Int64? { nil }
     /// Clients that do not measure delivery latency (tests, in-memory adapters) send a committed event like any frame.
     public func sendEvent(_ frame: [UInt8], committedAt: Int) { send(frame) }
     /// Clients without an outbound limit (tests, in-memory adapters) take a replay as plain sends.

@@ -14,12 +14,14 @@ enum PushableEvent: Sendable {
     case contactRemoved(userId: String)
     /// `friend_request`, `friend_request_accepted`.
     case friendRequest(FriendRequestData)
+    /// A backend event (`custom`, `session_event`) with the `notification` its backend attached: an alert.
+    case notification(BackendNotification, ids: [String: String], deepLinkPath: String?)
 
     /// The event's data as a tree, for a notice's Live Activity / background content state (none for messages,
     /// whose alert carries its own fields); built only when a push job is made.
     var contentState: JSONValue? {
         switch self {
-        case .message, .groupMessage: nil
+        case .message, .groupMessage, .notification: nil
         case .approval(let data): data.jsonValue
         case .handoff(let data): data.jsonValue
         case .contactAdded(let data): data.jsonValue

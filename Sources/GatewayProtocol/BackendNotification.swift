@@ -5,9 +5,9 @@
 /// Read strictly: `title`, `body` and `interruption` are required, `collapseId` and `threadId` optional, any other
 /// member is refused (a misspelt `tittle` must not silently send an empty alert); every refusal is `invalid_field` or
 /// `missing_field` naming `notification.<field>`. A value type; pure.
-public struct BackendNotification: Sendable, Equatable {
+public struct BackendNotification: Sendable, Equatable, Codable {
     /// How the alert may interrupt (APNs `interruption-level`; FCM and webhooks get the same word).
-    public enum Interruption: String, Sendable, Equatable, CaseIterable {
+    public enum Interruption: String, Sendable, Equatable, CaseIterable, Codable {
         /// Delivered quietly (no sound, no screen wake-up).
         case passive
         /// The default of an alert.
@@ -43,8 +43,12 @@ public struct BackendNotification: Sendable, Equatable {
     /// Groups notifications on the lock screen (APNs `thread-id`, FCM `tag`).
     public var threadId: String?
 
-    public init(title: String, body: String, interruption: Interruption = .active, collapseId: String? = nil, threadId: String? = nil) {
-        self.title = title; self.body = body; self.interruption = interruption; self.collapseId = collapseId; self.threadId = threadId
+    public init(
+        title: String, body: String, interruption: Interruption = .active, collapseId: String? = nil,
+        threadId: String? = nil
+    ) {
+        self.title = title; self.body = body; self.interruption = interruption; self.collapseId = collapseId;
+        self.threadId = threadId
     }
 
     /// The object under `notification` in `body`, or nil when that member is absent or null.
@@ -54,22 +58,35 @@ public struct BackendNotification: Sendable, Equatable {
         guard let value = body.members["notification"], value != .null else { return nil }
         let f = try body.object("notification")
         if let unknown = f.members.keys.sorted().first(where: { !members.contains($0) }) {
-            throw GatewayError(.invalidField, "field \"notification.\(unknown)\" is not allowed (allowed: \(members.sorted().joined(separator: ", ")))")
+            throw GatewayError(
+                .invalidField,
+                "field \"notification.\(unknown)\" is not allowed (allowed: \(members.sorted().joined(separator: ", ")))"
+            )
         }
         let title = try text(f.string("title"), "title", max: maxTitleBytes)
         let body = try text(f.string("body"), "body", max: maxBodyBytes)
         let word = try f.string("interruption")
         guard let interruption = Interruption(rawValue: word) else {
-            throw GatewayError(.invalidField, "field \"notification.interruption\" must be one of \(Interruption.allCases.map { "\"\($0.rawValue)\"" }.joined(separator: ", "))")
+            throw GatewayError(
+                .invalidField,
+                "field \"notification.interruption\" must be one of \(Interruption.allCases.map { "\"\($0.rawValue)\"" }.joined(separator: ", "))"
+            )
         }
-        let collapseId = try f.optionalString("collapseId").map { (s: String) throws(GatewayError) in try text(s, "collapseId", max: maxIdentifierBytes) }
-        let threadId = try f.optionalString("threadId").map { (s: String) throws(GatewayError) in try text(s, "threadId", max: maxIdentifierBytes) }
-        return BackendNotification(title: title, body: body, interruption: interruption, collapseId: collapseId, threadId: threadId)
+        let collapseId = try f.optionalString("collapseId").map { (s: String) throws(GatewayError) in
+            try text(s, "collapseId", max: maxIdentifierBytes)
+        }
+        let threadId = try f.optionalString("threadId").map { (s: String) throws(GatewayError) in
+            try text(s, "threadId", max: maxIdentifierBytes)
+        }
+        return BackendNotification(
+            title: title, body: body, interruption: interruption, collapseId: collapseId, threadId: threadId)
     }
 
     private static func text(_ value: String, _ name: String, max: Int) throws(GatewayError) -> String {
         guard !value.isEmpty, value.utf8.count <= max else {
-            throw GatewayError(.invalidField, "field \"notification.\(name)\" must have 1 to \(max) bytes (UTF-8), got \(value.utf8.count)")
+            throw GatewayError(
+                .invalidField,
+                "field \"notification.\(name)\" must have 1 to \(max) bytes (UTF-8), got \(value.utf8.count)")
         }
         return value
     }

@@ -58,6 +58,8 @@ public enum GatewayErrorCode: String, Sendable, Codable {
     /// The invite's inviter left the group or was removed: nobody can redeem it.
     case inviteRevoked = "invite_revoked"
     case phoneInvalid = "phone_invalid"
+    /// The device token belongs to a revoked device or a deleted user (issued before the revocation).
+    case tokenRevoked = "token_revoked"
 }
 
 /// WebSocket close codes the gateway uses beyond RFC 6455's (4000–4999 is the application range).
@@ -70,4 +72,10 @@ public enum GatewayCloseCode {
     /// The user already has `gateway.max_sockets_per_user` sockets open on this node (authenticated with `auth`; with
     /// a token on the upgrade the upgrade itself is refused with HTTP 429). Reconnect only after closing another.
     public static let tooManySockets: UInt16 = 4029
+    /// The user was deleted (`DELETE /v1/users/{id}` or `/v1/users/me`): every socket of theirs closes, and a token
+    /// issued before the deletion is refused with it. Do not reconnect; sign out.
+    public static let accountDeleted: UInt16 = 4010
+    /// This device was revoked (`DELETE …/devices/{deviceId}`): its sockets close, and a token of the device issued
+    /// before the revocation is refused with it. Do not reconnect with that token; sign in again.
+    public static let deviceRevoked: UInt16 = 4011
 }

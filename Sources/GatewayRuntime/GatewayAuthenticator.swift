@@ -7,6 +7,8 @@ struct ClientIdentity: Sendable, Equatable {
     var userId: String
     var deviceId: String
     var clientType: String
+    /// The token's `iat` (Unix seconds), checked against the device's revocation; nil when the token has none.
+    var issuedAt: Int64? = nil
 }
 
 /// Checks client tokens (HS256 with the shared or generated secret, ES256 with the backend's public key) and
@@ -22,8 +24,10 @@ final class GatewayAuthenticator: Sendable {
     private let audience: String?
     private let issuer: String?
 
-    init(hs256Secret: [UInt8], es256PublicKeyPEM: String?, audience: String?, issuer: String?, leewaySeconds: Int64,
-         apiKeys: [String]) throws {
+    init(
+        hs256Secret: [UInt8], es256PublicKeyPEM: String?, audience: String?, issuer: String?, leewaySeconds: Int64,
+        apiKeys: [String]
+    ) throws {
         var keys = [JWTKey.hmac(secret: hs256Secret)]
         if let pem = es256PublicKeyPEM { keys.append(try JWTKey.ecPublicKey(pem: pem)) }
         verifier = JWTVerifier(keys: keys, audience: audience, issuer: issuer, leewaySeconds: leewaySeconds)
@@ -49,18 +53,26 @@ final class GatewayAuthenticator: Sendable {
             }
             // The same id grammar as the socket and the API: a user the token names can always be addressed there.
             guard Identifier.isValid(sub) else {
-                return .failure(JWTError(code: "invalid_claim", message: "the token's sub is not a valid user id: ids are \(Identifier.rule)"))
+                return .failure(
+                    JWTError(
+                        code: "invalid_claim",
+                        message: "the token's sub is not a valid user id: ids are \(Identifier.rule)"))
             }
             guard Identifier.isValid(device) else {
-                return .failure(JWTError(code: "invalid_claim", message: "the token's device_id is not a valid device id: ids are \(Identifier.rule)"))
+                return .failure(
+                    JWTError(
+                        code: "invalid_claim",
+                        message: "the token's device_id is not a valid device id: ids are \(Identifier.rule)"))
             }
             guard let type = claims.string("client_type") else {
                 return .failure(JWTError(code: "missing_claim", message: "the token has no client_type claim"))
             }
             guard Self.clientTypes.contains(type) else {
-                return .failure(JWTError(code: "invalid_claim", message: "the token's client_type must be ios, android, desktop or web"))
+                return .failure(
+                    JWTError(
+                        code: "invalid_claim", message: "the token's client_type must be ios, android, desktop or web"))
             }
-            return .success(ClientIdentity(userId: sub, deviceId: device, clientType: type))
+            return .success(ClientIdentity(userId: sub, deviceId: device, clientType: type, issuedAt: claims.issuedAt))
         } catch {
             return .failure(error)
         }
@@ -74,7 +86,8 @@ final class GatewayAuthenticator: Sendable {
         let now = Self.unixNow()
         var claims: [String: JSONValue] = [
             "sub": .string(identity.userId), "device_id": .string(identity.deviceId),
-            "client_type": .string(identity.clientType), "iat": .int(now), "exp": .int(now + Self.standaloneTokenSeconds),
+            "client_type": .string(identity.clientType), "iat": .int(now),
+            "exp": .int(now + Self.standaloneTokenSeconds)
         ]
         if let audience { claims["aud"] = .string(audience) }
         if let issuer { claims["iss"] = .string(issuer) }

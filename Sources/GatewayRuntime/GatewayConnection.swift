@@ -43,6 +43,7 @@ final class GatewayConnection: WebSocketHandler, GatewayClient, @unchecked Senda
     private(set) var userId = ""
     private(set) var deviceId = ""
     private(set) var clientType = ""
+    private(set) var issuedAt: Int64?
     /// The address group it connected from (`SourceAddress.group`), for the guessing limits.
     let sourceAddress: String?
 
@@ -57,6 +58,7 @@ final class GatewayConnection: WebSocketHandler, GatewayClient, @unchecked Senda
         userId = identity?.userId ?? ""
         deviceId = identity?.deviceId ?? ""
         clientType = identity?.clientType ?? ""
+        issuedAt = identity?.issuedAt
         authenticated = identity != nil
     }
 
@@ -71,21 +73,33 @@ final class GatewayConnection: WebSocketHandler, GatewayClient, @unchecked Senda
         } else {
             authTimer = socket.loop.schedule(afterMilliseconds: endpoint.authTimeoutMs) { [weak self] in
                 guard let self, !self.authenticated else { return }
-                self.socket?.close(code: GatewayCloseCode.authenticationTimeout, reason: "authenticate within \(self.endpoint.authTimeoutMs) ms")
+                self.socket?.close(
+                    code: GatewayCloseCode.authenticationTimeout,
+                    reason: "authenticate within \(self.endpoint.authTimeoutMs) ms")
             }
         }
     }
 
     func webSocket(_ socket: WebSocket, didReceive opcode: WebSocketOpcode, payload: UnsafeRawBufferPointer) {
         guard opcode == .text else {
-            socket.send(text: String(decoding: ServerFrames.error(id: nil, GatewayError(.invalidJSON, "commands are JSON text frames, not binary")), as: UTF8.self))
+            socket.send(
+                text: String(
+                    decoding: ServerFrames.error(
+                        id: nil, GatewayError(.invalidJSON, "commands are JSON text frames, not binary")), as: UTF8.self
+                ))
             return
         }
         guard payload.count <= endpoint.maxCommandBytes else {
             // The command is not parsed, but its id is usually first: a bounded scan recovers it for the reply.
             let id = CommandIDPeek.id(in: payload)
-            socket.send(text: String(decoding: ServerFrames.error(id: id, GatewayError(.messageTooLarge,
-                "a command may have at most \(endpoint.maxCommandBytes) bytes; this one has \(payload.count)")), as: UTF8.self))
+            socket.send(
+                text: String(
+                    decoding: ServerFrames.error(
+                        id: id,
+                        GatewayError(
+                            .messageTooLarge,
+                            "a command may have at most \(endpoint.maxCommandBytes) bytes; this one has \(payload.count)"
+                        )), as: UTF8.self))
             return
         }
         let frame = Array(payload)
@@ -133,16 +147,21 @@ final class GatewayConnection: WebSocketHandler, GatewayClient, @unchecked Senda
             }
             return refuseUnauthenticated(id: error.id)
         }
-        guard case .auth(let command) = read.command, let token = command.token else { return refuseUnauthenticated(id: read.id) }
+        guard case .auth(let command) = read.command, let token = command.token else {
+            return refuseUnauthenticated(id: read.id)
+        }
         switch endpoint.authenticator.identify(token: token) {
         case .success(let identity):
             adopt(identity)
             if command.offset != nil { resumeAfter = command.offset }
             if let authTimer { socket.loop.cancel(authTimer) }
             guard endpoint.openSocket(self) else {
-                adopt(nil)   // what follows before the close is not a command of this user
+                adopt(nil)  // what follows before the close is not a command of this user
                 let limit = endpoint.maxSocketsPerUser
-                sendNow(ServerFrames.error(id: read.id, GatewayError(.tooManySockets, GatewayEndpoint.tooManySocketsMessage(limit: limit))))
+                sendNow(
+                    ServerFrames.error(
+                        id: read.id, GatewayError(.tooManySockets, GatewayEndpoint.tooManySocketsMessage(limit: limit)))
+                )
                 return closeTooManySockets(socket)
             }
             sendNow(ServerFrames.ok(id: read.id, result: ["userId": identity.userId, "deviceId": identity.deviceId]))
@@ -155,7 +174,9 @@ final class GatewayConnection: WebSocketHandler, GatewayClient, @unchecked Senda
     }
 
     private func refuseUnauthenticated(id: String?) {
-        sendNow(ServerFrames.error(id: id, GatewayError(.unauthenticated, "send {\"type\":\"auth\",\"id\":…,\"token\":…} first")))
+        sendNow(
+            ServerFrames.error(
+                id: id, GatewayError(.unauthenticated, "send {\"type\":\"auth\",\"id\":…,\"token\":…} first")))
     }
 
     /// Counted in its user's sockets (`openSocket`, done by the caller for `auth`) and handed to the hub.
@@ -166,7 +187,8 @@ final class GatewayConnection: WebSocketHandler, GatewayClient, @unchecked Senda
 
     /// The user's sockets were all taken between the upgrade's check and the open (or it authenticated with `auth`).
     private func closeTooManySockets(_ socket: WebSocket) {
-        socket.close(code: GatewayCloseCode.tooManySockets, reason: "at most \(endpoint.maxSocketsPerUser) connections per user")
+        socket.close(
+            code: GatewayCloseCode.tooManySockets, reason: "at most \(endpoint.maxSocketsPerUser) connections per user")
     }
 
     private func sendNow(_ frame: [UInt8]) {
@@ -178,7 +200,9 @@ final class GatewayConnection: WebSocketHandler, GatewayClient, @unchecked Senda
     /// mean the reader is too slow for live traffic (1013).
     func deliver(_ frame: [UInt8]) {
         guard let socket else { return }
-        guard replayOpen || backlogHead < backlog.count else { return frame.withUnsafeBytes { socket.send(opcode: .text, payload: $0) } }
+        guard replayOpen || backlogHead < backlog.count else {
+            return frame.withUnsafeBytes { socket.send(opcode: .text, payload: $0) }
+        }
         queueBehindReplay([frame], socket: socket)
     }
 

@@ -78,12 +78,15 @@ public final class GatewayRuntime: @unchecked Sendable {
 
     /// `pushTransport`: where outbox jobs are sent (the push adapters); nil keeps jobs queued in the outbox unsent.
     /// `pushLeaseMs`: how long a claimed job stays with this node before another may take it (default 60 s).
-    public init(options: Options, pushTransport: PushTransport? = nil,
-                pushRetryDelay: (@Sendable (Int, Int64?) -> Int64?)? = nil, pushLeaseMs: Int64? = nil,
-                logger: Logger) throws {
+    public init(
+        options: Options, pushTransport: PushTransport? = nil,
+        pushRetryDelay: (@Sendable (Int, Int64?) -> Int64?)? = nil, pushLeaseMs: Int64? = nil,
+        logger: Logger
+    ) throws {
         if let postgres = options.postgres {
             guard options.hs256Secret != nil else {
-                throw ServerError.configuration("auth.hs256_secret: required with cluster.postgres_url (every node verifies the same tokens)")
+                throw ServerError.configuration(
+                    "auth.hs256_secret: required with cluster.postgres_url (every node verifies the same tokens)")
             }
             do {
                 store = try PostgresGatewayStore(options: postgres)
@@ -99,16 +102,21 @@ public final class GatewayRuntime: @unchecked Sendable {
                 throw ServerError.configuration("storage.path: \(error)")
             }
         }
-        let secret = try options.hs256Secret.map { Array($0.utf8) } ?? Self.generatedSecret(beside: options.databasePath, logger: logger)
+        let secret =
+            try options.hs256Secret.map { Array($0.utf8) }
+            ?? Self.generatedSecret(beside: options.databasePath, logger: logger)
         var pem: String?
         if let file = options.es256PublicKeyFile {
-            guard let text = Self.readFile(file) else { throw ServerError.configuration("auth.es256_public_key_file: cannot read \(file)") }
+            guard let text = Self.readFile(file) else {
+                throw ServerError.configuration("auth.es256_public_key_file: cannot read \(file)")
+            }
             pem = text
         }
         let authenticator: GatewayAuthenticator
         do {
-            authenticator = try GatewayAuthenticator(hs256Secret: secret, es256PublicKeyPEM: pem, audience: options.audience,
-                                                     issuer: options.issuer, leewaySeconds: options.leewaySeconds, apiKeys: options.apiKeys)
+            authenticator = try GatewayAuthenticator(
+                hs256Secret: secret, es256PublicKeyPEM: pem, audience: options.audience,
+                issuer: options.issuer, leewaySeconds: options.leewaySeconds, apiKeys: options.apiKeys)
         } catch {
             throw ServerError.configuration("auth.es256_public_key_file: \(error)")
         }
@@ -121,31 +129,42 @@ public final class GatewayRuntime: @unchecked Sendable {
         hub = GatewayHub(store: store, scheduler: scheduler, clock: scheduler, settings: settings)
         if let url = options.redisURL {
             guard options.postgres != nil else {
-                throw ServerError.configuration("cluster.redis_url: set without cluster.postgres_url (nodes share events through the database)")
+                throw ServerError.configuration(
+                    "cluster.redis_url: set without cluster.postgres_url (nodes share events through the database)")
             }
             switch RedisEndpoint.parse(url) {
             case .success(let endpoint):
-                hub.clusterBus = RedisClusterBus(endpoint: endpoint, nodeId: options.nodeId + "/" + String(UInt32.random(in: 0...UInt32.max), radix: 16),
-                                                 logger: logger)
+                hub.clusterBus = RedisClusterBus(
+                    endpoint: endpoint,
+                    nodeId: options.nodeId + "/" + String(UInt32.random(in: 0...UInt32.max), radix: 16),
+                    logger: logger)
                 hub.sharedAttemptLimits = RedisAttemptLimits(endpoint: endpoint, logger: logger)
                 logger.info("cross-node delivery: Redis publish/subscribe at \(endpoint.address)")
             case .failure(let error): throw ServerError.configuration("cluster.redis_url: \(error.message)")
             }
         }
         let transport = try Self.outboxTransport(options: options, pushes: pushTransport)
-        endpoint = GatewayEndpoint(hub: hub, scheduler: scheduler, authenticator: authenticator,
-                                   authTimeoutMs: options.authTimeoutMs, maxCommandBytes: options.maxCommandBytes,
-                                   maxPendingCommands: options.maxPendingCommands,
-                                   shares: CommandShares.Limits(perConnection: options.maxPendingCommandsPerConnection,
-                                                                perUser: options.maxPendingCommandsPerUser,
-                                                                socketsPerUser: options.maxSocketsPerUser),
-                                   overloadRetryAfterMs: options.overloadRetryAfterMs)
+        endpoint = GatewayEndpoint(
+            hub: hub, scheduler: scheduler, authenticator: authenticator,
+            authTimeoutMs: options.authTimeoutMs, maxCommandBytes: options.maxCommandBytes,
+            maxPendingCommands: options.maxPendingCommands,
+            shares: CommandShares.Limits(
+                perConnection: options.maxPendingCommandsPerConnection,
+                perUser: options.maxPendingCommandsPerUser,
+                socketsPerUser: options.maxSocketsPerUser),
+            overloadRetryAfterMs: options.overloadRetryAfterMs)
         api = ServerAPI(hub: hub, scheduler: scheduler, authenticator: authenticator, standalone: options.standalone)
-        let cors = CORSPolicy(allowedOrigins: options.corsAllowedOrigins.resolved(standalone: options.standalone && options.apiKeys.isEmpty))
-        web = WebRoutes(next: BrowserCORS(policy: cors, standalone: options.standalone, next: api), demo: options.demo ? DemoAPI(api: api) : nil)
+        let cors = CORSPolicy(
+            allowedOrigins: options.corsAllowedOrigins.resolved(
+                standalone: options.standalone && options.apiKeys.isEmpty))
+        web = WebRoutes(
+            next: BrowserCORS(policy: cors, standalone: options.standalone, next: api),
+            demo: options.demo ? DemoAPI(api: api) : nil)
         if let transport {
-            pushOutbox = PushOutbox(hub: hub, store: store, scheduler: scheduler, transport: transport,
-                                    retryDelay: pushRetryDelay ?? PushOutbox.defaultRetryDelay, leaseMs: pushLeaseMs ?? PushOutbox.defaultLeaseMs)
+            pushOutbox = PushOutbox(
+                hub: hub, store: store, scheduler: scheduler, transport: transport,
+                retryDelay: pushRetryDelay ?? PushOutbox.defaultRetryDelay,
+                leaseMs: pushLeaseMs ?? PushOutbox.defaultLeaseMs)
         } else {
             pushOutbox = nil
         }
@@ -162,12 +181,18 @@ public final class GatewayRuntime: @unchecked Sendable {
         hubLoop.execute {
             do { try hub.start() } catch { failure.error.withLock { $0 = error } }
             outbox?.start()
-            Self.schedulePruning(scheduler: scheduler, store: store, retentionMs: retentionMs, keepLatest: keep, logger: logger)
+            Self.schedulePruning(
+                scheduler: scheduler, store: store, retentionMs: retentionMs, keepLatest: keep, logger: logger)
             started.signal()
         }
         started.wait()
-        if let error = failure.error.withLock({ $0 }) { throw ServerError.configuration("storage: cannot load \(options.postgres?.redactedURL ?? options.databasePath): \(error)") }
-        if !authenticator.serverAPIEnabled { logger.notice("server API off: set auth.api_keys to enable /v1/ backend routes") }
+        if let error = failure.error.withLock({ $0 }) {
+            throw ServerError.configuration(
+                "storage: cannot load \(options.postgres?.redactedURL ?? options.databasePath): \(error)")
+        }
+        if !authenticator.serverAPIEnabled {
+            logger.notice("server API off: set auth.api_keys to enable /v1/ backend routes")
+        }
     }
 
     /// The WebSocket application: the gateway at /v1/ws, and `fallback` (echo) elsewhere.
@@ -185,7 +210,8 @@ public final class GatewayRuntime: @unchecked Sendable {
         let store = self.store
         let endpoint = self.endpoint
         return {
-            metrics.render() + (outbox?.metricsText() ?? "") + Self.storageAndDeliveryMetrics(store: store, endpoint: endpoint)
+            metrics.render() + (outbox?.metricsText() ?? "")
+                + Self.storageAndDeliveryMetrics(store: store, endpoint: endpoint)
                 + "# HELP switchboard_store_commits_total Store write transactions committed (SQLite or PostgreSQL).\n"
                 + "# TYPE switchboard_store_commits_total counter\nswitchboard_store_commits_total \(store.commitCount)\n"
         }
@@ -199,10 +225,13 @@ public final class GatewayRuntime: @unchecked Sendable {
         if let url = options.inviteWebhookURL { urls[.invite] = url }
         guard !urls.isEmpty else { return pushes }
         for (endpoint, url) in urls where !BackendWebhookTransport.isHTTPURL(url) {
-            throw ServerError.configuration("\(BackendWebhookTransport.key(of: endpoint)): expected an http:// or https:// URL, got \(url)")
+            throw ServerError.configuration(
+                "\(BackendWebhookTransport.key(of: endpoint)): expected an http:// or https:// URL, got \(url)")
         }
         guard let secret = options.webhookSecret, !secret.isEmpty else {
-            throw ServerError.configuration("gateway.webhook_secret: required when \(BackendWebhookTransport.key(of: urls[.approval] == nil ? .invite : .approval)) is set (backend webhooks are signed)")
+            throw ServerError.configuration(
+                "gateway.webhook_secret: required when \(BackendWebhookTransport.key(of: urls[.approval] == nil ? .invite : .approval)) is set (backend webhooks are signed)"
+            )
         }
         return try BackendWebhookTransport(urls: urls, secret: secret, caFile: nil, pushes: pushes)
     }
@@ -217,6 +246,7 @@ public final class GatewayRuntime: @unchecked Sendable {
         // node did not hold).
         hubLoop.execute {
             hub.whenUserReadsSettled {
+                hub.pushWaitingDeadlines()
                 hub.flushWrites()
                 // With a bus, the events committed while draining are announced before it stops, or other nodes'
                 // devices would get them only with the user's next event: an empty job queued after every batch
@@ -236,7 +266,9 @@ public final class GatewayRuntime: @unchecked Sendable {
     }
 
     /// Prunes old events hourly (and once at start), off the hub thread.
-    private static func schedulePruning(scheduler: HubScheduler, store: any DurableGatewayStore, retentionMs: Int64, keepLatest: Int, logger: Logger) {
+    private static func schedulePruning(
+        scheduler: HubScheduler, store: any DurableGatewayStore, retentionMs: Int64, keepLatest: Int, logger: Logger
+    ) {
         let cutoff = scheduler.now() - retentionMs
         scheduler.runBlocking {
             if let removed = try? store.pruneEvents(before: cutoff, keepLatest: keepLatest), removed > 0 {
@@ -244,7 +276,8 @@ public final class GatewayRuntime: @unchecked Sendable {
             }
         }
         _ = scheduler.schedule(at: scheduler.now() + 3_600_000) {
-            schedulePruning(scheduler: scheduler, store: store, retentionMs: retentionMs, keepLatest: keepLatest, logger: logger)
+            schedulePruning(
+                scheduler: scheduler, store: store, retentionMs: retentionMs, keepLatest: keepLatest, logger: logger)
         }
     }
 

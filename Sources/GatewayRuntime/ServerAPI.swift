@@ -80,9 +80,11 @@ final class ServerAPI: HTTPApplication, Sendable {
             return .jsonError(status: 404, code: "not_found", message: "the server API is off: set auth.api_keys")
         }
         guard let header = head.headers["Authorization"], let key = BearerToken.parse(authorization: header),
-              authenticator.checkAPIKey(key) != nil else {
-            return .jsonError(status: 401, code: "unauthenticated", message: "send the API key as Authorization: Bearer <key>",
-                              extraHeaders: HTTPHeaders([("WWW-Authenticate", "Bearer")]))
+            authenticator.checkAPIKey(key) != nil
+        else {
+            return .jsonError(
+                status: 401, code: "unauthenticated", message: "send the API key as Authorization: Bearer <key>",
+                extraHeaders: HTTPHeaders([("WWW-Authenticate", "Bearer")]))
         }
         return nil
     }
@@ -90,7 +92,9 @@ final class ServerAPI: HTTPApplication, Sendable {
     // MARK: Helpers
 
     static func ok(_ value: some Encodable, status: Int = 200) -> HTTPResponse {
-        HTTPResponse(status: status, headers: HTTPHeaders([("Content-Type", "application/json")]), body: ServerFrames.encode(value))
+        HTTPResponse(
+            status: status, headers: HTTPHeaders([("Content-Type", "application/json")]),
+            body: ServerFrames.encode(value))
     }
 
     /// A gateway error as its HTTP refusal (status by code, `Retry-After` from its hint: `APIRefusal`).
@@ -104,8 +108,10 @@ final class ServerAPI: HTTPApplication, Sendable {
 
     /// Runs `body` on the hub loop once the users the call names are loaded (read from the store when not in memory),
     /// and then those `shown(hub)` lists (users its answer shows by name); a failed read answers 503 `storage_failed`.
-    func onHub(users: [String], shown: (@Sendable (GatewayHub) -> [String])? = nil, respond: @escaping Respond,
-               _ body: @escaping @Sendable (GatewayHub) -> Void) {
+    func onHub(
+        users: [String], shown: (@Sendable (GatewayHub) -> [String])? = nil, respond: @escaping Respond,
+        _ body: @escaping @Sendable (GatewayHub) -> Void
+    ) {
         let failed: @Sendable (GatewayError) -> Void = { respond(Self.failure($0)) }
         onHub { hub in
             hub.withUsers(users, failed: failed) {
@@ -115,7 +121,9 @@ final class ServerAPI: HTTPApplication, Sendable {
         }
     }
 
-    static func reply<T: Encodable>(_ respond: @escaping Respond, status: Int = 200) -> (Result<T, GatewayError>) -> Void {
+    static func reply<T: Encodable>(_ respond: @escaping Respond, status: Int = 200) -> (Result<T, GatewayError>) ->
+        Void
+    {
         { result in
             switch result {
             case .success(let value): respond(ok(value, status: status))
@@ -126,7 +134,9 @@ final class ServerAPI: HTTPApplication, Sendable {
 
     // MARK: Standalone
 
-    private struct Registered: Encodable { var userId: String; var hexCode: String; var deviceId: String; var token: String }
+    private struct Registered: Encodable {
+        var userId: String; var hexCode: String; var deviceId: String; var token: String
+    }
 
     func registerDevice(_ body: RegisterBody, head: HTTPRequestHead, respond: @escaping Respond) {
         // The secret is the identity: a weak one is a user anyone could register into.
@@ -143,7 +153,10 @@ final class ServerAPI: HTTPApplication, Sendable {
                     guard let token = try? authenticator.issueToken(for: identity) else {
                         return respond(Self.failure(GatewayError(.internalError, "could not sign a token")))
                     }
-                    respond(Self.ok(Registered(userId: r.userId, hexCode: r.hexCode, deviceId: r.deviceId, token: token), status: r.created ? 201 : 200))
+                    respond(
+                        Self.ok(
+                            Registered(userId: r.userId, hexCode: r.hexCode, deviceId: r.deviceId, token: token),
+                            status: r.created ? 201 : 200))
                 case .failure(let error):
                     respond(Self.failure(error))
                 }
@@ -165,13 +178,18 @@ final class ServerAPI: HTTPApplication, Sendable {
     /// The device the head's bearer token names, or the 401 that refuses it.
     func deviceIdentity(_ head: HTTPRequestHead) -> Result<ClientIdentity, Refusal> {
         guard let header = head.headers["Authorization"], let token = BearerToken.parse(authorization: header) else {
-            return .failure(Refusal(.jsonError(status: 401, code: "unauthenticated", message: "send the device token as Authorization: Bearer <jwt>")))
+            return .failure(
+                Refusal(
+                    .jsonError(
+                        status: 401, code: "unauthenticated",
+                        message: "send the device token as Authorization: Bearer <jwt>")))
         }
         switch authenticator.identify(token: token) {
         case .success(let found):
             return .success(found)
         case .failure(let error):
-            return .failure(Refusal(.jsonError(status: 401, code: "token_invalid", message: "\(error.code): \(error.message)")))
+            return .failure(
+                Refusal(.jsonError(status: 401, code: "token_invalid", message: "\(error.code): \(error.message)")))
         }
     }
 
@@ -182,6 +200,8 @@ final class ServerAPI: HTTPApplication, Sendable {
     }
 
     func setOwnDisplayName(_ body: DisplayNameBody, identity: ClientIdentity, respond: @escaping Respond) {
-        onHub(users: [identity.userId], respond: respond) { hub in hub.setDisplayName(userId: identity.userId, body.displayName, completion: Self.reply(respond)) }
+        ownDevice(identity, respond: respond) { hub, me in
+            hub.setDisplayName(userId: me.userId, body.displayName, completion: Self.reply(respond))
+        }
     }
 }

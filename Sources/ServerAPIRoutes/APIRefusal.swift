@@ -20,8 +20,10 @@ public struct APIRefusal: Error, Sendable, Equatable {
     /// A gateway error answered over HTTP: the status its code stands for (``status(of:)``), and `Retry-After` in
     /// whole seconds (rounded up) when the error carries a retry hint.
     public init(_ error: GatewayError) {
-        let retry = error.retryAfterMs.map { HTTPHeaders([("Retry-After", String(($0 + 999) / 1000))]) } ?? HTTPHeaders()
-        self.init(status: Self.status(of: error.code), code: error.code.rawValue, message: error.message, headers: retry)
+        let retry =
+            error.retryAfterMs.map { HTTPHeaders([("Retry-After", String(($0 + 999) / 1000))]) } ?? HTTPHeaders()
+        self.init(
+            status: Self.status(of: error.code), code: error.code.rawValue, message: error.message, headers: retry)
     }
 
     /// The response that carries this refusal: `{"error":{"status":…,"code":…,"message":…}}`.
@@ -31,7 +33,9 @@ public struct APIRefusal: Error, Sendable, Equatable {
 
     /// 405 naming the one method the resource takes.
     public static func methodNotAllowed(_ allowed: String) -> APIRefusal {
-        APIRefusal(status: 405, code: "method_not_allowed", message: "use \(allowed)", headers: HTTPHeaders([("Allow", allowed)]))
+        APIRefusal(
+            status: 405, code: "method_not_allowed", message: "use \(allowed)",
+            headers: HTTPHeaders([("Allow", allowed)]))
     }
 
     /// The HTTP status of a gateway error code: 404 for what does not exist, 409 for a conflict with the current
@@ -39,18 +43,22 @@ public struct APIRefusal: Error, Sendable, Equatable {
     /// now, 400 for a malformed request.
     public static func status(of code: GatewayErrorCode) -> Int {
         switch code {
-        case .notFound, .userNotFound, .sessionNotFound, .approvalNotFound, .requestNotFound, .groupNotFound, .inviteNotFound: 404
-        case .requestAlreadySent, .alreadyFriends, .alreadyMember, .requestAlreadyResolved, .inviteUsed, .groupFull, .contactPaused, .userBlocked: 409
+        case .notFound, .userNotFound, .sessionNotFound, .approvalNotFound, .requestNotFound, .groupNotFound,
+            .inviteNotFound:
+            404
+        case .requestAlreadySent, .alreadyFriends, .alreadyMember, .requestAlreadyResolved, .inviteUsed, .groupFull,
+            .contactPaused, .userBlocked:
+            409
         case .inviteExpired, .inviteRevoked, .connectCodeExpired: 410
         case .notAMember: 403
-        case .unauthenticated, .tokenInvalid: 401
+        case .unauthenticated, .tokenInvalid, .tokenRevoked: 401
         case .forbidden: 403
         case .approvalAlreadyResolved, .approvalExpired, .sessionEnded, .idempotencyKeyReused: 409
         case .rateLimited: 429
         case .storageFailed, .overloaded: 503
         case .internalError: 500
         case .messageTooLarge: 413
-        default: 400   // including invalid_id
+        default: 400  // including invalid_id
         }
     }
 }

@@ -7,10 +7,18 @@ public enum APIRequest: Sendable, Equatable {
     // Device endpoints (standalone registration; the caller's own display name)
     case registerDevice(RegisterBody)
     case setOwnDisplayName(DisplayNameBody)
+    /// `DELETE /v1/users/me`: the caller's user, with everything of theirs.
+    case deleteOwnUser
+    /// `DELETE /v1/users/me/devices/{deviceId}`: one device of the caller's user (itself included).
+    case revokeOwnDevice(deviceId: String)
 
     // Users, contacts, sessions, approvals, push (the backend, with its API key)
     case upsertUser(UserBody)
     case getUser(userId: String)
+    /// `DELETE /v1/users/{id}`.
+    case deleteUser(userId: String)
+    /// `DELETE /v1/users/{id}/devices/{deviceId}` (`userId` always set).
+    case revokeDevice(APIDeviceRef)
     case pendingApprovals(userId: String)
     /// `idempotencyKey` is the `Idempotency-Key` header when sent, else the body's.
     case publishUserEvent(userId: String, PublishBody, idempotencyKey: String?)

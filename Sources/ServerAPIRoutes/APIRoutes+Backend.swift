@@ -19,8 +19,15 @@ extension APIRoutes {
             let id = route[1]
             return { input throws(GatewayError) in
                 let body: PublishBody = try input.body()
-                return .publishUserEvent(userId: id, body, idempotencyKey: input.idempotencyHeader ?? body.idempotencyKey)
+                return .publishUserEvent(
+                    userId: id, body, idempotencyKey: input.idempotencyHeader ?? body.idempotencyKey)
             }
+        case ("DELETE", 2, "users"):
+            let id = route[1]
+            return { _ in .deleteUser(userId: id) }
+        case ("DELETE", 4, "users") where route[2] == "devices":
+            let device = APIDeviceRef(userId: route[1], deviceId: route[3])
+            return { _ in .revokeDevice(device) }
         case ("POST", 1, "contacts"):
             return { input throws(GatewayError) in .addContact(try input.body()) }
         case ("DELETE", 1, "contacts"):
@@ -40,11 +47,14 @@ extension APIRoutes {
             let id = route[1]
             return { input throws(GatewayError) in
                 let body: ApprovalBody = try input.body()
-                return .requestApproval(sessionId: id, body, idempotencyKey: input.idempotencyHeader ?? body.idempotencyKey)
+                return .requestApproval(
+                    sessionId: id, body, idempotencyKey: input.idempotencyHeader ?? body.idempotencyKey)
             }
         case ("POST", _, _), ("DELETE", _, _):
             guard let device = pushTokenDevice(route) else { return nil }
-            if method == "POST" { return { input throws(GatewayError) in .registerPushToken(device, try input.body()) } }
+            if method == "POST" {
+                return { input throws(GatewayError) in .registerPushToken(device, try input.body()) }
+            }
             return { input throws(GatewayError) in .unregisterPushToken(device, try input.body()) }
         case ("PUT", 3, "users") where route[2] == "notification-settings":
             let id = route[1]
@@ -64,7 +74,9 @@ extension APIRoutes {
 
     /// `devices/{id}/push-tokens` or `users/{userId}/devices/{id}/push-tokens`.
     private static func pushTokenDevice(_ route: [String]) -> APIDeviceRef? {
-        if route.count == 3, route[0] == "devices", route[2] == "push-tokens" { return APIDeviceRef(userId: nil, deviceId: route[1]) }
+        if route.count == 3, route[0] == "devices", route[2] == "push-tokens" {
+            return APIDeviceRef(userId: nil, deviceId: route[1])
+        }
         if route.count == 5, route[0] == "users", route[2] == "devices", route[4] == "push-tokens" {
             return APIDeviceRef(userId: route[1], deviceId: route[3])
         }

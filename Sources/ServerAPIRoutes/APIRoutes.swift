@@ -17,22 +17,30 @@ public enum APIRoutes {
         guard head.path.hasPrefix(prefix) else { return .notMine }
         // Routes match decoded segments; every segment after /v1 (route words and ids alike) follows the id grammar,
         // so a lookup never sees a malformed id.
-        guard let parts = head.pathSegments() else {   // ["v1", ...]
-            return .refused(APIRefusal(status: 400, code: "invalid_path",
-                                       message: "the path has a malformed percent-escape (use %XX with two hex digits, UTF-8)"))
+        guard let parts = head.pathSegments() else {  // ["v1", ...]
+            return .refused(
+                APIRefusal(
+                    status: 400, code: "invalid_path",
+                    message: "the path has a malformed percent-escape (use %XX with two hex digits, UTF-8)"))
         }
         let segments = Array(parts.dropFirst())
         for segment in segments where !Identifier.isValid(segment) {
-            return .refused(APIRefusal(GatewayError(.invalidID, "path segment \"\(segment)\" is not a valid id: ids are \(Identifier.rule)")))
+            return .refused(
+                APIRefusal(
+                    GatewayError(
+                        .invalidID, "path segment \"\(segment)\" is not a valid id: ids are \(Identifier.rule)")))
         }
         // The device endpoints answer a wrong method to anyone; a backend route is only looked up for a backend.
         if segments == ["devices", "register"] {
             guard standalone else { return .notMine }
-            return head.method == "POST" ? .route(APIRoute(caller: .anyone, build: registerDevice)) : .refused(.methodNotAllowed("POST"))
+            return head.method == "POST"
+                ? .route(APIRoute(caller: .anyone, build: registerDevice)) : .refused(.methodNotAllowed("POST"))
         }
         if segments == ["users", "me", "display-name"] {
-            return head.method == "PUT" ? .route(APIRoute(caller: .device, build: setOwnDisplayName)) : .refused(.methodNotAllowed("PUT"))
+            return head.method == "PUT"
+                ? .route(APIRoute(caller: .device, build: setOwnDisplayName)) : .refused(.methodNotAllowed("PUT"))
         }
+        if let own = ownLifecycleRoute(head.method, segments) { return own }
         if let build = backendRoute(head.method, segments) ?? relationshipRoute(head.method, segments) {
             return .route(APIRoute(caller: .backend, build: build))
         }
@@ -44,7 +52,8 @@ public enum APIRoutes {
         switch match(request.head, standalone: standalone) {
         case .route(let route): route.request(request)
         case .refused(let refusal), .noRoute(let refusal): .failure(refusal)
-        case .notMine: .failure(APIRefusal(status: 404, code: "not_found", message: "not an API path: \(request.head.path)"))
+        case .notMine:
+            .failure(APIRefusal(status: 404, code: "not_found", message: "not an API path: \(request.head.path)"))
         }
     }
 
@@ -55,6 +64,22 @@ public enum APIRoutes {
         guard let text else { return 0 }
         guard let seconds = WholeNumber.decimal(text) else { return nil }
         return WholeNumber.rounded(min(max(seconds, 0), Double(maxWaitMs) / 1000), scale: 1000, in: 0...maxWaitMs)
+    }
+
+    /// `DELETE /v1/users/me` and `DELETE /v1/users/me/devices/{deviceId}`: the caller's own user and devices (any other
+    /// method is 405); nil for other paths.
+    private static func ownLifecycleRoute(_ method: String, _ segments: [String]) -> APIRouteMatch? {
+        guard segments.count >= 2, segments[0] == "users", segments[1] == "me" else { return nil }
+        let build: Build
+        switch segments.count {
+        case 2: build = { _ in .deleteOwnUser }
+        case 4 where segments[2] == "devices":
+            let deviceId = segments[3]
+            build = { _ in .revokeOwnDevice(deviceId: deviceId) }
+        default: return nil
+        }
+        return method == "DELETE"
+            ? .route(APIRoute(caller: .device, build: build)) : .refused(.methodNotAllowed("DELETE"))
     }
 
     private static func registerDevice(_ input: APIRequestInput) throws(GatewayError) -> APIRequest {

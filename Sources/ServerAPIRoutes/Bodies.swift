@@ -7,7 +7,9 @@ import GatewayProtocol
 public struct RegisterBody: APIBody {
     public var deviceToken: String
     public var platform: String
-    public init(fields f: JSONFields) throws(GatewayError) { deviceToken = try f.string("deviceToken"); platform = try f.string("platform") }
+    public init(fields f: JSONFields) throws(GatewayError) {
+        deviceToken = try f.string("deviceToken"); platform = try f.string("platform")
+    }
 }
 
 /// `PUT /v1/users/me/display-name`.
@@ -20,7 +22,9 @@ public struct DisplayNameBody: APIBody {
 public struct UserBody: APIBody {
     public var userId: String
     public var displayName: String?
-    public init(fields f: JSONFields) throws(GatewayError) { userId = try f.id("userId"); displayName = try f.optionalString("displayName") }
+    public init(fields f: JSONFields) throws(GatewayError) {
+        userId = try f.id("userId"); displayName = try f.optionalString("displayName")
+    }
 }
 
 /// `POST` / `DELETE /v1/contacts`: the two users of a contact.
@@ -44,7 +48,12 @@ public struct SessionBody: APIBody {
 public struct SessionEventBody: APIBody {
     public var kind: String
     public var payload: JSONValue?
-    public init(fields f: JSONFields) throws(GatewayError) { kind = try f.string("kind"); payload = f.optionalJSON("payload") }
+    /// Makes the event an alert (docs/PUSH.md, "The backend's `notification`").
+    public var notification: BackendNotification?
+    public init(fields f: JSONFields) throws(GatewayError) {
+        kind = try f.string("kind"); payload = f.optionalJSON("payload");
+        notification = try BackendNotification.optional(in: f)
+    }
 }
 
 /// `POST /v1/sessions/{id}/approvals`. `timeoutSeconds` is checked against the node's bounds by the gateway
@@ -58,7 +67,9 @@ public struct ApprovalBody: APIBody {
     public init(fields f: JSONFields) throws(GatewayError) {
         toolName = try f.string("toolName"); summary = try f.string("summary"); details = f.optionalJSON("details")
         timeoutSeconds = try f.optionalDouble("timeoutSeconds"); idempotencyKey = try f.optionalString("idempotencyKey")
-        guard !toolName.isEmpty, !summary.isEmpty else { throw GatewayError(.invalidField, "toolName and summary must not be empty") }
+        guard !toolName.isEmpty, !summary.isEmpty else {
+            throw GatewayError(.invalidField, "toolName and summary must not be empty")
+        }
     }
 }
 
@@ -67,7 +78,11 @@ public struct PublishBody: APIBody {
     public var name: String
     public var payload: JSONValue?
     public var idempotencyKey: String?
+    /// Makes the event an alert (docs/PUSH.md, "The backend's `notification`").
+    public var notification: BackendNotification?
     public init(fields f: JSONFields) throws(GatewayError) {
-        name = try f.string("name"); payload = f.optionalJSON("payload"); idempotencyKey = try f.optionalString("idempotencyKey")
+        name = try f.string("name"); payload = f.optionalJSON("payload");
+        idempotencyKey = try f.optionalString("idempotencyKey")
+        notification = try BackendNotification.optional(in: f)
     }
 }

@@ -29,7 +29,8 @@ public struct ReconnectPolicy: Sendable {
     /// instead of asking the provider again.
     public var maxTokenRefreshes: Int
 
-    public init(initialDelay: Double = 0.5, maxDelay: Double = 30, soonDelay: Double = 0.1, maxTokenRefreshes: Int = 3) {
+    public init(initialDelay: Double = 0.5, maxDelay: Double = 30, soonDelay: Double = 0.1, maxTokenRefreshes: Int = 3)
+    {
         self.initialDelay = initialDelay
         self.maxDelay = maxDelay
         self.soonDelay = soonDelay
@@ -55,15 +56,15 @@ public struct ReconnectPolicy: Sendable {
             switch status {
             case 401: return .refreshToken
             case 500...599, 408, 429: return .backoff  // 503 while the server drains
-            default: return .stop                      // 400/403/404/426: a client or configuration error
+            default: return .stop  // 400/403/404/426: a client or configuration error
             }
         case .closed(let code):
-            guard let code else { return .backoff }    // no close frame: network gone or server killed
+            guard let code else { return .backoff }  // no close frame: network gone or server killed
             switch code {
             case 1013: return .soon
             case 4001, 4003: return .refreshToken
             case 1000, 1001, 1011, 1012, 1014: return .backoff
-            default: return .stop                      // 1002, 1003, 1007, 1008, 1009, 1010, other 4xxx
+            default: return .stop  // 1002, 1003, 1007–1010, other 4xxx (4010 deleted, 4011 revoked)
             }
         }
     }

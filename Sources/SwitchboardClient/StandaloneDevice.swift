@@ -31,8 +31,10 @@ public enum StandaloneDevice {
     /// URL of the socket). Throws ``ClientError/server(code:message:)`` for a refusal (`device_token_too_weak`,
     /// `rate_limited`, `not_found` with an app backend) and ``TransportError/connectFailed(_:)`` when the gateway
     /// cannot be reached.
-    public static func register(gateway: String, deviceToken: String, platform: Platform = .ios,
-                                session: URLSession = .shared) async throws -> Registration {
+    public static func register(
+        gateway: String, deviceToken: String, platform: Platform = .ios,
+        session: URLSession = .shared
+    ) async throws -> Registration {
         let body: JSONValue = .object(["deviceToken": .string(deviceToken), "platform": .string(platform.rawValue)])
         return try await send("POST", "/v1/devices/register", body, gateway: gateway, token: nil, session: session)
     }
@@ -41,10 +43,13 @@ public enum StandaloneDevice {
     /// characters without control or format characters, else ``ClientError/server(code:message:)`` with
     /// `display_name_invalid`.
     @discardableResult
-    public static func setDisplayName(_ displayName: String, gateway: String, token: String,
-                                      session: URLSession = .shared) async throws -> UserRef {
+    public static func setDisplayName(
+        _ displayName: String, gateway: String, token: String,
+        session: URLSession = .shared
+    ) async throws -> UserRef {
         let body: JSONValue = .object(["displayName": .string(displayName)])
-        let user: WireUserRef = try await send("PUT", "/v1/users/me/display-name", body, gateway: gateway, token: token, session: session)
+        let user: WireUserRef = try await send(
+            "PUT", "/v1/users/me/display-name", body, gateway: gateway, token: token, session: session)
         return user.userRef
     }
 
@@ -62,16 +67,22 @@ public enum StandaloneDevice {
         return parts.url
     }
 
-    private static func send<T: Decodable>(_ method: String, _ path: String, _ body: JSONValue, gateway: String, token: String?,
-                                           session: URLSession) async throws -> T {
+    /// One JSON call to the gateway's HTTP API (`body` nil: none is sent), decoded as `T`, or the refusal thrown as
+    /// ``ClientError/server(code:message:)``.
+    static func send<T: Decodable>(
+        _ method: String, _ path: String, _ body: JSONValue?, gateway: String, token: String?,
+        session: URLSession
+    ) async throws -> T {
         guard let base = baseURL(gateway), let url = URL(string: path, relativeTo: base) else {
             throw TransportError.connectFailed("not an http(s):// or ws(s):// URL: \(gateway)")
         }
         var request = URLRequest(url: url)
         request.httpMethod = method
-        request.setValue("application/json", forHTTPHeaderField: "Content-Type")
         if let token { request.setValue("Bearer \(token)", forHTTPHeaderField: "Authorization") }
-        request.httpBody = Data(try body.serialized())
+        if let body {
+            request.setValue("application/json", forHTTPHeaderField: "Content-Type")
+            request.httpBody = Data(try body.serialized())
+        }
         let data: Data, response: URLResponse
         do {
             (data, response) = try await session.data(for: request)
@@ -82,10 +93,13 @@ public enum StandaloneDevice {
         let json = try? JSONValue.parse(Array(data))
         guard (200..<300).contains(status) else {
             let error = json?["error"]
-            throw ClientError.server(code: error?["code"]?.stringValue ?? "http_\(status)",
-                                     message: error?["message"]?.stringValue ?? "\(method) \(path) answered \(status)")
+            throw ClientError.server(
+                code: error?["code"]?.stringValue ?? "http_\(status)",
+                message: error?["message"]?.stringValue ?? "\(method) \(path) answered \(status)")
         }
-        guard let value = json?.decoded(as: T.self) else { throw ClientError.invalidReply("\(method) \(path): unexpected body") }
+        guard let value = json?.decoded(as: T.self) else {
+            throw ClientError.invalidReply("\(method) \(path): unexpected body")
+        }
         return value
     }
 }

@@ -28,9 +28,9 @@ import Testing
             #expect((data(resolved[0])["decidedBy"] as? [String: Any])?["deviceId"] as? String == "desk")
         }
         #expect(f.hub.approval(approval.requestId)?.state == "approved")
-        // The approval's timeout was cancelled: a minute later nothing times out (the one timer left is the
-        // push acknowledgement check, which finds the request answered and does nothing).
-        #expect(f.scheduler.pendingTimers == 1)
+        // The approval's timeout was cancelled: no timer is left (no device has a push token, so no
+        // acknowledgement deadline waits either), and a minute later nothing times out.
+        #expect(f.scheduler.pendingTimers == 0)
         f.scheduler.advance(by: 61_000)
         #expect(phone.events("approval_timeout").isEmpty && desktop.events("approval_timeout").isEmpty)
         #expect(f.scheduler.pendingTimers == 0)
@@ -61,7 +61,9 @@ import Testing
         let f = try HubFixture()
         let session = f.session("u1")
         var error: GatewayError?
-        f.hub.requestApproval(sessionId: session, toolName: "t", summary: "s", details: nil, timeoutMs: 700_000, idempotencyKey: nil) {
+        f.hub.requestApproval(
+            sessionId: session, toolName: "t", summary: "s", details: nil, timeoutMs: 700_000, idempotencyKey: nil
+        ) {
             if case .failure(let e) = $0 { error = e }
         }
         #expect(error?.code == .timeoutOutOfRange)
@@ -83,7 +85,7 @@ import Testing
         #expect(second.hub.approval(soon.requestId)?.state == "pending")
         #expect(second.scheduler.pendingTimers == 2)  // both deadlines re-armed from the store
         let phone = second.connect("u1", "phone")
-        second.scheduler.advance(by: 10_000)    // now far beyond `soon`'s deadline
+        second.scheduler.advance(by: 10_000)  // now far beyond `soon`'s deadline
         #expect(second.hub.approval(soon.requestId)?.state == "timed_out")
         #expect(second.hub.approval(later.requestId)?.state == "pending")
         #expect(phone.events("approval_timeout").count == 1)

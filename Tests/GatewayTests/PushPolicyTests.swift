@@ -18,11 +18,13 @@ import Testing
         let session = f.session("u1")
         let phone = f.connect("u1", "phone", "ios")
         f.command(phone, #"{"id":"t","type":"push_register","kind":"apns","token":"aa11","environment":"sandbox"}"#)
-        _ = f.approval(session: session)
-        #expect(try jobs(f).isEmpty)                     // connected: the socket carries it
-        f.hub.disconnect(phone)
+        let first = f.approval(session: session)
+        #expect(try jobs(f).isEmpty)  // connected: the socket carries it, until its deadline
+        f.hub.disconnect(phone)  // unacknowledged and the socket gone: pushed now
+        #expect(try jobs(f).map(\.notice.collapseID) == [first.requestId])
         let approval = f.approval(session: session)
-        let job = try #require(try jobs(f).first)
+        #expect(try jobs(f).count == 2)
+        let job = try #require(try jobs(f).last)
         #expect(job.target == PushTarget(provider: "apns", token: "aa11", kind: "alert", environment: "sandbox"))
         #expect(job.notice.collapseID == approval.requestId)
         #expect(job.notice.expiresAt == approval.expiresAt)
@@ -36,8 +38,12 @@ import Testing
     @Test func liveActivityTokensArePreferredWithAnAlertAsFallback() throws {
         let f = try HubFixture()
         let session = f.session("u1")
-        _ = offlinePhone(f, tokens: [#""kind":"apns","token":"alert-tok""#,
-                                     #""kind":"liveActivityUpdate","token":"la-tok","sessionId":"\#(session)""#])
+        _ = offlinePhone(
+            f,
+            tokens: [
+                #""kind":"apns","token":"alert-tok""#,
+                #""kind":"liveActivityUpdate","token":"la-tok","sessionId":"\#(session)""#
+            ])
         _ = f.approval(session: session)
         let job = try #require(try jobs(f).first)
         #expect(job.target.kind == "liveActivityUpdate")
@@ -77,10 +83,10 @@ import Testing
         #expect(job.target == PushTarget(provider: "fcm", token: "fcm-1", kind: "alert"))
         #expect(job.notice.genericTitle == "New message")
         #expect(job.notice.title == "Bob")
-        #expect(job.notice.body == "the key is sk-live-123")   // redaction happens when the push is rendered
+        #expect(job.notice.body == "the key is sk-live-123")  // redaction happens when the push is rendered
         #expect(job.notice.showDetails == false)
         #expect(job.notice.deepLinkPath == "chat/bob")
-        #expect(try jobs(f).count == 1)                       // bob is connected: his own copy is not pushed
+        #expect(try jobs(f).count == 1)  // bob is connected: his own copy is not pushed
     }
 
     @Test func aHandoffTellsTheOfflinePreviousDeviceAndEndsItsLiveActivity() throws {
@@ -88,7 +94,9 @@ import Testing
         let session = f.session("u1")
         let phone = f.connect("u1", "phone", "ios")
         f.command(phone, #"{"id":"1","type":"push_register","kind":"apns","token":"p-apns"}"#)
-        f.command(phone, #"{"id":"2","type":"push_register","kind":"liveActivityUpdate","token":"p-la","sessionId":"\#(session)"}"#)
+        f.command(
+            phone,
+            #"{"id":"2","type":"push_register","kind":"liveActivityUpdate","token":"p-la","sessionId":"\#(session)"}"#)
         f.command(phone, #"{"id":"3","type":"session_attach","sessionId":"\#(session)"}"#)
         f.hub.disconnect(phone)
         let desktop = f.connect("u1", "desk", "desktop")
@@ -119,7 +127,7 @@ import Testing
         let second = try HubFixture(store: store)
         _ = second.approval(session: session)
         let ids = try store.duePushJobs(now: .max, limit: 10).map(\.id)
-        #expect(ids == ids.sorted() && Set(ids).count == ids.count)   // job ids keep increasing after the restart
+        #expect(ids == ids.sorted() && Set(ids).count == ids.count)  // job ids keep increasing after the restart
         #expect(try store.duePushJobs(now: .max, limit: 10).last?.target.token == "kept")
     }
 }
@@ -131,10 +139,10 @@ import Testing
         let phone = f.connect("u1", "phone", "ios")
         f.command(phone, #"{"id":"t","type":"push_register","kind":"apns","token":"p"}"#)
         let approval = f.approval(session: session)
-        #expect(try f.store.duePushJobs(now: .max, limit: 10).isEmpty)      // connected: the socket carries it
+        #expect(try f.store.duePushJobs(now: .max, limit: 10).isEmpty)  // connected: the socket carries it
         f.scheduler.advance(by: 4_999)
         #expect(try f.store.duePushJobs(now: .max, limit: 10).isEmpty)
-        f.scheduler.advance(by: 1)                                         // 5 s and nobody acknowledged it
+        f.scheduler.advance(by: 1)  // 5 s and nobody acknowledged it
         let job = try #require(try f.store.duePushJobs(now: .max, limit: 10).first)
         #expect(job.notice.collapseID == approval.requestId)
         #expect(job.target.kind == "alert")
@@ -163,9 +171,12 @@ import Testing
         f.contacts("alice", "bob")
         let bob = f.connect("bob", "bob-phone", "android")
         f.command(bob, #"{"id":"t","type":"push_register","kind":"fcm","token":"bob-fcm"}"#)
-        f.command(bob, #"{"id":"s","type":"set_notification_settings","presenceUpdates":\#(presence),"contactUpdates":\#(contacts)}"#)
+        f.command(
+            bob,
+            #"{"id":"s","type":"set_notification_settings","presenceUpdates":\#(presence),"contactUpdates":\#(contacts)}"#
+        )
         f.hub.disconnect(bob)
-        f.scheduler.advance(by: 10_000)   // past bob's own grace period
+        f.scheduler.advance(by: 10_000)  // past bob's own grace period
         return bob
     }
 
@@ -174,17 +185,17 @@ import Testing
     @Test func presencePushesAreOptInAndCoalescedToOnePerMinute() throws {
         let f = try HubFixture()
         _ = watcher(f, presence: true, contacts: false)
-        let alice = f.connect("alice", "a1")                  // online: first push goes out at once
+        let alice = f.connect("alice", "a1")  // online: first push goes out at once
         f.scheduler.advance(by: 0)
         #expect(try jobs(f).map(\.notice.ids["userIds"]) == ["alice"])
         f.hub.disconnect(alice)
-        f.scheduler.advance(by: 6_000)                        // offline after the grace period
+        f.scheduler.advance(by: 6_000)  // offline after the grace period
         _ = f.connect("alice", "a1")
         f.scheduler.advance(by: 1_000)
-        #expect(try jobs(f).count == 1)                       // within the minute: held back
+        #expect(try jobs(f).count == 1)  // within the minute: held back
         f.scheduler.advance(by: 60_000)
         let all = try jobs(f)
-        #expect(all.count == 2)                               // one coalesced push for both changes
+        #expect(all.count == 2)  // one coalesced push for both changes
         #expect(all.last?.target.kind == "background")
         #expect(all.last?.notice.collapseID == "presence")
     }

@@ -23,14 +23,18 @@ import Testing
             redis = try RedisServer(ready: Self.redisReady)
         }
 
-        static func redisReady(_ path: String) -> Bool { (try? RedisConnection(.unix(path: path), timeoutMs: 500)) != nil }
+        static func redisReady(_ path: String) -> Bool {
+            (try? RedisConnection(.unix(path: path), timeoutMs: 500)) != nil
+        }
 
         @discardableResult
-        func addNode() throws -> GatewayTestServer {
+        /// `configure` adjusts the node's options after the cluster's (the acknowledgement delays).
+        func addNode(configure: (inout GatewayRuntime.Options) -> Void = { _ in }) throws -> GatewayTestServer {
             let socket = redis.socketPath
             let node = try GatewayTestServer { [url] in
                 $0.postgres = PostgresStoreOptions(url: url)
                 $0.redisURL = "unix://" + socket
+                configure(&$0)
             }
             nodes.append(node)
             return node
@@ -52,13 +56,15 @@ import Testing
         let deadline = Date().addingTimeInterval(timeout)
         while !condition() {
             guard Date() < deadline else { throw TestFailure("not within \(timeout) s: \(what)") }
-            usleep(5_000)   // polling a condition, not waiting for one
+            usleep(5_000)  // polling a condition, not waiting for one
         }
     }
 
     /// The `custom` or `message` events a device receives until the one named `marker`, checked to be in strict offset
     /// order with no repeats.
-    static func events(on device: GatewayTestClient, until marker: String, timeout: Double = 60) throws -> [[String: Any]] {
+    static func events(on device: GatewayTestClient, until marker: String, timeout: Double = 60) throws -> [[String:
+        Any]]
+    {
         var received: [[String: Any]] = []
         while true {
             let event = try device.next(timeout: timeout) { ["custom", "message"].contains($0["type"] as? String) }
@@ -67,7 +73,9 @@ import Testing
         }
     }
 
-    static func offsets(_ events: [[String: Any]]) -> [Int64] { events.compactMap { ($0["offset"] as? NSNumber)?.int64Value } }
+    static func offsets(_ events: [[String: Any]]) -> [Int64] {
+        events.compactMap { ($0["offset"] as? NSNumber)?.int64Value }
+    }
 
     static func publish(_ node: GatewayTestServer, to user: String, name: String) throws {
         let reply = try node.api("POST", "/v1/users/\(user)/events", ["name": name])
@@ -77,7 +85,7 @@ import Testing
     @Test func directMessagesSentOnOneNodeReachTheRecipientOnTheOtherOnceAndInOrder() throws {
         let cluster = try Cluster()
         let a = try cluster.addNode()
-        try GatewayMessagingTests.makeUsers(a)   // before B starts: B loads them with its snapshot
+        try GatewayMessagingTests.makeUsers(a)  // before B starts: B loads them with its snapshot
         let b = try cluster.addNode()
         try cluster.waitForBus(up: true)
         let alice = try a.connect(user: "alice", device: "alice-phone")
@@ -124,7 +132,11 @@ import Testing
             for i in 0..<100 {
                 let name = "\(side == 0 ? "a" : "b")\(i)"
                 let reply = try? (side == 0 ? a : b).api("POST", "/v1/users/ann/events", ["name": name])
-                if reply?.status != 201 { failures.withLock { $0.append("\(name): \(reply.map { "\($0.status) \($0.json)" } ?? "no answer")") } }
+                if reply?.status != 201 {
+                    failures.withLock {
+                        $0.append("\(name): \(reply.map { "\($0.status) \($0.json)" } ?? "no answer")")
+                    }
+                }
             }
         }
         #expect(failures.withLock { $0 } == [])
@@ -134,12 +146,12 @@ import Testing
             let events = try Self.events(on: device, until: "end")
             let names = events.compactMap { GatewayJSON.string($0, "data", "name") }
             #expect(Set(names) == Set((0..<100).flatMap { ["a\($0)", "b\($0)"] }) && names.count == 200)
-            #expect(names.filter { $0.hasPrefix("a") } == (0..<100).map { "a\($0)" })   // each node's own in order
+            #expect(names.filter { $0.hasPrefix("a") } == (0..<100).map { "a\($0)" })  // each node's own in order
             let offsets = Self.offsets(events)
             #expect(offsets.count == 200 && zip(offsets, offsets.dropFirst()).allSatisfy { $1 == $0 + 1 }, "\(offsets)")
             sequences.append(names)
         }
-        #expect(sequences[0] == sequences[1])   // the log's one order on both devices
+        #expect(sequences[0] == sequences[1])  // the log's one order on both devices
     }
 
     @Test func aDesktopAttachingOnOneNodeHandsTheSessionOffFromThePhoneOnTheOther() throws {
@@ -163,7 +175,8 @@ import Testing
         try Self.publish(b, to: "ann", name: "end")
         #expect(try Self.events(on: desk, until: "end").isEmpty)
         #expect(try Self.events(on: phone, until: "end").isEmpty)
-        #expect(try phone.collect("session_handoff", for: 0).isEmpty && desk.collect("session_handoff", for: 0).isEmpty)   // once each
+        // once each
+        #expect(try phone.collect("session_handoff", for: 0).isEmpty && desk.collect("session_handoff", for: 0).isEmpty)
     }
 
     @Test func aDeviceResumingOnTheOtherNodeGetsWhatItMissedThenLiveEventsFromBothNodesInOrder() throws {
@@ -176,7 +189,7 @@ import Testing
         for i in 0..<5 { try Self.publish(a, to: "ann", name: "seen\(i)") }
         try Self.publish(a, to: "ann", name: "end-seen")
         let seen = try Self.events(on: phone, until: "end-seen")
-        let lastSeen = try #require(Self.offsets(seen).last) + 1          // end-seen's offset
+        let lastSeen = try #require(Self.offsets(seen).last) + 1  // end-seen's offset
         phone.disconnect()
         for i in 0..<5 { try Self.publish(i % 2 == 0 ? a : b, to: "ann", name: "missed\(i)") }
 
@@ -188,7 +201,9 @@ import Testing
         for i in 0..<5 { try Self.publish(i % 2 == 0 ? a : b, to: "ann", name: "live\(i)") }
         try Self.publish(a, to: "ann", name: "end")
         let events = try Self.events(on: back, until: "end")
-        #expect(events.compactMap { GatewayJSON.string($0, "data", "name") } == (0..<5).map { "missed\($0)" } + (0..<5).map { "live\($0)" })
+        #expect(
+            events.compactMap { GatewayJSON.string($0, "data", "name") } == (0..<5).map { "missed\($0)" }
+                + (0..<5).map { "live\($0)" })
         #expect(Self.offsets(events) == Array((lastSeen + 1)...(lastSeen + 10)))
     }
 
@@ -214,20 +229,20 @@ import Testing
             }
         }
         a.shutdown()
-        #expect(answers.offsets.withLock { $0 } == [1, 2, 3, 4, 5])   // answered before the node stopped
+        #expect(answers.offsets.withLock { $0 } == [1, 2, 3, 4, 5])  // answered before the node stopped
         // B hears of them through A's last notices (the bus is up, so B does not re-read on its own): a marker
         // published on B would fetch them as a gap instead, so none is sent until they arrived.
         let arrived = try (0..<5).map { _ in try desk.next("custom", timeout: 15) }
         #expect(arrived.compactMap { GatewayJSON.string($0, "data", "name") } == (0..<5).map { "last\($0)" })
         #expect(Self.offsets(arrived) == [1, 2, 3, 4, 5])
         try Self.publish(b, to: "ann", name: "end")
-        #expect(try Self.events(on: desk, until: "end").isEmpty)   // each once
+        #expect(try Self.events(on: desk, until: "end").isEmpty)  // each once
     }
 
     @Test func withRedisKilledEventsStillArriveAndOnceItIsBackNoticesCarryThemAgain() throws {
         let cluster = try Cluster()
         let a = try cluster.addNode()
-        #expect(try a.api("POST", "/v1/users", ["userId": "ann"]).status == 201)   // known to B's snapshot too
+        #expect(try a.api("POST", "/v1/users", ["userId": "ann"]).status == 201)  // known to B's snapshot too
         let b = try cluster.addNode()
         try cluster.waitForBus(up: true)
         let desk = try b.connect(user: "ann", device: "ann-desk")
@@ -242,9 +257,11 @@ import Testing
         for i in 0..<20 { try Self.publish(a, to: "ann", name: "down\(i)") }
         try Self.publish(a, to: "ann", name: "end-down")
         let down = try Self.events(on: desk, until: "end-down")
-        print("with Redis down, 21 events published on A reached B after \(Int(Date().timeIntervalSince(downStart) * 1000)) ms")
+        print(
+            "with Redis down, 21 events published on A reached B after \(Int(Date().timeIntervalSince(downStart) * 1000)) ms"
+        )
         #expect(down.compactMap { GatewayJSON.string($0, "data", "name") } == (0..<20).map { "down\($0)" })
-        #expect(b.runtime.hub.metrics.clusterRechecks.value > rechecksBefore)   // they came through the re-reads
+        #expect(b.runtime.hub.metrics.clusterRechecks.value > rechecksBefore)  // they came through the re-reads
 
         try cluster.restartRedis()
         try cluster.waitForBus(up: true)
@@ -259,8 +276,10 @@ import Testing
             #expect(GatewayJSON.string(event, "data", "name") == "after\(i)")
         }
         latencies.sort()
-        print("cross-node latency after Redis restarted (publish call to receipt, ms): median \(latencies[5]), max \(latencies.last!)")
+        print(
+            "cross-node latency after Redis restarted (publish call to receipt, ms): median \(latencies[5]), max \(latencies.last!)"
+        )
         #expect(b.runtime.hub.metrics.clusterNotices.value >= noticesBefore + 10)
-        #expect(b.runtime.hub.metrics.clusterRechecks.value == rechecksAfter)   // no re-reads: the bus is up
+        #expect(b.runtime.hub.metrics.clusterRechecks.value == rechecksAfter)  // no re-reads: the bus is up
     }
 }

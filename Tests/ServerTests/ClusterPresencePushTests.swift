@@ -26,7 +26,9 @@ import TestSupport
     }
 
     /// bob's devices on every node, as `node` counts them (its own and the other nodes' announced counts).
-    static func bobsDevices(as node: GatewayTestServer) -> Int { onHub(node) { $0.clusterDevices(of: "bob").connected } }
+    static func bobsDevices(as node: GatewayTestServer) -> Int {
+        onHub(node) { $0.clusterDevices(of: "bob").connected }
+    }
 
     static func claimedElsewhere(_ nodes: [GatewayTestServer]) -> Int {
         nodes.map { $0.runtime.hub.metrics.presencePushesClaimedElsewhere.value }.reduce(0, +)
@@ -34,15 +36,19 @@ import TestSupport
 
     /// Two nodes on one database and Redis; alice and bob are contacts (made through A); bob's phone is connected to
     /// B with a webhook token, and A counts it there.
-    static func bobsPhoneOnB() throws -> (cluster: ClusterDeliveryTests.Cluster, a: GatewayTestServer, b: GatewayTestServer,
-                                          phone: GatewayTestClient) {
+    static func bobsPhoneOnB() throws -> (
+        cluster: ClusterDeliveryTests.Cluster, a: GatewayTestServer, b: GatewayTestServer,
+        phone: GatewayTestClient
+    ) {
         let cluster = try ClusterDeliveryTests.Cluster()
         let a = try cluster.addNode()
         try GatewayMessagingTests.makeUsers(a)
         let b = try cluster.addNode()
         try cluster.waitForBus(up: true)
         let phone = try b.connect(user: "bob", device: "bob-phone")
-        #expect(try phone.command("push_register", ["kind": "webhook", "token": "https://receiver.test/bob"])["ok"] as? Bool == true)
+        #expect(
+            try phone.command("push_register", ["kind": "webhook", "token": "https://receiver.test/bob"])["ok"] as? Bool
+                == true)
         return (cluster, a, b, phone)
     }
 
@@ -78,13 +84,17 @@ import TestSupport
         } catch {
             // Which half did not happen, for the record.
             let claimsLost = [a, b].map { $0.runtime.hub.metrics.presencePushesClaimedElsewhere.value }
-            let watching = [a, b].map { node in Self.onHub(node) { hub in
-                "bob \(hub.clusterDevices(of: "bob").connected) alice \(hub.clusterDevices(of: "alice").connected) devices; "
-                    + "holds alice \(hub.isLoaded("alice")) with contacts \(hub.contactIds(of: "alice")); "
-                    + "bob's presenceUpdates \(hub.notificationSettings["bob"]?.presenceUpdates as Any); "
-                    + "bob pushed at \(hub.presencePushes.state(of: "bob").sentAt as Any)"
-            } }
-            throw TestFailure("\(error); claims lost on A, B: \(claimsLost); jobs \(((try? presenceJobs()) ?? []).map(\.createdAt)); as A, B see it: \(watching)")
+            let watching = [a, b].map { node in
+                Self.onHub(node) { hub in
+                    "bob \(hub.clusterDevices(of: "bob").connected) alice \(hub.clusterDevices(of: "alice").connected) devices; "
+                        + "holds alice \(hub.isLoaded("alice")) with contacts \(hub.contactIds(of: "alice")); "
+                        + "bob's presenceUpdates \(hub.notificationSettings["bob"]?.presenceUpdates as Any); "
+                        + "bob pushed at \(hub.presencePushes.state(of: "bob").sentAt as Any)"
+                }
+            }
+            throw TestFailure(
+                "\(error); claims lost on A, B: \(claimsLost); jobs \(((try? presenceJobs()) ?? []).map(\.createdAt)); as A, B see it: \(watching)"
+            )
         }
         let jobs = try presenceJobs()
         #expect(jobs.count == 1, "\(jobs)")
@@ -101,7 +111,11 @@ import TestSupport
 
         let alice = try a.connect(user: "alice", device: "alice-phone")
         #expect(try alice.command("send_message", ["to": "bob", "text": "one"])["ok"] as? Bool == true)
-        #expect(GatewayJSON.string(try phone.next("message", timeout: 10), "data", "text") == "one")
+        let one = try phone.next("message", timeout: 10)
+        #expect(GatewayJSON.string(one, "data", "text") == "one")
+        // Acknowledged on B: A's deadline for it reads the stored acknowledgement and pushes nothing.
+        #expect(
+            try phone.command("ack", ["offset": try #require(GatewayJSON.int(one, "offset"))])["ok"] as? Bool == true)
         let reader = try PostgresGatewayStore(options: PostgresStoreOptions(url: cluster.url))
         defer { reader.close() }
         func messageJobs() throws -> [PushJobRecord] { try Self.jobs("message", in: reader) }
@@ -111,7 +125,7 @@ import TestSupport
         phone.disconnect()
         try ClusterDeliveryTests.waitUntil(timeout: 30, "A counts no device of bob's") { Self.bobsDevices(as: a) == 0 }
         #expect(try alice.command("send_message", ["to": "bob", "text": "two"])["ok"] as? Bool == true)
-        let jobs = try messageJobs()                          // committed with the event, before the reply
+        let jobs = try messageJobs()  // committed with the event, before the reply
         #expect(jobs.count == 1 && jobs.first?.userId == "bob", "\(jobs)")
     }
 }

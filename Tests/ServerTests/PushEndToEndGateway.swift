@@ -28,12 +28,20 @@ final class PushEndToEndGateway {
     ///   - sending: false runs the runtime without a transport, so jobs stay pending in the outbox.
     ///   - webhookPath: the fake webhook's path, which scripts its answer.
     ///   - retryDelay: the outbox's backoff; nil = the production policy.
-    init(directory: TemporaryDirectory? = nil, sending: Bool = true, webhookPath: String = "/ok",
-         retryDelay: (@Sendable (Int, Int64?) -> Int64?)? = PushEndToEndGateway.fastRetry) throws {
+    ///   - configure: adjusts the runtime options (the acknowledgement delays).
+    init(
+        directory: TemporaryDirectory? = nil, sending: Bool = true, webhookPath: String = "/ok",
+        retryDelay: (@Sendable (Int, Int64?) -> Int64?)? = PushEndToEndGateway.fastRetry,
+        configure: (inout GatewayRuntime.Options) -> Void = { _ in }
+    ) throws {
         providers = try PushEndToEndProviders.shared.get()
-        transport = sending ? try ProviderPushTransport(settings: providers.settings(clientEmail: fcmClientEmail, webhookPath: webhookPath)) : nil
+        transport =
+            sending
+            ? try ProviderPushTransport(
+                settings: providers.settings(clientEmail: fcmClientEmail, webhookPath: webhookPath)) : nil
         do {
-            server = try GatewayTestServer(directory: directory, pushTransport: transport, pushRetryDelay: retryDelay)
+            server = try GatewayTestServer(
+                directory: directory, pushTransport: transport, pushRetryDelay: retryDelay, configure: configure)
         } catch {
             transport?.shutdown()
             throw error
@@ -53,7 +61,9 @@ final class PushEndToEndGateway {
 
     /// Connects `device`, sends each command (`push_register`, `set_notification_settings`, `session_attach`…) expecting
     /// an ok reply, then disconnects and waits until the hub no longer counts the device as connected.
-    func offlineDevice(user: String, device: String, clientType: String = "ios", commands: [(String, [String: Any])]) throws {
+    func offlineDevice(user: String, device: String, clientType: String = "ios", commands: [(String, [String: Any])])
+        throws
+    {
         let client = try server.connect(user: user, device: device, clientType: clientType)
         for (type, fields) in commands {
             let reply = try client.command(type, fields)
@@ -95,12 +105,16 @@ final class PushEndToEndGateway {
     }
 
     /// Requests an approval in `session`; returns its id and deadline (Unix ms).
-    func requestApproval(session: String, toolName: String = "shell", summary: String = "rm -rf build",
-                         timeoutSeconds: Double = 30) throws -> (id: String, expiresAt: Int64) {
-        let created = try server.api("POST", "/v1/sessions/\(session)/approvals",
-                                     ["toolName": toolName, "summary": summary, "timeoutSeconds": timeoutSeconds])
+    func requestApproval(
+        session: String, toolName: String = "shell", summary: String = "rm -rf build",
+        timeoutSeconds: Double = 30
+    ) throws -> (id: String, expiresAt: Int64) {
+        let created = try server.api(
+            "POST", "/v1/sessions/\(session)/approvals",
+            ["toolName": toolName, "summary": summary, "timeoutSeconds": timeoutSeconds])
         guard created.status == 201, let id = GatewayJSON.string(created.json, "requestId"),
-              let expiresAt = GatewayJSON.int(created.json, "expiresAt") else {
+            let expiresAt = GatewayJSON.int(created.json, "expiresAt")
+        else {
             throw TestFailure("approval: \(created.status) \(created.json)")
         }
         return (id, expiresAt)

@@ -17,7 +17,8 @@ import Testing
         let store = try openPostgres()
         defer { store.close() }
         let single: ([StoreWrite]) -> [[StoreWrite]] = { $0.map { [$0] } }
-        expectSame(try StoreScript.run(store, split: single), try StoreScript.run(InMemoryGatewayStore(), split: single))
+        expectSame(
+            try StoreScript.run(store, split: single), try StoreScript.run(InMemoryGatewayStore(), split: single))
     }
 
     @Test(arguments: [1, 2, 3, 42] as [UInt64])
@@ -27,7 +28,9 @@ import Testing
         defer { store.close() }
         var rng = SeededGenerator(state: seed)
         let split: ([StoreWrite]) -> [[StoreWrite]] = { randomSplit($0, max: 12, using: &rng) }
-        expectSame(try StoreScript.run(store, split: split), try StoreScript.run(InMemoryGatewayStore(), split: { [$0] }), "seed \(seed)")
+        expectSame(
+            try StoreScript.run(store, split: split), try StoreScript.run(InMemoryGatewayStore(), split: { [$0] }),
+            "seed \(seed)")
     }
 
     @Test func reopeningTheDatabaseKeepsEverythingAndPrunedLogsKeepTheirOffsets() throws {
@@ -51,21 +54,30 @@ import Testing
         let url = try PostgresCluster.shared().createDatabase()
         do {
             let store = try openPostgres(url: url)
-            let approval = ApprovalRecord(id: "apr_12", userId: "u", sessionId: "s", toolName: "t", summary: "s",
-                                          createdAt: 1, expiresAt: 2)
-            #expect(commit(store, [[.insertMessage(MessageRecord(id: 41, from: "u", to: "v", text: "hi", sentAt: 1)),
-                                    .createApproval(approval)]]) == [nil])
+            let approval = ApprovalRecord(
+                id: "apr_12", userId: "u", sessionId: "s", toolName: "t", summary: "s",
+                createdAt: 1, expiresAt: 2)
+            #expect(
+                commit(
+                    store,
+                    [
+                        [
+                            .insertMessage(MessageRecord(id: 41, from: "u", to: "v", text: "hi", sentAt: 1)),
+                            .createApproval(approval)
+                        ]
+                    ]) == [nil])
             store.close()
             let db = try PostgresDatabase(options: PostgresStoreOptions(url: url))
             // Back to version 8: undo 9 (the sequences) and the later versions' objects, so they migrate again.
-            try db.execute("""
+            try db.execute(
+                """
                 DROP SEQUENCE message_ids; DROP SEQUENCE approval_ids;
                 DROP INDEX friend_requests_by_sender; DROP INDEX friend_requests_by_recipient;
                 DROP INDEX contact_pauses_by_contact; DROP INDEX user_phones_by_hash;
                 ALTER TABLE user_phones DROP COLUMN phone_hash;
                 DROP TABLE presence_push_claims; DROP INDEX devices_by_id;
                 DROP INDEX sessions_open_by_user; CREATE INDEX sessions_open ON sessions (seq) WHERE state <> 'ended';
-                DROP INDEX push_jobs_backend_pending; DROP TABLE user_blocks;
+                DROP INDEX push_jobs_backend_pending; DROP TABLE user_blocks; DROP TABLE device_revocations;
                 UPDATE schema_version SET version = 8
                 """)
             db.close()
@@ -104,8 +116,12 @@ import Testing
         // Each node's batches name their logs in its own order: the receipt's offsets follow it.
         let receipts = Recorder<(logs: [String], results: [Result<StoreReceipt, Error>])>()
         for _ in 0..<rounds {
-            a.commit(batches: Array(repeating: [event("u", 0), event("v", 0)], count: perRound)) { receipts.record((["u", "v"], $0)) }
-            b.commit(batches: Array(repeating: [event("v", 0), event("u", 0)], count: perRound)) { receipts.record((["v", "u"], $0)) }
+            a.commit(batches: Array(repeating: [event("u", 0), event("v", 0)], count: perRound)) {
+                receipts.record((["u", "v"], $0))
+            }
+            b.commit(batches: Array(repeating: [event("v", 0), event("u", 0)], count: perRound)) {
+                receipts.record((["v", "u"], $0))
+            }
         }
         var taken: [String: [Int64]] = [:]
         for (logs, results) in receipts.wait(for: 2 * rounds) {
@@ -128,7 +144,13 @@ import Testing
         defer { a.close(); b.close() }
         let rounds = 40
         var pending = StoreDecisionContractTests.pending
-        #expect(commit(a, (1...rounds).map { n in pending.id = "apr_\(n)"; return [.createApproval(pending)] }).allSatisfy { $0 == nil })
+        #expect(
+            commit(
+                a,
+                (1...rounds).map { n in
+                    pending.id = "apr_\(n)"; return [.createApproval(pending)]
+                }
+            ).allSatisfy { $0 == nil })
         // Each round both nodes submit at once: the same approval answered twice, the same offset appended twice.
         let results = Recorder<(Int, String, Bool)>()
         for n in 1...rounds {
@@ -148,12 +170,15 @@ import Testing
             // The store's row and the log agree with the one winner (its whole batch, nothing of the loser's).
             let approval = try a.approval(id: "apr_\(n)")
             #expect(approval?.decidedByDeviceId == winners.first)
-            #expect(try a.events(userId: "u", after: Int64(n - 1), limit: 1).first.map { String(decoding: $0.payload, as: UTF8.self) } == winners.first)
+            #expect(
+                try a.events(userId: "u", after: Int64(n - 1), limit: 1).first.map {
+                    String(decoding: $0.payload, as: UTF8.self)
+                } == winners.first)
         }
     }
 
     @Test func aRestartedServerIsReconnectedToWithoutLosingACommittedWrite() throws {
-        let cluster = try PostgresCluster()   // its own: restarted below
+        let cluster = try PostgresCluster()  // its own: restarted below
         defer { cluster.stop() }
         let url = try cluster.createDatabase()
         let store = try openPostgres(url: url)
@@ -179,7 +204,8 @@ import Testing
         defer { db.close() }
         try db.execute("CREATE SEQUENCE lost_races")
         // A user named "loser<n>" loses its first n attempts.
-        try db.execute("""
+        try db.execute(
+            """
             CREATE FUNCTION lose_races() RETURNS trigger LANGUAGE plpgsql AS $$
             BEGIN
               IF NEW.id LIKE 'loser%' AND nextval('lost_races') <= CAST(substr(NEW.id, 6) AS int) THEN
@@ -192,19 +218,23 @@ import Testing
         func user(_ id: String) -> [StoreWrite] { [.upsertUser(UserRecord(id: id, hexCode: id, createdAt: 1))] }
         func write(_ batches: [[StoreWrite]]) -> [String?] {
             let results = Recorder<[String?]>()
-            store.write(batches: batches) { errors in results.record(errors.map { $0.map { ($0 as? StorageError)?.sqlstate ?? "\($0)" } }) }
+            store.write(batches: batches) { errors in
+                results.record(errors.map { $0.map { ($0 as? StorageError)?.sqlstate ?? "\($0)" } })
+            }
             return results.wait(for: 1).first ?? []
         }
         let users = "SELECT count(*) FROM users WHERE id IN ('a1', 'a2', 'loser2', 'b1', 'b2', 'loser99')"
 
         #expect(write([user("a1"), user("loser2"), user("a2")]) == [nil, nil, nil])
-        #expect(try db.int64("SELECT last_value FROM lost_races") == 3)   // lost twice, then stored
+        #expect(try db.int64("SELECT last_value FROM lost_races") == 3)  // lost twice, then stored
         #expect(store.raceRetryCount == 2)
         #expect(try db.int64(users) == 3)
 
         try db.execute("ALTER SEQUENCE lost_races RESTART")
         #expect(write([user("b1"), user("loser99"), user("b2")]) == [nil, "40P01", nil])
-        #expect(try db.int64("SELECT last_value FROM lost_races") == Int64(GroupCommitWriter<PostgresWriteBackend>.raceAttempts))
+        #expect(
+            try db.int64("SELECT last_value FROM lost_races")
+                == Int64(GroupCommitWriter<PostgresWriteBackend>.raceAttempts))
         #expect(try db.int64(users) == 5)
     }
 
@@ -245,7 +275,8 @@ import Testing
 
     @Test func errorsNeverShowThePassword() throws {
         let cluster = try PostgresCluster.shared()
-        var options = PostgresStoreOptions(url: "postgresql://app:s3cret@localhost:1/none?host=\(cluster.directory)/missing")
+        var options = PostgresStoreOptions(
+            url: "postgresql://app:s3cret@localhost:1/none?host=\(cluster.directory)/missing")
         options.connectTimeoutSeconds = 2
         let error = #expect(throws: StorageError.self) { try PostgresGatewayStore(options: options) }
         #expect(error?.message.contains("s3cret") == false)

@@ -73,6 +73,16 @@ final class ApprovalDesk: @unchecked Sendable {
         }
     }
 
+    /// Forgets every approval of `userId`, pending ones too, with their timers (the user was deleted: nothing of
+    /// theirs is decided any more). Long-polls on them answer with nothing when their wait ends.
+    func forgetAll(of userId: String) {
+        for id in (pendingIds[userId] ?? []).union(decidedIds[userId] ?? []) {
+            if let approval = records[id] { forget(approval) }
+        }
+        pendingIds[userId] = nil
+        decidedIds[userId] = nil
+    }
+
     /// Pending approvals of a user, oldest first.
     func pending(of userId: String) -> [ApprovalRecord] {
         (pendingIds[userId] ?? []).compactMap { records[$0] }.sorted { ($0.createdAt, $0.id) < ($1.createdAt, $1.id) }
@@ -116,12 +126,13 @@ final class ApprovalDesk: @unchecked Sendable {
             if waiters[id]?.isEmpty == true { waiters[id] = nil }
             completion(records[id].map(GatewayHub.approvalData))
         }
-        waiters[id, default: []].append(Waiter(serial: serial) { final in
-            guard !done else { return }
-            done = true
-            timer.cancel()
-            completion(GatewayHub.approvalData(final))
-        })
+        waiters[id, default: []].append(
+            Waiter(serial: serial) { final in
+                guard !done else { return }
+                done = true
+                timer.cancel()
+                completion(GatewayHub.approvalData(final))
+            })
     }
 
     /// Answers the long-polls waiting on `approval`.
@@ -138,9 +149,14 @@ final class ApprovalDesk: @unchecked Sendable {
     /// The names of the structures here holding anything of `userId` beyond its pending approvals (for tests: a
     /// forgotten user leaves nothing).
     func structures(holding userId: String) -> [String] {
-        [("pendingApprovalIds", pendingIds[userId] != nil),
-         ("approvals", decidedIds[userId] != nil || records.values.contains { $0.userId == userId && $0.state != .pending })]
-            .filter(\.1).map(\.0)
+        [
+            ("pendingApprovalIds", pendingIds[userId] != nil),
+            (
+                "approvals",
+                decidedIds[userId] != nil || records.values.contains { $0.userId == userId && $0.state != .pending }
+            )
+        ]
+        .filter(\.1).map(\.0)
     }
 
     /// Whether any long-poll waits (for tests: none is left behind).

@@ -38,7 +38,8 @@ public enum StoreWrite: Sendable, Equatable {
     /// The outcome of an attempt: `sent`, `dead`, or still `pending` with the next attempt's time. Ends the job's claim.
     /// Applies only while `claimant` holds the job's claim (nil: a job nobody claimed): a node whose lease ran out and
     /// whose job another node claimed since cannot overwrite that node's outcome — the write then changes nothing.
-    case updatePushJob(id: Int64, state: String, attempts: Int, nextAttemptAt: Int64, lastError: String?, claimant: String?)
+    case updatePushJob(
+        id: Int64, state: String, attempts: Int, nextAttemptAt: Int64, lastError: String?, claimant: String?)
     case upsertPushToken(PushTokenRecord)
     /// Forgets a token (invalid, or replaced); `sessionId` "" for tokens that are not per session.
     case deletePushToken(userId: String, deviceId: String, kind: String, sessionId: String)
@@ -62,6 +63,20 @@ public enum StoreWrite: Sendable, Equatable {
     case upsertInvite(InviteRecord)
     case upsertUserPhone(UserPhoneRecord)
     case deleteUserPhone(userId: String)
+
+    // MARK: Account and device lifecycle (one atomic write each)
+
+    /// Deletes the user and everything stored of theirs: the user row, devices, push tokens and push jobs,
+    /// notification settings, sessions, approvals, the log (its head is kept: offsets never restart), contacts and read marks on both sides,
+    /// the messages they sent or received, friend requests, pauses and blocks on both sides, phone, memberships,
+    /// the groups they own (with those groups' memberships and invites), invites they sent, and their idempotency
+    /// keys. Connect codes are kept revoked (their quarantine still holds, so no other user draws them at once). Their
+    /// device revocations are replaced by one for the whole user at `at`, refusing every token issued before.
+    /// Other users' logs are not touched: events delivered to them stay there.
+    case deleteUser(userId: String, at: Int64)
+    /// Revokes one device: deletes the device row, its push tokens and push jobs, and records the
+    /// revocation at `at` (a token of the device issued before is refused from then on).
+    case revokeDevice(userId: String, deviceId: String, at: Int64)
 
     // MARK: Decisions (added for several nodes sharing one store)
 
@@ -121,9 +136,12 @@ extension StoreWrite {
     /// The write as a store applies it, given the receipt of the batch so far: `claimIdempotentOffset` becomes the
     /// `claimIdempotency` it stands for; any other write is itself.
     public func resolved(by receipt: StoreReceipt) -> StoreWrite {
-        guard case .claimIdempotentOffset(let scope, let key, let requestHash, let createdAt) = self else { return self }
-        return .claimIdempotency(scope: scope, key: key, response: ServerFrames.encode(PublishResult(offset: receipt.offsets.last ?? 0)),
-                                 requestHash: requestHash, createdAt: createdAt)
+        guard case .claimIdempotentOffset(let scope, let key, let requestHash, let createdAt) = self else {
+            return self
+        }
+        return .claimIdempotency(
+            scope: scope, key: key, response: ServerFrames.encode(PublishResult(offset: receipt.offsets.last ?? 0)),
+            requestHash: requestHash, createdAt: createdAt)
     }
 }
 
@@ -241,6 +259,8 @@ public struct UserEntry: Sendable, Equatable {
     public var openSessions: [SessionRecord] = []
     /// The user's relationship rows.
     public var relationships = UserRelationships()
+    /// Revocations of the user's tokens (revoked devices; the whole user once deleted).
+    public var revocations: [RevocationRecord] = []
 
     public init(id: String, user: UserRecord? = nil) { self.id = id; self.user = user }
 }

@@ -23,6 +23,8 @@ public final class InMemoryGatewayStore: GatewayStore {
         var pushLeases: [Int64: (claimant: String, until: Int64)] = [:]
         /// The latest presence push claimed per user (`claimPresencePush`).
         var presencePushClaims: [String: Int64] = [:]
+        /// Revoked devices and deleted users (`StoreWrite.revokeDevice`, `.deleteUser`), in the order written.
+        var revocations: [RevocationRecord] = []
 
         mutating func apply(_ write: StoreWrite, receipt: inout StoreReceipt) throws {
             switch write {
@@ -46,19 +48,31 @@ public final class InMemoryGatewayStore: GatewayStore {
                 replace(&snapshot.devices, device) { $0.key == device.key }
             case .upsertContact(var contact):
                 // Reactivation keeps the original creation time, as the SQLite store does.
-                if let old = snapshot.contacts.first(where: { $0.userId == contact.userId && $0.contactId == contact.contactId }) {
+                if let old = snapshot.contacts.first(where: {
+                    $0.userId == contact.userId && $0.contactId == contact.contactId
+                }) {
                     contact.createdAt = old.createdAt
                 }
-                replace(&snapshot.contacts, contact) { $0.userId == contact.userId && $0.contactId == contact.contactId }
+                replace(&snapshot.contacts, contact) {
+                    $0.userId == contact.userId && $0.contactId == contact.contactId
+                }
             case .upsertSession(let session):
                 snapshot.openSessions.removeAll { $0.id == session.id }
-                if session.state == .ended { endedSessions[session.id] = session } else { snapshot.openSessions.append(session) }
+                if session.state == .ended {
+                    endedSessions[session.id] = session
+                } else {
+                    snapshot.openSessions.append(session)
+                }
             case .upsertApproval(let approval):
                 snapshot.pendingApprovals.removeAll { $0.id == approval.id }
                 if approval.id.hasPrefix("apr_"), let sequence = Int64(approval.id.dropFirst(4)) {
                     latestApprovalSequence = max(latestApprovalSequence, sequence)
                 }
-                if approval.state == .pending { snapshot.pendingApprovals.append(approval) } else { resolvedApprovals[approval.id] = approval }
+                if approval.state == .pending {
+                    snapshot.pendingApprovals.append(approval)
+                } else {
+                    resolvedApprovals[approval.id] = approval
+                }
             case .insertMessage(let message):
                 if messages.contains(where: { $0.id == message.id }) {
                     throw StoreConflict.idTaken(.message, latest: latestMessageId)
@@ -68,7 +82,9 @@ public final class InMemoryGatewayStore: GatewayStore {
             case .setReadMark(let userId, let peerId, let messageId):
                 readMarks[userId, default: [:]][peerId] = ReadMarks.advance(readMarks[userId]?[peerId], to: messageId)
             case .setDeviceAck(let userId, let deviceId, let offset):
-                if let i = snapshot.devices.firstIndex(where: { $0.key == DeviceKey(userId: userId, deviceId: deviceId) }) {
+                if let i = snapshot.devices.firstIndex(where: {
+                    $0.key == DeviceKey(userId: userId, deviceId: deviceId)
+                }) {
                     snapshot.devices[i].ackedOffset = max(snapshot.devices[i].ackedOffset, offset)
                 }
             case .putIdempotency(let scope, let key, let response, let requestHash, _):
@@ -97,12 +113,15 @@ public final class InMemoryGatewayStore: GatewayStore {
                 try apply(.upsertApproval(decided), receipt: &receipt)
             case .setSessionActiveClient(let sessionId, let expected, let new):
                 guard let i = snapshot.openSessions.firstIndex(where: { $0.id == sessionId }),
-                      snapshot.openSessions[i].state == .active, snapshot.openSessions[i].activeClient == expected else {
-                    throw StoreConflict.sessionChanged(current: endedSessions[sessionId] ?? snapshot.openSessions.first { $0.id == sessionId })
+                    snapshot.openSessions[i].state == .active, snapshot.openSessions[i].activeClient == expected
+                else {
+                    throw StoreConflict.sessionChanged(
+                        current: endedSessions[sessionId] ?? snapshot.openSessions.first { $0.id == sessionId })
                 }
                 snapshot.openSessions[i].activeClient = new
             case .endSession(let sessionId, let endedAt):
-                guard var session = snapshot.openSessions.first(where: { $0.id == sessionId }), session.state == .active else {
+                guard var session = snapshot.openSessions.first(where: { $0.id == sessionId }), session.state == .active
+                else {
                     throw StoreConflict.sessionChanged(current: endedSessions[sessionId])
                 }
                 session.state = .ended
@@ -110,19 +129,23 @@ public final class InMemoryGatewayStore: GatewayStore {
                 snapshot.openSessions.removeAll { $0.id == sessionId }
                 endedSessions[sessionId] = session
             case .createApproval(let approval):
-                if resolvedApprovals[approval.id] != nil || snapshot.pendingApprovals.contains(where: { $0.id == approval.id }) {
+                if resolvedApprovals[approval.id] != nil
+                    || snapshot.pendingApprovals.contains(where: { $0.id == approval.id })
+                {
                     throw StoreConflict.idTaken(.approval, latest: latestApprovalSequence)
                 }
                 try apply(.upsertApproval(approval), receipt: &receipt)
             case .redeemInvite(let code, let usedBy, let usedAt):
-                guard let i = snapshot.invites.firstIndex(where: { $0.code == code }), snapshot.invites[i].state == .pending else {
+                guard let i = snapshot.invites.firstIndex(where: { $0.code == code }),
+                    snapshot.invites[i].state == .pending
+                else {
                     throw StoreConflict.inviteRedeemed(current: snapshot.invites.first { $0.code == code })
                 }
                 snapshot.invites[i].state = .used
                 snapshot.invites[i].usedBy = usedBy
                 snapshot.invites[i].usedAt = usedAt
             case .enqueuePush(var job):
-                job.id = (pushJobs.keys.max() ?? 0) + 1   // jobs are never removed, so ids are never reused
+                job.id = (pushJobs.keys.max() ?? 0) + 1  // jobs are never removed, so ids are never reused
                 pushJobs[job.id] = job
             case .updatePushJob(let id, let state, let attempts, let nextAttemptAt, let lastError, let claimant):
                 guard pushLeases[id]?.claimant == claimant else { break }
@@ -137,14 +160,19 @@ public final class InMemoryGatewayStore: GatewayStore {
                 }
             case .deletePushToken(let userId, let deviceId, let kind, let sessionId):
                 snapshot.pushTokens.removeAll {
-                    $0.deviceKey == DeviceKey(userId: userId, deviceId: deviceId) && $0.kind == kind && $0.sessionId == sessionId
+                    $0.deviceKey == DeviceKey(userId: userId, deviceId: deviceId) && $0.kind == kind
+                        && $0.sessionId == sessionId
                 }
             case .setNotificationSettings(let userId, let settings):
                 snapshot.notificationSettings[userId] = settings
-            case .upsertFriendRequest, .upsertContactPause, .deleteContactPause, .upsertBlock, .deleteBlock, .upsertConnectCode, .claimConnectCode, .upsertGroup,
-                 .upsertGroupMember, .upsertInvite, .upsertUserPhone, .deleteUserPhone, .createFriendRequest, .resolveFriendRequest,
-                 .joinGroup:
+            case .upsertFriendRequest, .upsertContactPause, .deleteContactPause, .upsertBlock, .deleteBlock,
+                .upsertConnectCode, .claimConnectCode, .upsertGroup,
+                .upsertGroupMember, .upsertInvite, .upsertUserPhone, .deleteUserPhone, .createFriendRequest,
+                .resolveFriendRequest,
+                .joinGroup:
                 try applyRelationship(write)
+            case .deleteUser, .revokeDevice:
+                applyLifecycle(write)
             }
         }
 
@@ -161,7 +189,8 @@ public final class InMemoryGatewayStore: GatewayStore {
 
     /// Applies each batch atomically, in order: when a write breaks a uniqueness rule (as SQLite's constraints would)
     /// or loses a decision, none of that batch is kept and its result is the error.
-    public func commit(batches: [[StoreWrite]], completion: @escaping @Sendable ([Result<StoreReceipt, Error>]) -> Void) {
+    public func commit(batches: [[StoreWrite]], completion: @escaping @Sendable ([Result<StoreReceipt, Error>]) -> Void)
+    {
         completion(batches.map(apply))
     }
 
@@ -200,8 +229,11 @@ public final class InMemoryGatewayStore: GatewayStore {
             entry.pushTokens = s.pushTokens.filter { $0.userId == id }
             entry.notificationSettings = s.notificationSettings[id]
             entry.latestOffset = s.latestOffsets[id] ?? 0
-            entry.openSessions = s.openSessions.filter { $0.userId == id }.sorted { ($0.createdAt, $0.id) < ($1.createdAt, $1.id) }
+            entry.openSessions = s.openSessions.filter { $0.userId == id }.sorted {
+                ($0.createdAt, $0.id) < ($1.createdAt, $1.id)
+            }
             entry.relationships = s.relationships(of: id)
+            entry.revocations = state.revocations.filter { $0.userId == id }
             return entry
         }
     }
@@ -228,9 +260,10 @@ public final class InMemoryGatewayStore: GatewayStore {
 
     public func messages(between a: String, and b: String, before: Int64?, limit: Int) throws -> [MessageRecord] {
         state.withLock { state in
-            Array(state.messages.reversed().filter { m in
-                ((m.from == a && m.to == b) || (m.from == b && m.to == a)) && m.id < (before ?? Int64.max)
-            }.prefix(limit))
+            Array(
+                state.messages.reversed().filter { m in
+                    ((m.from == a && m.to == b) || (m.from == b && m.to == a)) && m.id < (before ?? Int64.max)
+                }.prefix(limit))
         }
     }
 
@@ -248,8 +281,9 @@ public final class InMemoryGatewayStore: GatewayStore {
 
     public func pendingApprovals(dueBy: Int64, limit: Int) throws -> [ApprovalRecord] {
         state.withLock { state in
-            Array(state.snapshot.pendingApprovals.filter { $0.expiresAt <= dueBy }
-                .sorted { ($0.expiresAt, $0.id) < ($1.expiresAt, $1.id) }.prefix(max(0, limit)))
+            Array(
+                state.snapshot.pendingApprovals.filter { $0.expiresAt <= dueBy }
+                    .sorted { ($0.expiresAt, $0.id) < ($1.expiresAt, $1.id) }.prefix(max(0, limit)))
         }
     }
 
@@ -259,8 +293,9 @@ public final class InMemoryGatewayStore: GatewayStore {
 
     public func duePushJobs(now: Int64, limit: Int) throws -> [PushJobRecord] {
         state.withLock { state in
-            Array(state.pushJobs.values.filter { $0.state == "pending" && $0.nextAttemptAt <= now }
-                .sorted { ($0.nextAttemptAt, $0.id) < ($1.nextAttemptAt, $1.id) }.prefix(limit))
+            Array(
+                state.pushJobs.values.filter { $0.state == "pending" && $0.nextAttemptAt <= now }
+                    .sorted { ($0.nextAttemptAt, $0.id) < ($1.nextAttemptAt, $1.id) }.prefix(limit))
         }
     }
 
@@ -273,11 +308,14 @@ public final class InMemoryGatewayStore: GatewayStore {
             // A backend webhook job (no device) waits while an earlier one of its user is pending: they go out in order.
             let pending = state.pushJobs.values.filter { $0.state == "pending" }
             var firstBackendJob: [String: Int64] = [:]
-            for job in pending where job.deviceId.isEmpty { firstBackendJob[job.userId] = min(job.id, firstBackendJob[job.userId] ?? .max) }
-            let claimed = Array(pending
-                .filter { $0.nextAttemptAt <= now && (state.pushLeases[$0.id]?.until ?? .min) < now }
-                .filter { !$0.deviceId.isEmpty || firstBackendJob[$0.userId] == $0.id }
-                .sorted { ($0.nextAttemptAt, $0.id) < ($1.nextAttemptAt, $1.id) }.prefix(max(0, limit)))
+            for job in pending where job.deviceId.isEmpty {
+                firstBackendJob[job.userId] = min(job.id, firstBackendJob[job.userId] ?? .max)
+            }
+            let claimed = Array(
+                pending
+                    .filter { $0.nextAttemptAt <= now && (state.pushLeases[$0.id]?.until ?? .min) < now }
+                    .filter { !$0.deviceId.isEmpty || firstBackendJob[$0.userId] == $0.id }
+                    .sorted { ($0.nextAttemptAt, $0.id) < ($1.nextAttemptAt, $1.id) }.prefix(max(0, limit)))
             for job in claimed { state.pushLeases[job.id] = (claimant, now + leaseMs) }
             return claimed
         }
@@ -310,7 +348,11 @@ extension InMemoryGatewayStore {
     }
 
     public func latestInvite(groupId: String, recipient: String) throws -> InviteRecord? {
-        state.withLock { $0.snapshot.invites.filter { $0.groupId == groupId && $0.recipient == recipient }.max { $0.createdAt < $1.createdAt } }
+        state.withLock {
+            $0.snapshot.invites.filter { $0.groupId == groupId && $0.recipient == recipient }.max {
+                $0.createdAt < $1.createdAt
+            }
+        }
     }
 
     public func groupMemberIds(groupId: String) throws -> [String] {

@@ -2,7 +2,7 @@ import HTTP1
 import Server
 
 /// CORS in front of the endpoints a web app calls from its own origin: `/v1/devices/register` (standalone mode) and
-/// `/v1/users/me/…`. Answers their preflight `OPTIONS` and adds `Access-Control-Allow-Origin` / `Vary: Origin` to
+/// `/v1/users/me` and `/v1/users/me/…` (display name, own devices). Answers their preflight `OPTIONS` and adds `Access-Control-Allow-Origin` / `Vary: Origin` to
 /// their responses (`http.cors_allowed_origins`). The server API behind an API key is never listed: a browser has
 /// no business holding that key, so no page on another origin may read its answers.
 final class BrowserCORS: HTTPApplication, Sendable {
@@ -13,7 +13,7 @@ final class BrowserCORS: HTTPApplication, Sendable {
 
     init(policy: CORSPolicy, standalone: Bool, next: HTTPApplication) {
         self.policy = policy
-        var routes = ["/v1/users/me/display-name": ["PUT"]]
+        var routes = ["/v1/users/me/display-name": ["PUT"], "/v1/users/me": ["DELETE"]]
         if standalone { routes["/v1/devices/register"] = ["POST"] }
         self.routes = routes
         self.next = next
@@ -21,7 +21,7 @@ final class BrowserCORS: HTTPApplication, Sendable {
 
     func handle(_ request: HTTPRequest, respond: @escaping @Sendable (HTTPResponse) -> Void) -> Bool {
         let head = request.head
-        guard let methods = routes[head.path] else { return next.handle(request, respond: respond) }
+        guard let methods = methods(of: head.path) else { return next.handle(request, respond: respond) }
         let origin = head.headers["Origin"]
         if head.method == "OPTIONS" {
             respond(policy.preflight(origin: origin, methods: methods))
@@ -31,10 +31,21 @@ final class BrowserCORS: HTTPApplication, Sendable {
         return next.handle(request) { response in respond(policy.decorate(response, origin: origin)) }
     }
 
+    /// The methods a browser may use on `path`, nil when it is no route of a browser's. A device of the caller's
+    /// user (`/v1/users/me/devices/{deviceId}`) is one segment below the prefix.
+    private func methods(of path: String) -> [String]? {
+        if let exact = routes[path] { return exact }
+        let devices = "/v1/users/me/devices/"
+        guard path.hasPrefix(devices), path.count > devices.count, !path.dropFirst(devices.count).contains("/") else {
+            return nil
+        }
+        return ["DELETE"]
+    }
+
     /// The same routes before the body (`Expect: 100-continue`): a preflight is answered here, and a refusal of the
     /// API behind carries the CORS headers too, so the page can read why.
     func verdict(onHead head: HTTPRequestHead) -> HTTPHeadVerdict {
-        guard routes[head.path] != nil else { return next.verdict(onHead: head) }
+        guard methods(of: head.path) != nil else { return next.verdict(onHead: head) }
         if head.method == "OPTIONS" { return .readBody }
         switch next.verdict(onHead: head) {
         case .refuse(let response): return .refuse(policy.decorate(response, origin: head.headers["Origin"]))

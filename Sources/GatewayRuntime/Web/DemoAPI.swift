@@ -43,34 +43,51 @@ final class DemoAPI: Sendable {
             respond(refusal.response)
         case (.success(.stats), _):
             let m = api.hub.metrics
-            respond(ServerAPI.ok(Stats(connectedDevices: m.connectedDevices.load(ordering: .relaxed), onlineUsers: m.onlineUsers.load(ordering: .relaxed),
-                                       pendingApprovals: m.pendingApprovals.load(ordering: .relaxed), eventsCommitted: m.eventsCommitted.load(ordering: .relaxed),
-                                       messagesSent: m.messagesSent.load(ordering: .relaxed), commands: m.commands.load(ordering: .relaxed),
-                                       approvalsResolved: m.approvalsResolved.load(ordering: .relaxed), approvalsTimedOut: m.approvalsTimedOut.load(ordering: .relaxed))))
+            respond(
+                ServerAPI.ok(
+                    Stats(
+                        connectedDevices: m.connectedDevices.load(ordering: .relaxed),
+                        onlineUsers: m.onlineUsers.load(ordering: .relaxed),
+                        pendingApprovals: m.pendingApprovals.load(ordering: .relaxed),
+                        eventsCommitted: m.eventsCommitted.load(ordering: .relaxed),
+                        messagesSent: m.messagesSent.load(ordering: .relaxed),
+                        commands: m.commands.load(ordering: .relaxed),
+                        approvalsResolved: m.approvalsResolved.load(ordering: .relaxed),
+                        approvalsTimedOut: m.approvalsTimedOut.load(ordering: .relaxed))))
         case (.success(.addDevice(let body)), let caller?):
-            let identity = ClientIdentity(userId: caller.userId, deviceId: "dev_" + api.hub.randomToken(), clientType: body.platform ?? "desktop")
-            guard let token = try? api.authenticator.issueToken(for: identity) else {
-                respond(ServerAPI.failure(GatewayError(.internalError, "could not sign a token")))
-                return true
+            // Through the revocation check: a deleted user's token must not mint one that outlives the deletion.
+            let authenticator = api.authenticator
+            api.ownDevice(caller, respond: respond) { hub, _ in
+                let identity = ClientIdentity(
+                    userId: caller.userId, deviceId: "dev_" + hub.randomToken(), clientType: body.platform ?? "desktop")
+                guard let token = try? authenticator.issueToken(for: identity) else {
+                    return respond(ServerAPI.failure(GatewayError(.internalError, "could not sign a token")))
+                }
+                respond(
+                    ServerAPI.ok(
+                        NewDevice(userId: identity.userId, deviceId: identity.deviceId, token: token), status: 201))
             }
-            respond(ServerAPI.ok(NewDevice(userId: identity.userId, deviceId: identity.deviceId, token: token), status: 201))
         case (.success(.session), let caller?):
-            api.onHub { hub in Self.demoSession(of: caller, hub: hub, completion: ServerAPI.reply(respond)) }
+            api.ownDevice(caller, respond: respond) { hub, _ in
+                Self.demoSession(of: caller, hub: hub, completion: ServerAPI.reply(respond))
+            }
         case (.success(.approval(let body)), let caller?):
             let timeout: Int64?
             do { timeout = try ApprovalTimeout(api.hub.settings).milliseconds(seconds: body.timeoutSeconds) } catch {
                 respond(ServerAPI.failure(error))
                 return true
             }
-            api.onHub { hub in
+            api.ownDevice(caller, respond: respond) { hub, _ in
                 Self.demoSession(of: caller, hub: hub) { created in
                     switch created {
                     case .failure(let error):
                         respond(ServerAPI.failure(error))
                     case .success(let session):
-                        hub.requestApproval(sessionId: session.sessionId, toolName: body.toolName ?? "shell",
-                                            summary: body.summary ?? "rm -rf build/", details: nil, timeoutMs: timeout,
-                                            idempotencyKey: nil) { result in
+                        hub.requestApproval(
+                            sessionId: session.sessionId, toolName: body.toolName ?? "shell",
+                            summary: body.summary ?? "rm -rf build/", details: nil, timeoutMs: timeout,
+                            idempotencyKey: nil
+                        ) { result in
                             ServerAPI.reply(respond, status: 201)(result.map { Posted(session: session, approval: $0) })
                         }
                     }
@@ -78,19 +95,26 @@ final class DemoAPI: Sendable {
             }
         case (.success, nil):
             // Every endpoint but the stats needs the caller, read above.
-            respond(ServerAPI.failure(GatewayError(.unauthenticated, "send the device token as Authorization: Bearer <jwt>")))
+            respond(
+                ServerAPI.failure(
+                    GatewayError(.unauthenticated, "send the device token as Authorization: Bearer <jwt>")))
         }
         return true
     }
 
     /// Before the body: the stats take none, every other endpoint needs the caller's device token.
     func verdict(onHead head: HTTPRequestHead) -> HTTPHeadVerdict {
-        guard head.path != Self.prefix + "stats", case .failure(let refusal) = api.deviceIdentity(head) else { return .readBody }
+        guard head.path != Self.prefix + "stats", case .failure(let refusal) = api.deviceIdentity(head) else {
+            return .readBody
+        }
         return .refuse(refusal.response)
     }
 
     /// The caller's own demo session, created on first use (on the hub loop).
-    private static func demoSession(of caller: ClientIdentity, hub: GatewayHub, completion: @escaping (Result<SessionData, GatewayError>) -> Void) {
-        hub.createSession(id: "demo-" + caller.userId, userId: caller.userId, title: "Demo agent run", completion: completion)
+    private static func demoSession(
+        of caller: ClientIdentity, hub: GatewayHub, completion: @escaping (Result<SessionData, GatewayError>) -> Void
+    ) {
+        hub.createSession(
+            id: "demo-" + caller.userId, userId: caller.userId, title: "Demo agent run", completion: completion)
     }
 }

@@ -14,13 +14,14 @@ enum WebAssets {
 export const CloseCode = Object.freeze({
   normal: 1000, goingAway: 1001, protocolError: 1002, unsupportedData: 1003, abnormal: 1006, invalidPayload: 1007,
   policyViolation: 1008, messageTooBig: 1009, mandatoryExtension: 1010, internalError: 1011, serviceRestart: 1012,
-  tryAgainLater: 1013, authenticationTimeout: 4001, authenticationFailed: 4003,
+  tryAgainLater: 1013, authenticationTimeout: 4001, authenticationFailed: 4003, accountDeleted: 4010, deviceRevoked: 4011,
 });
 
 /** Error codes of `reply.error.code` a client may act on (the full list is in docs/PROTOCOL.md), plus the client's own. */
 export const ErrorCode = Object.freeze({
   approvalAlreadyResolved: 'approval_already_resolved', approvalExpired: 'approval_expired',
   approvalNotFound: 'approval_not_found', tokenInvalid: 'token_invalid', notAContact: 'not_a_contact',
+  tokenRevoked: 'token_revoked', accountDeleted: 'account_deleted', deviceRevoked: 'device_revoked',
   // Raised by this client, never sent by the server:
   queueFull: 'queue_full', connectionLost: 'connection_lost', stopped: 'stopped', timeout: 'timeout',
 });
@@ -131,10 +132,27 @@ export async function setDisplayName(baseUrl, token, displayName) {
   return httpJSON(baseUrl, 'PUT', '/v1/users/me/display-name', { displayName }, token);
 }
 
+/**
+ * Deletes the user of `token` (DELETE /v1/users/me) with everything of theirs; every socket of the user closes with
+ * 4010 and the token is refused from then on. Resolves with `{ok: true}`.
+ */
+export async function deleteAccount(baseUrl, token) {
+  return httpJSON(baseUrl, 'DELETE', '/v1/users/me', undefined, token);
+}
+
+/**
+ * Revokes one device of the user of `token` (DELETE /v1/users/me/devices/{deviceId}), this one included: its sockets
+ * close with 4011, its push tokens go and its tokens are refused from then on. Another user's device id is 404.
+ */
+export async function revokeDevice(baseUrl, token, deviceId) {
+  return httpJSON(baseUrl, 'DELETE', `/v1/users/me/devices/${encodeURIComponent(deviceId)}`, undefined, token);
+}
+
 async function httpJSON(baseUrl, method, path, body, token) {
-  const headers = { 'Content-Type': 'application/json' };
+  const headers = body === undefined ? {} : { 'Content-Type': 'application/json' };
   if (token) headers.Authorization = `Bearer ${token}`;
-  const response = await fetch(httpBase(baseUrl) + path, { method, headers, body: JSON.stringify(body) });
+  const init = body === undefined ? { method, headers } : { method, headers, body: JSON.stringify(body) };
+  const response = await fetch(httpBase(baseUrl) + path, init);
   const json = await response.json().catch(() => ({}));
   if (!response.ok) {
     const e = json.error || {};
@@ -348,6 +366,11 @@ export class SwitchboardClient {
 
   /** Backoff by close code (docs/CLIENT-JS.md, "Reconnecting"). */
   scheduleReconnect(code, reason) {
+    // The user was deleted or this device revoked: its token is refused from now on, so the client stops for good.
+    if (code === CloseCode.accountDeleted || code === CloseCode.deviceRevoked) {
+      const what = code === CloseCode.accountDeleted ? ErrorCode.accountDeleted : ErrorCode.deviceRevoked;
+      return this.stop(new SwitchboardError(what, `the server closed this client for good (${code}: ${what})`));
+    }
     if (FATAL_CLOSE.has(code)) {
       return this.stop(new SwitchboardError(`close_${code}`, `the server refused this client (${code}${reason ? `: ${reason}` : ''}); reconnecting would not help`));
     }
@@ -624,12 +647,13 @@ function randomSecret() {
 export declare const CloseCode: Readonly<{
   normal: 1000; goingAway: 1001; protocolError: 1002; unsupportedData: 1003; abnormal: 1006; invalidPayload: 1007;
   policyViolation: 1008; messageTooBig: 1009; mandatoryExtension: 1010; internalError: 1011; serviceRestart: 1012;
-  tryAgainLater: 1013; authenticationTimeout: 4001; authenticationFailed: 4003;
+  tryAgainLater: 1013; authenticationTimeout: 4001; authenticationFailed: 4003; accountDeleted: 4010; deviceRevoked: 4011;
 }>;
 
 export declare const ErrorCode: Readonly<{
   approvalAlreadyResolved: 'approval_already_resolved'; approvalExpired: 'approval_expired';
   approvalNotFound: 'approval_not_found'; tokenInvalid: 'token_invalid'; notAContact: 'not_a_contact';
+  tokenRevoked: 'token_revoked'; accountDeleted: 'account_deleted'; deviceRevoked: 'device_revoked';
   queueFull: 'queue_full'; connectionLost: 'connection_lost'; stopped: 'stopped'; timeout: 'timeout';
 }>;
 
@@ -834,6 +858,10 @@ export declare function asyncStorageStore<T = any>(storage: AsyncKeyValueStorage
 export declare function tokenClaims(token: string): Record<string, unknown>;
 export declare function registerDevice(baseUrl: string, options: { deviceToken: string; platform?: ClientType }): Promise<Registration>;
 export declare function setDisplayName(baseUrl: string, token: string, displayName: string): Promise<UserRef>;
+/** DELETE /v1/users/me: deletes the token's user; its sockets close with 4010. */
+export declare function deleteAccount(baseUrl: string, token: string): Promise<{ ok: true }>;
+/** DELETE /v1/users/me/devices/{deviceId}: revokes one device of the token's user; its sockets close with 4011. */
+export declare function revokeDevice(baseUrl: string, token: string, deviceId: string): Promise<{ ok: true }>;
 export declare function standaloneIdentity(baseUrl: string, store: Store<StandaloneIdentity>, options?: { platform?: ClientType }): Promise<Registration>;
 
 """##

@@ -33,7 +33,7 @@ struct RelationalWriteApplier<Engine: EngineWrites> {
     func apply(_ write: StoreWrite, receipt: inout StoreReceipt) throws(StorageError) {
         do {
             try run(write.resolved(by: receipt), receipt: &receipt)
-        } catch where error.conflict != nil {
+        } catch  where error.conflict != nil {
             throw error
         } catch {
             throw error.labelled(Self.describe(write))
@@ -50,10 +50,13 @@ struct RelationalWriteApplier<Engine: EngineWrites> {
             try UserWriteApplier(engine: engine).run(write, receipt: &receipt)
         case .enqueuePush, .updatePushJob, .upsertPushToken, .deletePushToken, .setNotificationSettings:
             try PushWriteApplier(db: engine.db).run(write)
-        case .upsertFriendRequest, .upsertContactPause, .deleteContactPause, .upsertBlock, .deleteBlock, .upsertConnectCode,
-             .claimConnectCode, .upsertGroup, .upsertGroupMember, .upsertInvite, .upsertUserPhone, .deleteUserPhone,
-             .createFriendRequest, .resolveFriendRequest, .joinGroup, .redeemInvite:
+        case .upsertFriendRequest, .upsertContactPause, .deleteContactPause, .upsertBlock, .deleteBlock,
+            .upsertConnectCode,
+            .claimConnectCode, .upsertGroup, .upsertGroupMember, .upsertInvite, .upsertUserPhone, .deleteUserPhone,
+            .createFriendRequest, .resolveFriendRequest, .joinGroup, .redeemInvite:
             try RelationshipWriteApplier(engine: engine).run(write)
+        case .deleteUser, .revokeDevice:
+            try LifecycleWriteApplier(db: engine.db).run(write)
         case .claimIdempotentOffset:
             preconditionFailure("resolved by apply")
         }
@@ -91,7 +94,8 @@ struct RelationalWriteApplier<Engine: EngineWrites> {
         case .enqueuePush(let job): return "enqueuePush \(job.id)"
         case .updatePushJob(let id, _, _, _, _, _): return "updatePushJob \(id)"
         case .upsertPushToken(let t): return "upsertPushToken \(t.userId)/\(t.deviceId)/\(t.kind)"
-        case .deletePushToken(let userId, let deviceId, let kind, _): return "deletePushToken \(userId)/\(deviceId)/\(kind)"
+        case .deletePushToken(let userId, let deviceId, let kind, _):
+            return "deletePushToken \(userId)/\(deviceId)/\(kind)"
         case .setNotificationSettings(let userId, _): return "setNotificationSettings \(userId)"
         case .upsertFriendRequest(let r): return "upsertFriendRequest \(r.id)"
         case .createFriendRequest(let r): return "createFriendRequest \(r.id)"
@@ -108,6 +112,8 @@ struct RelationalWriteApplier<Engine: EngineWrites> {
         case .upsertInvite(let i): return "upsertInvite for group \(i.groupId)"
         case .upsertUserPhone(let p): return "upsertUserPhone \(p.userId)"
         case .deleteUserPhone(let userId): return "deleteUserPhone \(userId)"
+        case .deleteUser(let userId, _): return "deleteUser \(userId)"
+        case .revokeDevice(let userId, let deviceId, _): return "revokeDevice \(userId)/\(deviceId)"
         }
     }
 }

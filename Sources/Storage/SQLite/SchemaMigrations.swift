@@ -26,6 +26,7 @@ enum SchemaMigrations {
         SchemaMigration(version: SchemaV12.version, sql: SchemaV12.sql),
         SchemaMigration(version: SchemaV13.version, sql: SchemaV13.sql),
         SchemaMigration(version: SchemaV14.version, sql: SchemaV14.sql),
+        SchemaMigration(version: SchemaV15.version, sql: SchemaV15.sql)
     ]
 
     /// Applies every migration newer than the recorded version, in order; returns the resulting version.
@@ -44,7 +45,8 @@ enum SchemaMigrations {
                 let version = try currentVersion(db) ?? 0
                 guard version < migration.version else { return }
                 guard version == migration.version - 1 else {
-                    throw StorageError("\(db.path): schema version \(version) cannot take migration \(migration.version)")
+                    throw StorageError(
+                        "\(db.path): schema version \(version) cannot take migration \(migration.version)")
                 }
                 try db.execute(migration.sql)
                 try migration.transform?(db)
@@ -63,8 +65,10 @@ enum SchemaMigrations {
         try db.queryFirst("SELECT version FROM schema_version LIMIT 1") { Int($0.int64(0)) }
     }
 
-    private static func inTransaction(_ db: SQLiteConnection, _ what: String,
-                                      _ body: () throws(StorageError) -> Void) throws(StorageError) {
+    private static func inTransaction(
+        _ db: SQLiteConnection, _ what: String,
+        _ body: () throws(StorageError) -> Void
+    ) throws(StorageError) {
         try db.execute("BEGIN IMMEDIATE")
         do {
             try body()

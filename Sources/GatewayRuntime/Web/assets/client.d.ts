@@ -6,12 +6,13 @@
 export declare const CloseCode: Readonly<{
   normal: 1000; goingAway: 1001; protocolError: 1002; unsupportedData: 1003; abnormal: 1006; invalidPayload: 1007;
   policyViolation: 1008; messageTooBig: 1009; mandatoryExtension: 1010; internalError: 1011; serviceRestart: 1012;
-  tryAgainLater: 1013; authenticationTimeout: 4001; authenticationFailed: 4003;
+  tryAgainLater: 1013; authenticationTimeout: 4001; authenticationFailed: 4003; accountDeleted: 4010; deviceRevoked: 4011;
 }>;
 
 export declare const ErrorCode: Readonly<{
   approvalAlreadyResolved: 'approval_already_resolved'; approvalExpired: 'approval_expired';
   approvalNotFound: 'approval_not_found'; tokenInvalid: 'token_invalid'; notAContact: 'not_a_contact';
+  tokenRevoked: 'token_revoked'; accountDeleted: 'account_deleted'; deviceRevoked: 'device_revoked';
   queueFull: 'queue_full'; connectionLost: 'connection_lost'; stopped: 'stopped'; timeout: 'timeout';
 }>;
 
@@ -216,4 +217,8 @@ export declare function asyncStorageStore<T = any>(storage: AsyncKeyValueStorage
 export declare function tokenClaims(token: string): Record<string, unknown>;
 export declare function registerDevice(baseUrl: string, options: { deviceToken: string; platform?: ClientType }): Promise<Registration>;
 export declare function setDisplayName(baseUrl: string, token: string, displayName: string): Promise<UserRef>;
+/** DELETE /v1/users/me: deletes the token's user; its sockets close with 4010. */
+export declare function deleteAccount(baseUrl: string, token: string): Promise<{ ok: true }>;
+/** DELETE /v1/users/me/devices/{deviceId}: revokes one device of the token's user; its sockets close with 4011. */
+export declare function revokeDevice(baseUrl: string, token: string, deviceId: string): Promise<{ ok: true }>;
 export declare function standaloneIdentity(baseUrl: string, store: Store<StandaloneIdentity>, options?: { platform?: ClientType }): Promise<Registration>;

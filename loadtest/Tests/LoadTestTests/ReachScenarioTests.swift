@@ -40,6 +40,23 @@ import TestSupport
         #expect(stats.latencies["reach_push_active"] == nil, "an acknowledged message is never pushed")
     }
 
+    @Test(.timeLimit(.minutes(1))) func suspendedAndBackgroundedPhonesArePushedEveryMessage() throws {
+        let stats = try Self.run(connections: 12, suspended: 1.0 / 3, background: 1.0 / 3)
+        #expect(stats.errors.isEmpty, "\(stats.errors)")
+        for kind in ["active", "suspended", "background"] {
+            #expect(stats.counts["reach_\(kind)_events", default: 0] > 0, "\(kind) phones got messages")
+            #expect(stats.counts["reach_\(kind)_reached"] == stats.counts["reach_\(kind)_events"], "\(kind)")
+        }
+        // A suspended phone is pushed once the 300 ms delay passed without its ack, not before (the histogram's
+        // buckets are ≈ 0.1 % wide, hence 299 ms).
+        let suspended = try #require(stats.latencies["reach_push_suspended"])
+        #expect(
+            suspended.histogram.min >= 299_000, "pushed before the acknowledgement delay: \(suspended.histogram.min) µs"
+        )
+        let background = try #require(stats.latencies["reach_push_background"])
+        #expect(background.count > 0)
+    }
+
     /// Runs `reach` for about a second at 40 messages/s against a gateway whose webhook pushes reach the scenario's
     /// receiver, with an acknowledgement delay of 300 ms.
     static func run(connections: Int, suspended: Double, background: Double) throws -> LoadStats {

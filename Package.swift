@@ -118,14 +118,16 @@ targets += [
             .product(name: "Logging", package: "swift-log")
         ]),
 
-    // The load generator: a network client of the server (never links Server), on the same event loop.
+    // The load generator: a network client of the server, on the same event loop (Server only receives its pushes).
     .executableTarget(
         name: "switchboard-load",
         dependencies: [
             "EventLoop", "WebSocketCodec", "WebSocketDeflate", "HTTP1", "TLS", "Auth", "JSON", "GatewayProtocol",
             "SwitchboardClient", "Metrics",
+            "Server",  // only for the `reach` scenario's push receiver, never to drive the gateway
             .product(name: "Histogram", package: "hdrhistogram-swift"),
-            .product(name: "ArgumentParser", package: "swift-argument-parser")
+            .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            .product(name: "Logging", package: "swift-log")
         ], path: "loadtest/Sources/switchboard-load"),
 
     // Helpers shared by the test targets (a seeded random generator).

@@ -1,6 +1,6 @@
 import ArgumentParser
 
-private let gatewayDiscussion = """
+let gatewayDiscussion = """
     Reaches the gateway only over the network: devices connect to /v1/ws (the --url path, /v1/ws when it is "/") \
     with HS256 tokens minted from --jwt-secret; the backend part calls the server API with --api-key on \
     --backend-threads threads. Every user id carries a fresh run prefix. Runs in one process on one loop \

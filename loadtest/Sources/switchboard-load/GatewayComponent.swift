@@ -7,6 +7,7 @@ struct GatewayComponent: Sendable {
         case presence(PresenceWorkload.Options)
         case fanout(FanoutWorkload.Options)
         case fairness(FairnessWorkload.Options)
+        case reach(ReachWorkload.Options)
     }
 
     var kind: Kind
@@ -22,6 +23,7 @@ struct GatewayComponent: Sendable {
         case .presence: "presence"
         case .fanout: "fanout"
         case .fairness: "fairness"
+        case .reach: "reach"
         }
     }
 }

@@ -17,12 +17,20 @@ final class GatewayCoordinator: LoopCoordinator, @unchecked Sendable {
                 driver: driver, backend: backend, environment: environment, prefix: scenario.userPrefix(component))
             let workload: GatewayWorkload
             switch component.kind {
-            case .approvals(let o): workload = ApprovalsWorkload(context: context, connections: component.connections, options: o)
-            case .handoff(let o): workload = HandoffWorkload(context: context, connections: component.connections, options: o)
-            case .messages(let o): workload = MessagesWorkload(context: context, connections: component.connections, options: o)
-            case .presence(let o): workload = PresenceWorkload(context: context, connections: component.connections, options: o)
-            case .fanout(let o): workload = FanoutWorkload(context: context, connections: component.connections, options: o)
-            case .fairness(let o): workload = FairnessWorkload(context: context, connections: component.connections, options: o)
+            case .approvals(let o):
+                workload = ApprovalsWorkload(context: context, connections: component.connections, options: o)
+            case .handoff(let o):
+                workload = HandoffWorkload(context: context, connections: component.connections, options: o)
+            case .messages(let o):
+                workload = MessagesWorkload(context: context, connections: component.connections, options: o)
+            case .presence(let o):
+                workload = PresenceWorkload(context: context, connections: component.connections, options: o)
+            case .fanout(let o):
+                workload = FanoutWorkload(context: context, connections: component.connections, options: o)
+            case .fairness(let o):
+                workload = FairnessWorkload(context: context, connections: component.connections, options: o)
+            case .reach(let o):
+                workload = ReachWorkload(context: context, connections: component.connections, options: o)
             }
             ranges.append((start, component.connections, workload))
             start += component.connections

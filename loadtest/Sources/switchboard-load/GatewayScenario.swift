@@ -32,10 +32,12 @@ struct GatewayScenario: Scenario {
             switch component.kind {
             case .approvals: steps = ApprovalsWorkload.setup(prefix: prefix, connections: component.connections)
             case .handoff: steps = HandoffWorkload.setup(prefix: prefix, connections: component.connections)
-            case .messages(let o): steps = MessagesWorkload.setup(prefix: prefix, connections: component.connections, options: o)
+            case .messages(let o):
+                steps = MessagesWorkload.setup(prefix: prefix, connections: component.connections, options: o)
             case .presence: steps = PresenceWorkload.setup(prefix: prefix, connections: component.connections)
             case .fanout: steps = []
             case .fairness: steps = FairnessWorkload.setup(prefix: prefix)
+            case .reach: steps = ReachWorkload.setup(prefix: prefix, connections: component.connections)
             }
             for (index, step) in steps.enumerated() { batches[index].append(contentsOf: step) }
         }
@@ -43,11 +45,15 @@ struct GatewayScenario: Scenario {
             if let failure = pool.runAll(batch) { throw .runtime("setup through the server API: \(failure)") }
         }
         if let marker = environment.setupDone {
-            guard FileManager.default.createFile(atPath: marker, contents: nil) else { throw .usage("--setup-done: cannot create \(marker)") }
+            guard FileManager.default.createFile(atPath: marker, contents: nil) else {
+                throw .usage("--setup-done: cannot create \(marker)")
+            }
             let deadline = Date().addingTimeInterval(600)
             while FileManager.default.fileExists(atPath: marker) {
-                guard Date() < deadline else { throw .runtime("--setup-done: \(marker) was not removed within 10 minutes") }
-                usleep(50_000)   // polling a file another process removes
+                guard Date() < deadline else {
+                    throw .runtime("--setup-done: \(marker) was not removed within 10 minutes")
+                }
+                usleep(50_000)  // polling a file another process removes
             }
         }
     }

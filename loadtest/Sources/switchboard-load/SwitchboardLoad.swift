@@ -15,14 +15,16 @@ struct SwitchboardLoad: ParsableCommand {
             succeeded, 1 when any failed (failures are listed by kind), 64 for bad options, 70 when the machine's \
             limits cannot support the run. Point it only at servers you own.
             Echo endpoint scenarios: connect, idle, echo. Gateway scenarios (against /v1/ws and the server API, \
-            with --jwt-secret and --api-key): approvals, handoff, messages, presence, fanout, fairness, mixed, and clients \
+            with --jwt-secret and --api-key): approvals, handoff, messages, presence, fanout, fairness, reach, mixed, and clients \
             (the SwitchboardClient library itself, with connections cut on purpose). In process: decode (command \
             reading microbenchmark).
             Example: switchboard-load echo --url ws://127.0.0.1:7420/ --connections 100 --size 20 --duration 10
             """,
         subcommands: [
-            ConnectCommand.self, IdleCommand.self, EchoCommand.self, ApprovalsCommand.self, HandoffCommand.self, FairnessCommand.self,
-            MessagesCommand.self, PresenceCommand.self, FanoutCommand.self, MixedCommand.self, ClientsCommand.self,
-            DecodeCommand.self,
+            ConnectCommand.self, IdleCommand.self, EchoCommand.self, ApprovalsCommand.self, HandoffCommand.self,
+            FairnessCommand.self,
+            MessagesCommand.self, PresenceCommand.self, FanoutCommand.self, ReachCommand.self, MixedCommand.self,
+            ClientsCommand.self,
+            DecodeCommand.self
         ])
 }
